@@ -1,0 +1,68 @@
+package iii
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+// Error is a failure with a wire code: an engine or remote handler error
+// returned by a call, or an error a handler returns to keep its code.
+type Error struct {
+	Code       string
+	Message    string
+	Stacktrace string
+}
+
+// Error renders "<code>: <message>", as the official SDKs do.
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// ErrorCode returns the wire code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+// Codes the client itself produces.
+const (
+	CodeInvocationFailed = "invocation_failed"
+	CodeFunctionNotFound = "function_not_found"
+	CodeInvalidArgument  = "invalid_argument"
+)
+
+// Client-side failures of outbound calls. They never travel on the wire.
+var (
+	// ErrNotConnected is returned by calls made while no engine connection
+	// is up: they fail fast instead of waiting for a reconnect.
+	ErrNotConnected = errors.New("iii: not connected to the engine")
+	// ErrTimeout is returned when a call's result does not arrive in time.
+	ErrTimeout = errors.New("iii: invocation timed out")
+	// ErrClosed is returned by calls on, or pending during, Close.
+	ErrClosed = errors.New("iii: client closed")
+)
+
+// coder is implemented by domain errors that carry their own wire code.
+type coder interface{ ErrorCode() string }
+
+// errorBody maps a handler error to the wire: an error with an ErrorCode
+// keeps it, anything else is invocation_failed. The message is err.Error()
+// for plain errors and the bare message for *Error.
+func errorBody(err error) *wire.ErrorBody {
+	var ie *Error
+	if errors.As(err, &ie) {
+		return &wire.ErrorBody{Code: ie.Code, Message: ie.Message, Stacktrace: ie.Stacktrace}
+	}
+	var c coder
+	if errors.As(err, &c) && c.ErrorCode() != "" {
+		return &wire.ErrorBody{Code: c.ErrorCode(), Message: err.Error()}
+	}
+	return &wire.ErrorBody{Code: CodeInvocationFailed, Message: err.Error()}
+}
+
+// fromBody turns a wire error into an *Error.
+func fromBody(b *wire.ErrorBody) *Error {
+	return &Error{Code: b.Code, Message: b.Message, Stacktrace: b.Stacktrace}
+}
+
+// panicError reports a recovered handler panic.
+func panicError(functionID string, v any) *Error {
+	return &Error{Code: CodeInvocationFailed, Message: fmt.Sprintf("handler %s panicked: %v", functionID, v)}
+}

@@ -1,0 +1,90 @@
+package iii
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/invopop/jsonschema"
+)
+
+// Request is one invocation of a function this worker serves.
+type Request struct {
+	FunctionID   string
+	InvocationID string          // empty when the engine expects no result
+	Data         json.RawMessage // the payload, as sent (may hold _caller_worker_id)
+	Metadata     json.RawMessage // per-invocation sidecar (trigger binding metadata)
+	Traceparent  string
+	Baggage      string
+}
+
+// Handler serves a function. A json.RawMessage result is sent verbatim; a
+// nil result sends no result field; anything else is JSON-encoded. Errors
+// keep their ErrorCode (see Error) or become invocation_failed.
+type Handler func(ctx context.Context, req Request) (any, error)
+
+// Function is a function registration: what the engine lists, plus the
+// handler that serves it.
+type Function struct {
+	ID             string
+	Description    string
+	RequestFormat  json.RawMessage // JSON Schema of the input, optional
+	ResponseFormat json.RawMessage // JSON Schema of the output, optional
+	Metadata       json.RawMessage // optional
+	Handler        Handler
+}
+
+// NewFunction builds a Function whose payload is decoded into In and whose
+// request and response schemas are reflected from In and Out. Decoding is
+// lenient: unknown keys are ignored and a null payload decodes as the zero
+// In. A payload of the wrong shape fails with invalid_argument naming the
+// problem. It panics if a schema cannot be generated, like
+// http.ServeMux.Handle does for bad patterns: that is a programming error.
+func NewFunction[In, Out any](id, description string, fn func(ctx context.Context, in In) (Out, error)) Function {
+	h := func(ctx context.Context, req Request) (any, error) {
+		var in In
+		if len(req.Data) > 0 {
+			if err := json.Unmarshal(req.Data, &in); err != nil {
+				return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("invalid payload for %s: %s", id, jsonProblem(err))}
+			}
+		}
+		return fn(ctx, in)
+	}
+	return Function{
+		ID:             id,
+		Description:    description,
+		RequestFormat:  SchemaOf[In](),
+		ResponseFormat: SchemaOf[Out](),
+		Handler:        h,
+	}
+}
+
+// SchemaOf reflects a JSON Schema for T, inlined (no $defs references) so
+// MCP clients can use it directly as a tool input schema.
+func SchemaOf[T any]() json.RawMessage {
+	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, AllowAdditionalProperties: true, Anonymous: true}
+	var zero T
+	s := r.Reflect(&zero)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(fmt.Sprintf("iii: schema for %T: %v", zero, err))
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// jsonProblem phrases a decoding error for a caller: which field had which
+// type and what was expected.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Sprintf("field %q must be %s, got %s", te.Field, te.Type.String(), te.Value)
+		}
+		return fmt.Sprintf("payload must be %s, got %s", te.Type.String(), te.Value)
+	}
+	return err.Error()
+}
