@@ -1,0 +1,116 @@
+// Package ids validates skill ids, prompt names and URI segments with the
+// exact error texts of the reference worker, so that agents and tests that
+// match on them keep working.
+package ids
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Limits on identifiers.
+const (
+	MaxIDBytes      = 1024 // a whole skill id
+	MaxSegmentBytes = 64   // one '/'-separated segment of a skill id
+	MaxNameBytes    = 64   // a prompt name
+)
+
+// ReservedFirstSegment is the first segment that marks iii://fn/ section URIs.
+const ReservedFirstSegment = "fn"
+
+// ValidateSegment checks one segment: 1–64 bytes of [a-z0-9_-].
+func ValidateSegment(seg string) error {
+	if seg == "" {
+		return errors.New("segment must be non-empty")
+	}
+	if len(seg) > MaxSegmentBytes {
+		return fmt.Errorf("segment too long (%d chars; max %d): %s", len(seg), MaxSegmentBytes, Quote(seg))
+	}
+	if !allowed(seg) {
+		return fmt.Errorf("segment may only contain lowercase ASCII letters, digits, '-' and '_': %s", Quote(seg))
+	}
+	return nil
+}
+
+// ValidateSkillID checks a skill id: one or more valid segments joined by
+// '/', at most 1024 bytes, whose first segment is not "fn".
+func ValidateSkillID(id string) error {
+	if id == "" {
+		return errors.New("id must be non-empty")
+	}
+	if strings.HasPrefix(id, "/") || strings.HasSuffix(id, "/") {
+		return fmt.Errorf("id may not have a leading or trailing '/': %s", Quote(id))
+	}
+	if len(id) > MaxIDBytes {
+		return fmt.Errorf("id too long (%d chars; max %d): %s", len(id), MaxIDBytes, Quote(id))
+	}
+	rest := id
+	for i := 1; ; i++ {
+		seg, tail, more := strings.Cut(rest, "/")
+		if err := ValidateSegment(seg); err != nil {
+			return fmt.Errorf("invalid id (segment %d of %s): %w", i, Quote(id), err)
+		}
+		if !more {
+			break
+		}
+		rest = tail
+	}
+	if first, _, _ := strings.Cut(id, "/"); first == ReservedFirstSegment {
+		return fmt.Errorf("id may not have %q as its first segment (reserved as the iii://fn/ section-URI marker): %s", ReservedFirstSegment, Quote(id))
+	}
+	return nil
+}
+
+// ValidatePromptName checks a prompt name: 1–64 bytes of [a-z0-9_-].
+func ValidatePromptName(name string) error {
+	if name == "" {
+		return errors.New("name must be non-empty")
+	}
+	if len(name) > MaxNameBytes {
+		return fmt.Errorf("name too long (%d chars; max %d)", len(name), MaxNameBytes)
+	}
+	if !allowed(name) {
+		return fmt.Errorf("name may only contain lowercase ASCII letters, digits, '-' and '_': %s", Quote(name))
+	}
+	return nil
+}
+
+// Quote renders a value the way the reference worker's messages do: in
+// double quotes with quotes, backslashes and control characters escaped.
+func Quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\u{` + strconv.FormatInt(int64(r), 16) + `}`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func allowed(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
