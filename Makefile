@@ -1,0 +1,47 @@
+# The two commands a newcomer needs:
+#   make run    start a local iii engine on 127.0.0.1:49134 with the skills worker attached
+#   make test   install what the tests need, then run every test (race detector on)
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/iii-hq/skills-go/internal/buildinfo.Version=$(VERSION)
+CONFIG  ?= config.yaml
+
+.PHONY: run build test test-go interop-deps vet fuzz bench release-check clean
+
+run:
+	$(GO) run ./cmd/skills dev --config $(CONFIG)
+
+build:
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/skills ./cmd/skills
+
+test: interop-deps vet test-go fuzz release-check
+
+interop-deps:
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+test-go:
+	$(GO) test -race -count=1 ./...
+
+# Each fuzz target runs briefly on top of its seed corpus (which test-go already runs).
+FUZZTIME ?= 10s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$target"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./...
+
+release-check:
+	./scripts/release-check.sh
+
+clean:
+	rm -rf bin dist

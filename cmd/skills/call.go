@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+const callUsage = `Usage: skills call <function-id> [JSON | key=value | key:=json ...] [flags]
+
+Triggers one function on the engine and prints its result: strings and
+markdown resources raw, anything else as indented JSON.
+
+Payload: one JSON argument ('{"uri":"iii://skills"}'), or key=value pairs
+(string values) and key:=json pairs (raw JSON values, e.g. removed:=true).
+No payload sends {}.
+
+Examples:
+  skills call skills::list
+  skills call skills::resources-read uri=iii://skills
+  skills call skill::fetch '{"uris":["iii://acme","iii://acme/billing"]}'
+  skills call skills::unregister id=acme/old
+
+Flags:
+`
+
+// runCall implements "skills call".
+func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("skills call", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", "", "engine URL (default: $III_URL, else $III_ENGINE_URL, else ws://127.0.0.1:49134)")
+	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long, connection included")
+	asJSON := fs.Bool("json", false, "always print the result as JSON")
+	logLevel := fs.String("log-level", "error", "debug, info, warn or error")
+	fs.Usage = func() { fmt.Fprint(stderr, callUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() < 1 {
+		fmt.Fprintln(stderr, "skills call: missing <function-id>; run 'skills call --help' for usage")
+		return exitUsage
+	}
+	functionID := fs.Arg(0)
+	payload, err := callPayload(fs.Args()[1:])
+	if err != nil {
+		fmt.Fprintf(stderr, "skills call: %v\n", err)
+		return exitUsage
+	}
+	if *timeout <= 0 {
+		fmt.Fprintf(stderr, "skills call: --timeout must be positive, got %s\n", *timeout)
+		return exitUsage
+	}
+	log, err := newLogger(*logLevel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "skills call: %v\n", err)
+		return exitUsage
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	engineURL := iii.ResolveURL(*url)
+	client := iii.New(iii.Options{URL: engineURL, Name: "skills-call", Version: buildinfo.Version, Logger: log.Named("iii")})
+	client.Start()
+	defer client.Close()
+	if err := client.WaitReady(ctx); err != nil {
+		fmt.Fprintf(stderr, "skills call: cannot reach the iii engine at %s within %s (is it running? start one with 'skills dev'): %v\n", engineURL, *timeout, err)
+		return exitError
+	}
+	result, err := client.Invoke(ctx, iii.Invocation{FunctionID: functionID, Data: payload, Timeout: time.Until(deadline(ctx))})
+	if err != nil {
+		var ie *iii.Error
+		switch {
+		case errors.As(err, &ie):
+			fmt.Fprintf(stderr, "error: %s: %s\n", ie.Code, ie.Message)
+		case errors.Is(err, iii.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+			fmt.Fprintf(stderr, "error: %s did not answer within %s\n", functionID, *timeout)
+		default:
+			fmt.Fprintf(stderr, "error: %v\n", err)
+		}
+		return exitError
+	}
+	if err := printResult(stdout, result, *asJSON); err != nil {
+		log.Debug("print result", zap.Error(err))
+		fmt.Fprintf(stderr, "skills call: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func deadline(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d
+}
+
+// callPayload builds the payload from the positional arguments.
+func callPayload(args []string) (json.RawMessage, error) {
+	if len(args) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	if len(args) == 1 && !isPair(args[0]) {
+		raw := []byte(args[0])
+		if !json.Valid(raw) {
+			var v any
+			err := json.Unmarshal(raw, &v)
+			return nil, fmt.Errorf("payload %q is not valid JSON (%v); pass one JSON value or key=value pairs", args[0], err)
+		}
+		return raw, nil
+	}
+	obj := make(map[string]json.RawMessage, len(args))
+	for _, a := range args {
+		if !isPair(a) {
+			return nil, fmt.Errorf("argument %q is not key=value or key:=json; a JSON payload must be the only argument", a)
+		}
+		key, value, _ := strings.Cut(a, "=")
+		if k, ok := strings.CutSuffix(key, ":"); ok {
+			if !json.Valid([]byte(value)) {
+				return nil, fmt.Errorf("value of %q is not valid JSON: %q", k, value)
+			}
+			obj[k] = json.RawMessage(value)
+			continue
+		}
+		s, _ := json.Marshal(value)
+		obj[key] = s
+	}
+	return json.Marshal(obj)
+}
+
+// isPair reports whether a looks like key=value or key:=json with a
+// non-empty key made of identifier characters.
+func isPair(a string) bool {
+	key, _, ok := strings.Cut(a, "=")
+	key = strings.TrimSuffix(key, ":")
+	if !ok || key == "" {
+		return false
+	}
+	for _, r := range key {
+		if !(r == '_' || r == '-' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// printResult writes strings and markdown resource contents raw, anything
+// else as indented JSON. A call with no result prints nothing.
+func printResult(w io.Writer, result json.RawMessage, asJSON bool) error {
+	if len(result) == 0 {
+		return nil
+	}
+	if !asJSON {
+		if text, ok := rawText(result); ok {
+			if !strings.HasSuffix(text, "\n") {
+				text += "\n"
+			}
+			_, err := io.WriteString(w, text)
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, result, "", "  "); err != nil {
+		return fmt.Errorf("result is not JSON: %w", err)
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// rawText extracts printable text: a JSON string, or the text of a
+// resources/read envelope whose contents are markdown.
+func rawText(result json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(result, &s) == nil {
+		return s, true
+	}
+	var env struct {
+		Contents []struct {
+			MimeType string `json:"mimeType"`
+			Text     string `json:"text"`
+		} `json:"contents"`
+	}
+	if json.Unmarshal(result, &env) != nil || len(env.Contents) == 0 {
+		return "", false
+	}
+	var parts []string
+	for _, c := range env.Contents {
+		if c.MimeType != "text/markdown" {
+			return "", false
+		}
+		parts = append(parts, c.Text)
+	}
+	return strings.Join(parts, "\n"), true
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+
+	"github.com/spf13/pflag"
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+)
+
+// engineFlags are the flags shared by "skills engine" and "skills dev".
+type engineFlags struct {
+	host string
+	port int
+}
+
+func (f *engineFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.host, "host", "127.0.0.1", "interface the local engine listens on")
+	fs.IntVar(&f.port, "port", 49134, "port the local engine listens on (the iii default is 49134)")
+}
+
+func (f *engineFlags) validate() error {
+	if f.port < 0 || f.port > 65535 {
+		return fmt.Errorf("--port must be between 0 and 65535, got %d", f.port)
+	}
+	return nil
+}
+
+func (f *engineFlags) addr() string { return net.JoinHostPort(f.host, strconv.Itoa(f.port)) }
+
+// startEngine starts the local engine and explains how to reach it.
+func startEngine(f engineFlags, log *zap.Logger) (*iiitest.Server, error) {
+	srv, err := iiitest.Start(f.addr(), iiitest.Options{Logger: log.Named("engine")})
+	if err != nil {
+		return nil, fmt.Errorf("start local engine on %s (is another engine already using the port? pick one with --port): %w", f.addr(), err)
+	}
+	log.Info("local iii engine listening; point workers at it with III_URL", zap.String("url", srv.URL()))
+	return srv, nil
+}
+
+// runEngine implements "skills engine": the local engine alone, for
+// workers written with any iii SDK.
+func runEngine(ctx context.Context, args []string, _, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("skills engine", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var ef engineFlags
+	ef.register(fs)
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: skills engine [flags]\n\nRuns the project's local iii engine (WebSocket worker protocol, in-memory state) until interrupted.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if err := ef.validate(); err != nil {
+		fmt.Fprintf(stderr, "skills engine: %v\n", err)
+		return exitUsage
+	}
+	log, err := newLogger(*logLevel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "skills engine: %v\n", err)
+		return exitUsage
+	}
+	defer log.Sync() //nolint:errcheck // best effort on exit
+	srv, err := startEngine(ef, log)
+	if err != nil {
+		log.Error("cannot start", zap.Error(err))
+		return exitError
+	}
+	<-ctx.Done()
+	log.Info("local engine shutting down")
+	srv.Close()
+	return exitOK
+}
