@@ -2,9 +2,26 @@
 // matched by glob patterns from the worker config. Nothing is cached:
 // patterns are expanded and files re-read on every call, so an edit is
 // visible on the next call.
+//
+// Patterns use doublestar syntax (worker.md D4): `*` and `?` within one
+// path segment, `**` across directories, `[abc]`/`[!abc]` classes and
+// `{a,b}` alternation; `\` escapes the next character on Unix. Matching is
+// case-sensitive, `*` also matches dotfiles, and symbolic links are
+// followed. Relative patterns resolve against Source.Base (D10); absolute
+// patterns are used as they are.
 package fsource
 
-import "time"
+import (
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Skip kinds.
+const (
+	KindSkill  = "skill"
+	KindPrompt = "prompt"
+)
 
 // Skill is a filesystem-backed skill.
 type Skill struct {
@@ -37,24 +54,20 @@ type Source struct {
 	promptPatterns []string
 }
 
-// New returns a Source whose relative patterns resolve against base.
+// New returns a Source whose relative patterns resolve against base. A
+// relative base is made absolute against the current directory now, so
+// that every path the Source reports is absolute; an empty base means the
+// current directory.
 func New(base string, skillPatterns, promptPatterns []string) *Source {
-	return &Source{base: base, skillPatterns: skillPatterns, promptPatterns: promptPatterns}
+	if abs, err := filepath.Abs(base); err == nil {
+		base = abs
+	}
+	return &Source{
+		base:           base,
+		skillPatterns:  slices.Clone(skillPatterns),
+		promptPatterns: slices.Clone(promptPatterns),
+	}
 }
 
 // Base is the directory relative patterns resolve against.
 func (s *Source) Base() string { return s.base }
-
-// Skills expands the skill patterns: the valid skills sorted by id (first
-// match wins on duplicate ids) and the skipped files with their reasons.
-func (s *Source) Skills() ([]Skill, []Skip) { panic("fsource: not implemented") }
-
-// Prompts expands the prompt patterns: the valid prompts sorted by name and
-// the skipped files with their reasons.
-func (s *Source) Prompts() ([]Prompt, []Skip) { panic("fsource: not implemented") }
-
-// ReadBody reads a file fresh and returns its body with any frontmatter
-// removed, or an error worded as in reference-behaviour.md §10.4
-// ("read <path>: …", "file <path> has empty body", "file <path> is too
-// large (<n> bytes; max 262144)").
-func ReadBody(path string) (string, error) { panic("fsource: not implemented") }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Limits on identifiers.
@@ -77,8 +78,11 @@ func ValidatePromptName(name string) error {
 	return nil
 }
 
-// Quote renders a value the way the reference worker's messages do: in
-// double quotes with quotes, backslashes and control characters escaped.
+// Quote renders a value the way the reference worker's messages do (Rust's
+// {:?} for str): in double quotes, with '"' and '\\' escaped, \0 \t \n \r
+// as such, and every other character that is not printable (control,
+// format, private-use, unassigned, separators other than ' ') or that is a
+// combining grapheme extender written as \u{hex}.
 func Quote(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
@@ -89,13 +93,17 @@ func Quote(s string) string {
 			b.WriteString(`\"`)
 		case r == '\\':
 			b.WriteString(`\\`)
+		case r == 0:
+			b.WriteString(`\0`)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
+		case r >= 0x20 && r < 0x7f:
+			b.WriteByte(byte(r)) // printable ASCII, the common case
+		case !unicode.IsPrint(r) || isGraphemeExtend(r):
 			b.WriteString(`\u{` + strconv.FormatInt(int64(r), 16) + `}`)
 		default:
 			b.WriteRune(r)
@@ -103,6 +111,13 @@ func Quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// isGraphemeExtend reports the Unicode Grapheme_Extend property: Mn, Me and
+// Other_Grapheme_Extend. Rust escapes these in debug strings because they
+// would otherwise combine with the opening quote or previous character.
+func isGraphemeExtend(r rune) bool {
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Other_Grapheme_Extend)
 }
 
 func allowed(s string) bool {

@@ -26,6 +26,12 @@ const (
 	CodeInvocationFailed = "invocation_failed"
 	CodeFunctionNotFound = "function_not_found"
 	CodeInvalidArgument  = "invalid_argument"
+	// CodeUnavailable answers invocations that arrive during Shutdown.
+	CodeUnavailable = "unavailable"
+	// CodeTriggerRegistrationFailed answers a binding OnRegister refused.
+	CodeTriggerRegistrationFailed = "trigger_registration_failed"
+	// CodeTriggerTypeNotFound answers a binding of a type not provided here.
+	CodeTriggerTypeNotFound = "trigger_type_not_found"
 )
 
 // Client-side failures of outbound calls. They never travel on the wire.
@@ -65,4 +71,27 @@ func fromBody(b *wire.ErrorBody) *Error {
 // panicError reports a recovered handler panic.
 func panicError(functionID string, v any) *Error {
 	return &Error{Code: CodeInvocationFailed, Message: fmt.Sprintf("handler %s panicked: %v", functionID, v)}
+}
+
+// RegistrationRejectedError is the engine's (0.23) refusal of this worker,
+// reported by WaitReady and Err when it is fatal.
+type RegistrationRejectedError struct {
+	Code          string // e.g. WORKER_NAMESPACE_CONFLICT
+	Namespace     string
+	WorkerName    string
+	FunctionID    string
+	OwnerWorkerID string
+}
+
+// Error names the code and what conflicted.
+func (e *RegistrationRejectedError) Error() string {
+	switch {
+	case e.WorkerName != "":
+		return fmt.Sprintf("iii: registration rejected: %s: worker name %q in namespace %q is held by worker %q",
+			e.Code, e.WorkerName, e.Namespace, e.OwnerWorkerID)
+	case e.FunctionID != "":
+		return fmt.Sprintf("iii: registration rejected: %s: function %q in namespace %q is owned by worker %q",
+			e.Code, e.FunctionID, e.Namespace, e.OwnerWorkerID)
+	}
+	return fmt.Sprintf("iii: registration rejected: %s in namespace %q", e.Code, e.Namespace)
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/registry"
+)
+
+// shutdownGrace bounds how long in-flight handlers may run after SIGINT or
+// SIGTERM before the connection is closed under them.
+const shutdownGrace = 10 * time.Second
+
+// workerFlags are the flags shared by the worker and "skills dev".
+type workerFlags struct {
+	configPath string
+	logLevel   string
+}
+
+func (f *workerFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.configPath, "config", "./config.yaml", "config file; missing or malformed → defaults")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+}
+
+// runWorker runs the worker against an engine until interrupted.
+func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("skills", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var wf workerFlags
+	wf.register(fs)
+	url := fs.String("url", "", "engine URL (default: $III_URL, else $III_ENGINE_URL, else ws://127.0.0.1:49134)")
+	manifest := fs.Bool("manifest", false, "print the registry manifest JSON and exit")
+	version := fs.Bool("version", false, "print the version and exit")
+	help := fs.BoolP("help", "h", false, "show this help")
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	switch {
+	case *help:
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case *manifest:
+		stdout.Write(buildinfo.NewManifest().JSON()) //nolint:errcheck // nothing to do if stdout is gone
+		return exitOK
+	case *version:
+		fmt.Fprintf(stdout, "%s %s (%s)\n", buildinfo.Name, buildinfo.Version, buildinfo.Target())
+		return exitOK
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "skills: unexpected argument %q; run 'skills --help' for usage\n", fs.Arg(0))
+		return exitUsage
+	}
+	log, err := newLogger(wf.logLevel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "skills: %v\n", err)
+		return exitUsage
+	}
+	defer log.Sync() //nolint:errcheck // best effort on exit
+	return serve(ctx, loadConfig(wf.configPath, log), iii.ResolveURL(*url), log)
+}
+
+// loadConfig loads the config, or logs one warning and returns the
+// defaults: a bad config never blocks boot.
+func loadConfig(path string, log *zap.Logger) config.Config {
+	cfg, err := config.Load(path)
+	if err != nil {
+		log.Warn("failed to load config, using defaults", zap.String("path", path), zap.Error(err))
+		return cfg
+	}
+	log.Info("loaded config from "+path,
+		zap.String("skills_scope", cfg.Scopes.Skills), zap.String("prompts_scope", cfg.Scopes.Prompts),
+		zap.Strings("skills", cfg.Skills), zap.Strings("prompts", cfg.Prompts), zap.String("glob_base", cfg.GlobBase()))
+	return cfg
+}
+
+// workerName is the name reported to the engine: $III_WORKER_NAME (set by
+// iii-worker for managed workers) or "skills".
+func workerName() string {
+	if n := os.Getenv("III_WORKER_NAME"); n != "" {
+		return n
+	}
+	return buildinfo.Name
+}
+
+// serve connects the registry to the engine at url and serves until ctx is
+// cancelled (graceful shutdown, exit 0) or the engine rejects the worker
+// for good (exit 1).
+func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) int {
+	client := iii.New(iii.Options{
+		URL: url, Name: workerName(), Description: buildinfo.Description,
+		Version: buildinfo.Version, Logger: log.Named("iii"),
+	})
+	skillsChanged := client.ProvideTriggerType(iii.TriggerType{ID: registry.SkillsOnChange, Description: registry.SkillsOnChangeDescription})
+	promptsChanged := client.ProvideTriggerType(iii.TriggerType{ID: registry.PromptsOnChange, Description: registry.PromptsOnChangeDescription})
+	reg := registry.New(registry.Config{
+		SkillsScope:    cfg.Scopes.Skills,
+		PromptsScope:   cfg.Scopes.Prompts,
+		StateTimeout:   cfg.StateTimeout(),
+		FS:             fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts),
+		Caller:         client,
+		SkillsChanged:  skillsChanged,
+		PromptsChanged: promptsChanged,
+		Logger:         log.Named("registry"),
+	})
+	functions := reg.Functions()
+	for _, f := range functions {
+		client.RegisterFunction(f)
+	}
+	log.Info("skills registered 7 skills::*, 1 skill::* and 5 prompts::* functions", zap.String("engine", url))
+	client.Start()
+
+	var wg sync.WaitGroup
+	readyCtx, cancelReady := context.WithCancel(ctx)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if client.WaitReady(readyCtx) != nil {
+			return
+		}
+		log.Info(fmt.Sprintf("skills ready: %d functions + 2 custom trigger types", len(functions)), zap.String("worker_id", client.WorkerID()))
+		reg.LogFSHealth(readyCtx)
+	}()
+
+	code := exitOK
+	select {
+	case <-ctx.Done():
+	case <-client.Done():
+		if err := client.Err(); err != nil {
+			log.Error("the engine refused this worker; not reconnecting", zap.Error(err))
+			code = exitError
+		}
+	}
+	cancelReady()
+	wg.Wait()
+	log.Info("skills shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := client.Shutdown(shutdownCtx); err != nil && !errors.Is(err, iii.ErrClosed) {
+		log.Warn("shutdown did not finish cleanly", zap.Error(err))
+	}
+	return code
+}

@@ -1,0 +1,126 @@
+package buildinfo
+
+import (
+	"encoding/json"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTargetFor(t *testing.T) {
+	tests := []struct {
+		goos, goarch, goarm, want string
+	}{
+		{"darwin", "amd64", "", "x86_64-apple-darwin"},
+		{"darwin", "arm64", "", "aarch64-apple-darwin"},
+		{"linux", "amd64", "", "x86_64-unknown-linux-gnu"},
+		{"linux", "arm64", "", "aarch64-unknown-linux-gnu"},
+		{"linux", "arm", "7", "armv7-unknown-linux-gnueabihf"},
+		{"linux", "arm", "7,hardfloat", "armv7-unknown-linux-gnueabihf"},
+		{"linux", "arm", "", "armv7-unknown-linux-gnueabihf"},
+		{"linux", "arm", "6", "arm-unknown-linux"},
+		{"linux", "arm", "5", "arm-unknown-linux"},
+		{"windows", "amd64", "", "x86_64-pc-windows-msvc"},
+		{"windows", "386", "", "i686-pc-windows-msvc"},
+		{"windows", "arm64", "", "aarch64-pc-windows-msvc"},
+		{"linux", "riscv64", "", "riscv64-unknown-linux"},
+		{"freebsd", "amd64", "", "amd64-unknown-freebsd"},
+		{"linux", "386", "", "386-unknown-linux"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.goos+"/"+tt.goarch+"/"+tt.goarm, func(t *testing.T) {
+			if got := TargetFor(tt.goos, tt.goarch, tt.goarm); got != tt.want {
+				t.Errorf("TargetFor(%q, %q, %q) = %q, want %q", tt.goos, tt.goarch, tt.goarm, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTargetIsThisPlatform(t *testing.T) {
+	if got, want := Target(), TargetFor(runtime.GOOS, runtime.GOARCH, buildSetting("GOARM")); got != want {
+		t.Errorf("Target() = %q, want %q", got, want)
+	}
+	if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" && Target() != "x86_64-unknown-linux-gnu" {
+		t.Errorf("Target() = %q on linux/amd64", Target())
+	}
+}
+
+// referenceManifest is reference-behaviour.md §1.5 for a v0.2.4 build on
+// x86-64 Linux, byte for byte, plus the trailing newline.
+const referenceManifest = `{
+  "name": "skills",
+  "version": "0.2.4",
+  "description": "Agentic content registry worker. Hosts skills + prompts + the iii:// resource resolver that the mcp worker serves to harnesses.",
+  "default_config": {
+    "prompts": [],
+    "scopes": {
+      "prompts": "prompts",
+      "skills": "skills"
+    },
+    "skills": [],
+    "state_timeout_ms": 10000
+  },
+  "supported_targets": [
+    "x86_64-unknown-linux-gnu"
+  ]
+}
+`
+
+func TestManifestJSON(t *testing.T) {
+	m := NewManifest()
+	m.Version = "0.2.4"
+	m.SupportedTargets = []string{"x86_64-unknown-linux-gnu"}
+	if diff := cmp.Diff(referenceManifest, string(m.JSON())); diff != "" {
+		t.Errorf("manifest JSON (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewManifestDescribesThisBinary(t *testing.T) {
+	old := Version
+	t.Cleanup(func() { Version = old })
+	Version = "9.9.9" // as -ldflags -X would set it
+
+	var got map[string]any
+	if err := json.Unmarshal(NewManifest().JSON(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"name":        "skills",
+		"version":     "9.9.9",
+		"description": Description,
+		"default_config": map[string]any{
+			"prompts":          []any{},
+			"scopes":           map[string]any{"prompts": "prompts", "skills": "skills"},
+			"skills":           []any{},
+			"state_timeout_ms": float64(10000),
+		},
+		"supported_targets": []any{Target()},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("manifest (-want +got):\n%s", diff)
+	}
+}
+
+func TestManifestJSONPrintsNilListsAsEmpty(t *testing.T) {
+	got := string(Manifest{Name: "x"}.JSON())
+	want := `{
+  "name": "x",
+  "version": "",
+  "description": "",
+  "default_config": {
+    "prompts": [],
+    "scopes": {
+      "prompts": "",
+      "skills": ""
+    },
+    "skills": [],
+    "state_timeout_ms": 0
+  },
+  "supported_targets": []
+}
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("manifest JSON (-want +got):\n%s", diff)
+	}
+}

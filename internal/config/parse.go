@@ -1,0 +1,193 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Parse reads config YAML over Default. Every key is optional and
+// defaults on its own (`scopes: {skills: x}` keeps the prompts scope);
+// unknown keys are ignored; a key set to null keeps its default. Types
+// are checked strictly: scopes and base_dir are strings, state_timeout_ms
+// a whole number, skills and prompts lists of strings; anything else is
+// an error naming the key, its line and what is allowed. An empty
+// document is the defaults. Parse does not Validate value ranges.
+func Parse(data []byte) (cfg Config, err error) {
+	defer func() {
+		// yaml.v3 has panicked on hostile input in the past; a bad config
+		// must never stop the worker from booting.
+		if r := recover(); r != nil {
+			cfg, err = Default(), fmt.Errorf("YAML parser failed: %v", r)
+		}
+	}()
+	cfg = Default()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		return Default(), fmt.Errorf("invalid YAML: %s", strings.ReplaceAll(msg, "\n", " "))
+	}
+	if len(doc.Content) == 0 {
+		return cfg, nil
+	}
+	root := resolve(doc.Content[0])
+	if isNull(root) {
+		return cfg, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir), got %s", root.Line, describe(root))
+	}
+	var p parser
+	p.mapping(root, "", func(key string, v *yaml.Node) {
+		switch key {
+		case "scopes":
+			p.scopes(v, &cfg.Scopes)
+		case "state_timeout_ms":
+			p.timeout(v, &cfg.StateTimeoutMS)
+		case "skills":
+			p.patterns(v, key, &cfg.Skills)
+		case "prompts":
+			p.patterns(v, key, &cfg.Prompts)
+		case "base_dir":
+			p.str(v, key, "a directory path", &cfg.BaseDir)
+		}
+	})
+	if len(p.problems) > 0 {
+		return Default(), errors.New(strings.Join(p.problems, "; "))
+	}
+	return cfg, nil
+}
+
+// parser collects every problem in a document, so that one warning tells
+// the operator everything to fix.
+type parser struct {
+	problems []string
+}
+
+func (p *parser) fail(n *yaml.Node, format string, args ...any) {
+	p.problems = append(p.problems, fmt.Sprintf("line %d: ", n.Line)+fmt.Sprintf(format, args...))
+}
+
+// mapping calls fn for each string key of m once; a repeated key is a
+// problem. prefix names the enclosing key in messages ("scopes.").
+func (p *parser) mapping(m *yaml.Node, prefix string, fn func(key string, v *yaml.Node)) {
+	seen := make(map[string]int)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			continue // not a key this worker knows
+		}
+		if line, dup := seen[k.Value]; dup {
+			p.fail(k, "key `%s%s` is repeated (first at line %d)", prefix, k.Value, line)
+			continue
+		}
+		seen[k.Value] = k.Line
+		fn(k.Value, v)
+	}
+}
+
+func (p *parser) scopes(v *yaml.Node, out *Scopes) {
+	v = resolve(v)
+	if isNull(v) {
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		p.fail(v, "`scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got %s", describe(v))
+		return
+	}
+	p.mapping(v, "scopes.", func(key string, sv *yaml.Node) {
+		switch key {
+		case "skills":
+			p.str(sv, "scopes.skills", "an iii-state scope name", &out.Skills)
+		case "prompts":
+			p.str(sv, "scopes.prompts", "an iii-state scope name", &out.Prompts)
+		}
+	})
+}
+
+func (p *parser) timeout(v *yaml.Node, out *int64) {
+	v = resolve(v)
+	if isNull(v) {
+		return
+	}
+	var ms int64
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&ms) != nil {
+		p.fail(v, "`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %s", MaxStateTimeoutMS, describe(v))
+		return
+	}
+	*out = ms
+}
+
+func (p *parser) patterns(v *yaml.Node, key string, out *[]string) {
+	v = resolve(v)
+	if isNull(v) {
+		return
+	}
+	if v.Kind != yaml.SequenceNode {
+		p.fail(v, "`%s` must be a list of glob patterns (e.g. `%s: [\"docs/**/*.md\"]`), got %s", key, key, describe(v))
+		return
+	}
+	list := make([]string, 0, len(v.Content))
+	for _, item := range v.Content {
+		item = resolve(item)
+		if item.Kind != yaml.ScalarNode || item.ShortTag() != "!!str" {
+			p.fail(item, "`%s` entries must be glob pattern strings, got %s (quote the value)", key, describe(item))
+			continue
+		}
+		list = append(list, item.Value)
+	}
+	*out = list
+}
+
+// str sets *out to a string scalar; null keeps the default. what says what
+// the string names, for the message.
+func (p *parser) str(v *yaml.Node, key, what string, out *string) {
+	v = resolve(v)
+	if isNull(v) {
+		return
+	}
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+		p.fail(v, "`%s` must be a string (%s), got %s (quote the value)", key, what, describe(v))
+		return
+	}
+	*out = v.Value
+}
+
+// resolve follows aliases to the node they name.
+func resolve(n *yaml.Node) *yaml.Node {
+	for range 8 { // an alias never names another alias; bound it anyway
+		if n.Kind != yaml.AliasNode || n.Alias == nil {
+			break
+		}
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// describe names a node's type and value for an error message.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		v := n.Value
+		if r := []rune(v); len(r) > 40 {
+			v = string(r[:40]) + "…"
+		}
+		switch tag := n.ShortTag(); tag {
+		case "!!str", "!!int", "!!float", "!!bool", "!!null", "!!binary", "!!timestamp":
+			return fmt.Sprintf("%s %q", tag[2:], v)
+		default:
+			return fmt.Sprintf("a value tagged %q", tag)
+		}
+	}
+	return "an unsupported node"
+}

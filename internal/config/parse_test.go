@@ -1,0 +1,304 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDefault(t *testing.T) {
+	want := Config{
+		Scopes:         Scopes{Skills: "skills", Prompts: "prompts"},
+		StateTimeoutMS: 10000,
+		Skills:         []string{},
+		Prompts:        []string{},
+	}
+	if diff := cmp.Diff(want, Default()); diff != "" {
+		t.Errorf("Default() (-want +got):\n%s", diff)
+	}
+	if err := Default().Validate(); err != nil {
+		t.Errorf("Default().Validate() = %v", err)
+	}
+}
+
+// with returns Default changed by fn.
+func with(fn func(*Config)) Config {
+	c := Default()
+	fn(&c)
+	return c
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want Config
+	}{
+		{name: "empty file", yaml: "", want: Default()},
+		{name: "comments only", yaml: "# nothing here\n", want: Default()},
+		{name: "empty mapping", yaml: "{}", want: Default()},
+		{name: "null document", yaml: "~\n", want: Default()},
+		{
+			name: "every key",
+			yaml: `
+scopes:
+  skills: my-skills
+  prompts: my-prompts
+state_timeout_ms: 7500
+skills:
+  - my-custom-skills-folder/**/*.md
+  - shared/skills/**/*.md
+prompts: ["my-custom-prompts-folder/**/*.md"]
+base_dir: /srv/docs
+`,
+			want: Config{
+				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
+				StateTimeoutMS: 7500,
+				Skills:         []string{"my-custom-skills-folder/**/*.md", "shared/skills/**/*.md"},
+				Prompts:        []string{"my-custom-prompts-folder/**/*.md"},
+				BaseDir:        "/srv/docs",
+			},
+		},
+		{
+			name: "each field defaults on its own",
+			yaml: "scopes: {skills: x}\n",
+			want: with(func(c *Config) { c.Scopes.Skills = "x" }),
+		},
+		{
+			name: "only the other scope",
+			yaml: "scopes:\n  prompts: p\n",
+			want: with(func(c *Config) { c.Scopes.Prompts = "p" }),
+		},
+		{
+			name: "unknown keys are ignored, at any level",
+			yaml: "workers: [a]\nscopes: {skills: s, extra: 1}\n1: one\n[a]: b\nstate_timeout_ms: 5\n",
+			want: with(func(c *Config) { c.Scopes.Skills = "s"; c.StateTimeoutMS = 5 }),
+		},
+		{
+			name: "null values keep the defaults",
+			yaml: "scopes: ~\nstate_timeout_ms: null\nskills:\nprompts: ~\nbase_dir:\n",
+			want: Default(),
+		},
+		{
+			name: "null scope keeps its default",
+			yaml: "scopes: {skills: ~, prompts: p}\n",
+			want: with(func(c *Config) { c.Scopes.Prompts = "p" }),
+		},
+		{
+			name: "YAML integer spellings",
+			yaml: "state_timeout_ms: 10_500\n",
+			want: with(func(c *Config) { c.StateTimeoutMS = 10500 }),
+		},
+		{
+			name: "hex integer",
+			yaml: "state_timeout_ms: 0x10\n",
+			want: with(func(c *Config) { c.StateTimeoutMS = 16 }),
+		},
+		{
+			name: "empty lists",
+			yaml: "skills: []\nprompts: []\n",
+			want: Default(),
+		},
+		{
+			name: "aliases are followed",
+			yaml: "x: &g docs/*.md\nskills: [*g]\nprompts: [*g]\n",
+			want: with(func(c *Config) { c.Skills = []string{"docs/*.md"}; c.Prompts = []string{"docs/*.md"} }),
+		},
+		{
+			name: "relative base_dir is kept as written",
+			yaml: "base_dir: ../content\n",
+			want: with(func(c *Config) { c.BaseDir = "../content" }),
+		},
+		{
+			name: "out-of-range values are left to Validate",
+			yaml: "state_timeout_ms: -5\nscopes: {skills: ''}\n",
+			want: with(func(c *Config) { c.StateTimeoutMS = -5; c.Scopes.Skills = "" }),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.yaml))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Parse (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{
+			name: "syntax error",
+			yaml: "scopes:\n  skills: a: b\n",
+			want: "invalid YAML: line 2: mapping values are not allowed in this context",
+		},
+		{
+			name: "not a mapping",
+			yaml: "- skills\n- prompts\n",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir), got a list",
+		},
+		{
+			name: "scopes is a string",
+			yaml: "scopes: skills\n",
+			want: "line 1: `scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got str \"skills\"",
+		},
+		{
+			name: "scope is a number",
+			yaml: "scopes:\n  skills: 42\n",
+			want: "line 2: `scopes.skills` must be a string (an iii-state scope name), got int \"42\" (quote the value)",
+		},
+		{
+			name: "scope is a list",
+			yaml: "scopes:\n  prompts: [a]\n",
+			want: "line 2: `scopes.prompts` must be a string (an iii-state scope name), got a list (quote the value)",
+		},
+		{
+			name: "timeout is text",
+			yaml: "state_timeout_ms: ten seconds\n",
+			want: "line 1: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got str \"ten seconds\"",
+		},
+		{
+			name: "timeout is quoted",
+			yaml: "state_timeout_ms: \"10000\"\n",
+			want: "line 1: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got str \"10000\"",
+		},
+		{
+			name: "timeout is fractional",
+			yaml: "state_timeout_ms: 1.5\n",
+			want: "line 1: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got float \"1.5\"",
+		},
+		{
+			name: "timeout overflows",
+			yaml: "state_timeout_ms: 99999999999999999999\n",
+			want: "line 1: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got float \"99999999999999999999\"",
+		},
+		{
+			name: "skills is a single string",
+			yaml: "skills: docs/**/*.md\n",
+			want: "line 1: `skills` must be a list of glob patterns (e.g. `skills: [\"docs/**/*.md\"]`), got str \"docs/**/*.md\"",
+		},
+		{
+			name: "prompts is a mapping",
+			yaml: "prompts: {a: b}\n",
+			want: "line 1: `prompts` must be a list of glob patterns (e.g. `prompts: [\"docs/**/*.md\"]`), got a mapping",
+		},
+		{
+			name: "pattern is not a string",
+			yaml: "skills:\n  - ok/*.md\n  - 7\n",
+			want: "line 3: `skills` entries must be glob pattern strings, got int \"7\" (quote the value)",
+		},
+		{
+			name: "base_dir is a list",
+			yaml: "base_dir: [a]\n",
+			want: "line 1: `base_dir` must be a string (a directory path), got a list (quote the value)",
+		},
+		{
+			name: "repeated key",
+			yaml: "state_timeout_ms: 1\nstate_timeout_ms: 2\n",
+			want: "line 2: key `state_timeout_ms` is repeated (first at line 1)",
+		},
+		{
+			name: "repeated nested key",
+			yaml: "scopes:\n  skills: a\n  skills: b\n",
+			want: "line 3: key `scopes.skills` is repeated (first at line 2)",
+		},
+		{
+			name: "every problem is reported",
+			yaml: "scopes: 1\nstate_timeout_ms: x\nskills: y\n",
+			want: "line 1: `scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got int \"1\"; " +
+				"line 2: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got str \"x\"; " +
+				"line 3: `skills` must be a list of glob patterns (e.g. `skills: [\"docs/**/*.md\"]`), got str \"y\"",
+		},
+		{
+			name: "binary junk",
+			yaml: "\x00\x01\xff\xfe",
+			want: "invalid YAML: control characters are not allowed",
+		},
+		{
+			name: "tab indentation",
+			yaml: "scopes:\n\tskills: a\n",
+			want: "invalid YAML: line 2: found character that cannot start any token",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.yaml))
+			if err == nil {
+				t.Fatalf("Parse succeeded with %+v, want error %q", got, tt.want)
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(Default(), got); diff != "" {
+				t.Errorf("config on error is not Default (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string // "" for valid
+	}{
+		{name: "defaults", cfg: Default()},
+		{name: "one millisecond", cfg: with(func(c *Config) { c.StateTimeoutMS = 1 })},
+		{name: "longest duration", cfg: with(func(c *Config) { c.StateTimeoutMS = MaxStateTimeoutMS })},
+		{
+			name: "zero timeout",
+			cfg:  with(func(c *Config) { c.StateTimeoutMS = 0 }),
+			want: "`state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got 0",
+		},
+		{
+			name: "negative timeout",
+			cfg:  with(func(c *Config) { c.StateTimeoutMS = -1 }),
+			want: "`state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got -1",
+		},
+		{
+			name: "timeout beyond time.Duration",
+			cfg:  with(func(c *Config) { c.StateTimeoutMS = MaxStateTimeoutMS + 1 }),
+			want: "`state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got 9223372036855",
+		},
+		{
+			name: "blank scopes",
+			cfg:  with(func(c *Config) { c.Scopes = Scopes{Skills: "", Prompts: " \t"} }),
+			want: "`scopes.skills` must name an iii-state scope (a non-blank string), got \"\"; " +
+				"`scopes.prompts` must name an iii-state scope (a non-blank string), got \" \\t\"",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if err := tt.cfg.Validate(); err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Validate (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"", "scopes: {skills: a}", "state_timeout_ms: 1", "skills: [a, b]", "- x", "a: &a [*a]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse(data)
+		if err != nil {
+			if msg := err.Error(); msg == "" || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q is empty or spans lines", msg)
+			}
+			if diff := cmp.Diff(Default(), cfg); diff != "" {
+				t.Fatalf("config on error is not Default (-want +got):\n%s", diff)
+			}
+		}
+	})
+}

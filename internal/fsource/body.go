@@ -1,0 +1,127 @@
+package fsource
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+)
+
+// MaxBodyBytes is the largest body ReadBody returns: the cap state-backed
+// skill bodies face.
+const MaxBodyBytes = 262144
+
+// maxFileBytes bounds how much of a matched file is ever read into memory,
+// so a stray multi-gigabyte file matched by a broad pattern cannot exhaust
+// memory. Larger files are reported as too large without being read.
+const maxFileBytes = 16 << 20
+
+// tooLargeError is a file above maxFileBytes.
+type tooLargeError struct{ size int64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("file is too large to read (%d bytes; max %d)", e.size, maxFileBytes)
+}
+
+// ReadBody reads a file fresh and returns its body with any frontmatter
+// removed, or an error worded as in reference-behaviour.md §10.4
+// ("read <path>: …", "file <path> has empty body", "file <path> is too
+// large (<n> bytes; max 262144)"), with the path made absolute.
+//
+// A body of only line breaks ('\n' or '\r') counts as empty. A file that
+// is not valid UTF-8 fails with a read error naming the offset of the
+// first bad byte. A file above 16 MiB is not read at all: its too-large
+// error counts the whole file, frontmatter included.
+func ReadBody(path string) (string, error) {
+	abs := path
+	if a, err := filepath.Abs(path); err == nil {
+		abs = a
+	}
+	b, err := readMatched(path)
+	if err != nil {
+		if tl, ok := errors.AsType[*tooLargeError](err); ok {
+			return "", fmt.Errorf("file %s is too large (%d bytes; max %d)", abs, tl.size, MaxBodyBytes)
+		}
+		return "", fmt.Errorf("read %s: %w", abs, err)
+	}
+	_, body, _ := SplitFrontmatter(b)
+	if len(bytes.Trim(body, "\r\n")) == 0 {
+		return "", fmt.Errorf("file %s has empty body", abs)
+	}
+	if len(body) > MaxBodyBytes {
+		return "", fmt.Errorf("file %s is too large (%d bytes; max %d)", abs, len(body), MaxBodyBytes)
+	}
+	return string(body), nil
+}
+
+// readMatched stats and reads a file, refusing anything that is not a
+// regular file (reading a FIFO would block).
+func readMatched(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	if fi.IsDir() {
+		return nil, errors.New("is a directory")
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (mode %s)", fi.Mode().Type())
+	}
+	return readRegular(path, fi.Size())
+}
+
+// readRegular reads a regular file whose size was already stat'ed, and
+// checks that it is UTF-8 text. Errors carry no path: callers word their
+// own prefix.
+func readRegular(path string, size int64) ([]byte, error) {
+	if size > maxFileBytes {
+		return nil, &tooLargeError{size: size}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	defer f.Close()
+	// The file may have grown since the stat: read one byte past the cap
+	// to notice.
+	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	if len(b) > maxFileBytes {
+		return nil, &tooLargeError{size: int64(len(b))}
+	}
+	if off := invalidUTF8(b); off >= 0 {
+		return nil, fmt.Errorf("not valid UTF-8 text (first invalid byte at offset %d)", off)
+	}
+	return b, nil
+}
+
+// invalidUTF8 returns the offset of the first byte that is not part of a
+// valid UTF-8 sequence, or -1.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// unwrapPath drops the operation and path from an *fs.PathError, whose
+// text would repeat the path the caller already names.
+func unwrapPath(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,165 @@
+package fsource
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/iii-hq/skills-go/internal/ids"
+)
+
+// match is one path a pattern produced, before it is stat'ed or read.
+type match struct {
+	path   string // absolute, with the OS separator
+	prefix string // static prefix of the pattern that produced it, with '/'
+}
+
+// expand runs the patterns in order. It returns every matched path once,
+// in pattern order and then sorted path order (a path a later pattern
+// matches again is dropped silently), and a Skip for each invalid pattern.
+// Directories are not filtered here: the caller stats each match once.
+func (s *Source) expand(kind string, patterns []string) ([]match, []Skip) {
+	var (
+		out   []match
+		skips []Skip
+		seen  = make(map[string]bool)
+	)
+	for _, pattern := range patterns {
+		abs := s.absPattern(pattern)
+		paths, err := glob(abs)
+		if err != nil {
+			skips = append(skips, Skip{
+				Kind:   kind,
+				Path:   pattern,
+				Reason: fmt.Sprintf("invalid glob %s: %v", ids.Quote(pattern), err),
+			})
+			continue
+		}
+		prefix := staticPrefix(filepath.ToSlash(abs))
+		for _, p := range paths {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			out = append(out, match{path: p, prefix: prefix})
+		}
+	}
+	return out, skips
+}
+
+// absPattern joins a relative pattern to the base and cleans it, as
+// doublestar.FilepathGlob will, so that the static prefix is computed on
+// the same text the matches are built from.
+func (s *Source) absPattern(pattern string) string {
+	if filepath.IsAbs(pattern) {
+		return filepath.Clean(pattern)
+	}
+	return filepath.Join(s.base, pattern)
+}
+
+// glob expands one absolute pattern into matching paths (files and
+// directories) in sorted path order. I/O errors while walking are ignored,
+// as by the reference: an unreadable directory contributes nothing.
+func glob(abs string) ([]string, error) {
+	if err := checkPattern(filepath.ToSlash(abs)); err != nil {
+		return nil, err
+	}
+	paths, err := doublestar.FilepathGlob(abs)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(paths, comparePaths)
+	return slices.Compact(paths), nil
+}
+
+// comparePaths orders paths component by component, like the reference's
+// glob crate: "a/x" sorts before "a-b" because the component "a" sorts
+// before "a-b". That is byte order with the separator ranked lowest.
+func comparePaths(a, b string) int {
+	a, b = filepath.ToSlash(a), filepath.ToSlash(b)
+	for i := 0; i < min(len(a), len(b)); i++ {
+		ca, cb := a[i], b[i]
+		switch {
+		case ca == cb:
+			continue
+		case ca == '/':
+			return -1
+		case cb == '/':
+			return 1
+		}
+		return cmp.Compare(ca, cb)
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// checkPattern reports what is wrong with a pattern doublestar rejects.
+// doublestar only says "syntax error in pattern"; users need to know
+// which bracket to fix.
+func checkPattern(p string) error {
+	if doublestar.ValidatePattern(p) {
+		return nil
+	}
+	var alts []int // positions of unclosed '{'
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			if i+1 >= len(p) {
+				return errors.New(`pattern ends with an unfinished '\' escape`)
+			}
+			i++
+		case '[':
+			if err := checkClass(p, i); err != nil {
+				return err
+			}
+			i = classEnd(p, i)
+		case '{':
+			alts = append(alts, i)
+		case '}':
+			if len(alts) == 0 {
+				return fmt.Errorf("'}' at %q has no matching '{'", p[i:])
+			}
+			alts = alts[:len(alts)-1]
+		}
+	}
+	if len(alts) > 0 {
+		return fmt.Errorf("'{' at %q is never closed by '}'", p[alts[0]:])
+	}
+	return errors.New("syntax error in pattern")
+}
+
+// checkClass checks the character class opening at p[start] == '['.
+func checkClass(p string, start int) error {
+	i := start + 1
+	if i < len(p) && (p[i] == '^' || p[i] == '!') {
+		i++
+	}
+	if i < len(p) && p[i] == ']' {
+		return fmt.Errorf("empty character class at %q (list at least one character between '[' and ']')", p[start:])
+	}
+	if classEnd(p, start) >= len(p) {
+		return fmt.Errorf("'[' at %q is never closed by ']'", p[start:])
+	}
+	return nil
+}
+
+// classEnd returns the index of the ']' closing the class that opens at
+// p[start], or len(p) when there is none.
+func classEnd(p string, start int) int {
+	i := start + 1
+	if i < len(p) && (p[i] == '^' || p[i] == '!') {
+		i++
+	}
+	for ; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case ']':
+			return i
+		}
+	}
+	return len(p)
+}

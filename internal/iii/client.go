@@ -1,0 +1,268 @@
+// Package iii is a client of the iii engine's worker protocol: it keeps one
+// WebSocket connection to the engine alive, registers the worker's
+// functions and trigger types on every connection, serves incoming
+// invocations and makes outbound calls.
+package iii
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+// Defaults applied by New to zero Options fields. The keepalive values
+// match the official SDKs: a control ping every 20 s, a connection dropped
+// after 60 s without any inbound frame, 10 s to open a connection.
+const (
+	DefaultCallTimeout      = 30 * time.Second
+	DefaultMaxFrameBytes    = 64 << 20
+	DefaultReconnectInitial = time.Second
+	DefaultReconnectMax     = 30 * time.Second
+	DefaultReconnectJitter  = 0.3
+	DefaultPingInterval     = 20 * time.Second
+	DefaultIdleTimeout      = 60 * time.Second
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultWriteTimeout     = 10 * time.Second
+)
+
+// Options configures a Client. Zero values take the defaults above.
+type Options struct {
+	URL         string // engine URL; "" → ResolveURL("")
+	Name        string // worker name; "" → $III_WORKER_NAME, else hostname:pid
+	Description string // one line, reported to the engine; omitted when empty
+	Version     string // reported in engine::workers::register
+	Logger      *zap.Logger
+	CallTimeout time.Duration // sync calls without their own timeout or ctx deadline
+
+	// MaxFrameBytes caps one inbound message. A larger message makes the
+	// WebSocket read fail; the connection cannot be resynchronised after
+	// that, so the client logs it and reconnects.
+	MaxFrameBytes int64
+
+	ReconnectInitial time.Duration // first reconnect delay; doubles per failed attempt
+	ReconnectMax     time.Duration // cap of the reconnect delay
+	ReconnectJitter  float64       // ± fraction of the delay; negative disables jitter
+	PingInterval     time.Duration // WebSocket control ping period
+	IdleTimeout      time.Duration // reconnect after this long without any inbound frame
+	HandshakeTimeout time.Duration // dial + upgrade, and the wait for workerregistered
+	WriteTimeout     time.Duration // deadline of each socket write
+}
+
+func (o Options) withDefaults() Options {
+	if o.URL == "" {
+		o.URL = ResolveURL("")
+	}
+	if o.Name == "" {
+		o.Name = defaultName()
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	setDefault(&o.CallTimeout, DefaultCallTimeout)
+	setDefault(&o.MaxFrameBytes, DefaultMaxFrameBytes)
+	setDefault(&o.ReconnectInitial, DefaultReconnectInitial)
+	setDefault(&o.ReconnectMax, DefaultReconnectMax)
+	setDefault(&o.ReconnectJitter, DefaultReconnectJitter)
+	setDefault(&o.PingInterval, DefaultPingInterval)
+	setDefault(&o.IdleTimeout, DefaultIdleTimeout)
+	setDefault(&o.HandshakeTimeout, DefaultHandshakeTimeout)
+	setDefault(&o.WriteTimeout, DefaultWriteTimeout)
+	return o
+}
+
+func setDefault[T time.Duration | int64 | float64](v *T, def T) {
+	if *v == 0 {
+		*v = def
+	}
+}
+
+// Client is a worker's connection to the engine. Registrations are kept in
+// memory and replayed on every connection; calls made while disconnected
+// fail fast with ErrNotConnected. All methods are safe for concurrent use.
+type Client struct {
+	opts     Options
+	log      *zap.Logger
+	metadata []byte // the engine::workers::register frame
+
+	ctx         context.Context // client lifetime: handlers and hooks; ended by Close
+	cancel      context.CancelFunc
+	superCtx    context.Context // connections; ended by Close or a fatal rejection
+	superCancel context.CancelFunc
+	supervisor  sync.WaitGroup // the supervisor goroutine (which owns each connection's goroutines)
+	handlers    sync.WaitGroup // handler goroutines
+
+	mu           sync.Mutex
+	started      bool
+	closed       bool
+	shuttingDown bool
+	fatal        error
+	conn         *conn // the live connection, nil while disconnected
+	ready        bool  // conn received workerregistered
+	workerID     string
+	prevID       string // from the last workerregistered, for reattach
+	prevToken    string
+	changed      chan struct{} // closed and replaced on every state change
+	functions    map[string]functionEntry
+	triggers     map[string]triggerEntry
+	providers    map[string]*Provider
+	pending      map[string]*call
+	inflight     int           // running handlers
+	drained      chan struct{} // closed when inflight reaches 0 during Shutdown
+}
+
+// New returns a Client; it does not connect until Start.
+func New(opts Options) *Client {
+	opts = opts.withDefaults()
+	c := &Client{
+		opts:      opts,
+		log:       opts.Logger,
+		changed:   make(chan struct{}),
+		functions: make(map[string]functionEntry),
+		triggers:  make(map[string]triggerEntry),
+		providers: make(map[string]*Provider),
+		pending:   make(map[string]*call),
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.superCtx, c.superCancel = context.WithCancel(c.ctx)
+	c.metadata = metadataFrame(opts)
+	return c
+}
+
+// Start begins connecting in the background and keeps reconnecting until
+// Close, Shutdown or a fatal rejection. Calling it again does nothing.
+func (c *Client) Start() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started || c.closed {
+		return
+	}
+	c.started = true
+	c.supervisor.Add(1)
+	go c.supervise()
+}
+
+// WaitReady blocks until the current connection has completed its
+// handshake (the registrations went out when it opened and the engine
+// greeted it with workerregistered), ctx is done, the engine rejected the
+// worker (the *RegistrationRejectedError is returned) or the client is
+// closed.
+func (c *Client) WaitReady(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		fatal, closed, ready, changed := c.fatal, c.closed, c.ready, c.changed
+		c.mu.Unlock()
+		switch {
+		case fatal != nil:
+			return fatal
+		case closed:
+			return ErrClosed
+		case ready:
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("wait ready: %w", ctx.Err())
+		}
+	}
+}
+
+// Err returns the fatal error that stopped the client, if any: the engine
+// rejected the worker with a code other than FUNCTION_NAMESPACE_CONFLICT.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fatal
+}
+
+// Done is closed when the client has stopped connecting for good: after a
+// fatal rejection (see Err) or Close. Shutdown and Close are still needed
+// after a rejection to drain handlers and release resources.
+func (c *Client) Done() <-chan struct{} { return c.superCtx.Done() }
+
+// WorkerID returns the id the engine assigned to the current connection,
+// or "" while disconnected. It changes on every reconnect.
+func (c *Client) WorkerID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.workerID
+}
+
+// Close stops the client: pending calls fail with ErrClosed, handler
+// contexts are cancelled, queued frames are flushed and the socket closed.
+// It returns once every goroutine the client started has ended, so
+// handlers must honour their ctx. Close is idempotent.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		c.failPendingLocked(nil, ErrClosed)
+		c.notifyLocked()
+	}
+	c.mu.Unlock()
+	c.cancel()
+	c.supervisor.Wait()
+	c.handlers.Wait()
+	return nil
+}
+
+// Shutdown is the graceful stop: it unregisters every function so the
+// engine stops routing to this worker, answers invocations that still
+// arrive with code unavailable, waits for in-flight handlers until ctx is
+// done, then closes the client. It returns ctx's error if handlers were
+// still running (they are then cancelled by Close).
+func (c *Client) Shutdown(ctx context.Context) error {
+	c.mu.Lock()
+	if !c.shuttingDown && !c.closed {
+		c.shuttingDown = true
+		c.drained = make(chan struct{})
+		if c.inflight == 0 {
+			close(c.drained)
+		}
+		if c.conn != nil {
+			for _, id := range slices.Sorted(maps.Keys(c.functions)) {
+				c.sendLocked(wire.UnregisterFunction{ID: id})
+			}
+		}
+	}
+	drained := c.drained
+	c.mu.Unlock()
+
+	var err error
+	if drained != nil {
+		select {
+		case <-drained:
+		case <-ctx.Done():
+			err = fmt.Errorf("shutdown: handlers still running: %w", ctx.Err())
+		}
+	}
+	c.Close()
+	return err
+}
+
+// notifyLocked wakes every WaitReady.
+func (c *Client) notifyLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// sendLocked queues a client-generated frame on the live connection. Such
+// frames are built from validated data, so an encoding failure is a bug
+// worth a log line, not an error for the caller.
+func (c *Client) sendLocked(m wire.Message) {
+	b, err := wire.Encode(m)
+	if err != nil {
+		c.log.Error("encode frame", zap.Error(err))
+		return
+	}
+	if c.conn != nil {
+		c.conn.send(b)
+	}
+}

@@ -1,0 +1,229 @@
+package iii
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// connTiming holds one connection's limits, from Options.
+type connTiming struct {
+	maxFrame  int64
+	ping      time.Duration // control ping period
+	idle      time.Duration // read deadline after any inbound frame
+	handshake time.Duration // bound on the wait for workerregistered
+	write     time.Duration // deadline of each write
+}
+
+// conn is one WebSocket connection to the engine, with exactly one reader
+// (the supervisor goroutine, inside serve) and one writer goroutine, as
+// gorilla/websocket requires. Frames for it are queued with send; once the
+// connection has ended send refuses them, so a reply never reaches a
+// later connection.
+type conn struct {
+	ws     *websocket.Conn
+	timing connTiming
+	opened time.Time
+
+	wake       chan struct{} // a frame was queued (capacity 1)
+	readerDone chan struct{} // closed when the read loop has returned
+	writer     sync.WaitGroup
+
+	mu       sync.Mutex
+	queue    [][]byte
+	dead     bool
+	cause    error // first write failure
+	greeted  bool  // workerregistered arrived
+	workerID string
+}
+
+func newConn(ws *websocket.Conn, t connTiming) *conn {
+	return &conn{ws: ws, timing: t, opened: time.Now(),
+		wake: make(chan struct{}, 1), readerDone: make(chan struct{})}
+}
+
+// send queues one text frame. It reports false when the connection has
+// ended.
+func (cn *conn) send(frame []byte) bool {
+	cn.mu.Lock()
+	if cn.dead {
+		cn.mu.Unlock()
+		return false
+	}
+	cn.queue = append(cn.queue, frame)
+	cn.mu.Unlock()
+	select {
+	case cn.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// greet records the engine's workerregistered.
+func (cn *conn) greet(workerID string) {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	cn.greeted, cn.workerID = true, workerID
+}
+
+// greeting reports the worker id the engine assigned, if it did.
+func (cn *conn) greeting() (workerID string, greeted bool) {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.workerID, cn.greeted
+}
+
+// serve runs the connection until it fails or ctx ends, handing every
+// inbound message to onFrame on the calling goroutine, and returns why it
+// ended after the writer goroutine has stopped and the socket is closed.
+func (cn *conn) serve(ctx context.Context, onFrame func([]byte)) error {
+	cn.writer.Add(1)
+	go cn.writeLoop(ctx)
+	readErr := cn.readLoop(onFrame)
+
+	cn.mu.Lock()
+	cn.dead, cn.queue = true, nil
+	cn.mu.Unlock()
+	close(cn.readerDone)
+	cn.ws.Close()
+	cn.writer.Wait()
+
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.cause != nil {
+		return cn.cause
+	}
+	return readErr
+}
+
+// readLoop reads until the socket fails. The read deadline moves forward
+// on every inbound frame, control frames included; until workerregistered
+// arrives it is also bounded by the handshake timeout. A message above
+// maxFrame fails the read (gorilla answers close 1009): the stream cannot
+// be resynchronised, so the connection ends and the supervisor reconnects.
+func (cn *conn) readLoop(onFrame func([]byte)) error {
+	cn.ws.SetReadLimit(cn.timing.maxFrame)
+	cn.ws.SetPongHandler(func(string) error {
+		cn.extendDeadline()
+		return nil
+	})
+	cn.ws.SetPingHandler(func(data string) error {
+		cn.extendDeadline()
+		// WriteControl may run beside the writer goroutine (gorilla allows
+		// it); the engine never pings, so this is only for other peers.
+		err := cn.ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(cn.timing.write))
+		if errors.Is(err, websocket.ErrCloseSent) || isTimeout(err) {
+			return nil
+		}
+		return err
+	})
+	cn.extendDeadline()
+	for {
+		_, data, err := cn.ws.ReadMessage()
+		if err != nil {
+			_, greeted := cn.greeting()
+			switch {
+			case errors.Is(err, websocket.ErrReadLimit):
+				return fmt.Errorf("read: inbound message larger than %d bytes: %w", cn.timing.maxFrame, err)
+			case isTimeout(err) && !greeted:
+				return fmt.Errorf("read: no workerregistered within %v: %w", cn.timing.handshake, err)
+			case isTimeout(err):
+				return fmt.Errorf("read: engine silent for %v: %w", cn.timing.idle, err)
+			}
+			return fmt.Errorf("read: %w", err)
+		}
+		onFrame(data)
+		cn.extendDeadline()
+	}
+}
+
+func (cn *conn) extendDeadline() {
+	d := time.Now().Add(cn.timing.idle)
+	if _, greeted := cn.greeting(); !greeted {
+		if h := cn.opened.Add(cn.timing.handshake); h.Before(d) {
+			d = h
+		}
+	}
+	cn.ws.SetReadDeadline(d)
+}
+
+// writeLoop is the connection's only writer of data frames: queued frames
+// and keepalive pings. When ctx ends (Close) it flushes what is queued,
+// sends a normal close frame and closes the socket, which ends the reader.
+func (cn *conn) writeLoop(ctx context.Context) {
+	defer cn.writer.Done()
+	ping := time.NewTicker(cn.timing.ping)
+	defer ping.Stop()
+	for {
+		select {
+		case <-cn.wake:
+			if err := cn.flush(); err != nil {
+				cn.fail(err)
+				return
+			}
+		case <-ping.C:
+			if err := cn.write(websocket.PingMessage, nil); err != nil {
+				cn.fail(fmt.Errorf("ping: %w", err))
+				return
+			}
+		case <-ctx.Done():
+			if cn.flush() == nil {
+				cn.write(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+			}
+			cn.ws.Close()
+			return
+		case <-cn.readerDone:
+			return
+		}
+	}
+}
+
+// flush writes every queued frame, including frames queued meanwhile.
+func (cn *conn) flush() error {
+	for {
+		cn.mu.Lock()
+		q := cn.queue
+		cn.queue = nil
+		cn.mu.Unlock()
+		if len(q) == 0 {
+			return nil
+		}
+		for _, frame := range q {
+			if err := cn.write(websocket.TextMessage, frame); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (cn *conn) write(kind int, data []byte) error {
+	if err := cn.ws.SetWriteDeadline(time.Now().Add(cn.timing.write)); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if err := cn.ws.WriteMessage(kind, data); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// fail records the writer's error and closes the socket so the reader
+// returns too. A failure after the reader ended is a consequence, not the
+// cause, and is not recorded.
+func (cn *conn) fail(err error) {
+	cn.mu.Lock()
+	if cn.cause == nil && !cn.dead {
+		cn.cause = err
+	}
+	cn.mu.Unlock()
+	cn.ws.Close()
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

@@ -1,0 +1,203 @@
+package iii
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gorilla/websocket"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+func TestJSONPingAnswered(t *testing.T) {
+	for _, kind := range []int{websocket.TextMessage, websocket.BinaryMessage} {
+		t.Run(map[int]string{websocket.TextMessage: "text", websocket.BinaryMessage: "binary"}[kind], func(t *testing.T) {
+			p := newPeer(t)
+			c, _ := newClient(t, p)
+			startReady(t, c)
+			p.waitConn(1).sendRaw(kind, []byte(`{"type":"ping"}`))
+			p.waitFrame("pong", isType(1, wire.TypePong))
+		})
+	}
+}
+
+func TestControlPings(t *testing.T) {
+	p := newPeer(t)
+	c, _ := newClient(t, p, func(o *Options) { o.PingInterval = 10 * time.Millisecond })
+	startReady(t, c)
+	p.wait("three control pings", func() bool { return p.pings >= 3 })
+	if n := p.connCount(); n != 1 {
+		t.Errorf("%d connections; answered pings must keep the first alive", n)
+	}
+}
+
+// TestSilenceReconnects: an engine that answers nothing (not even pings)
+// is dropped after the idle timeout and a new connection is made.
+func TestSilenceReconnects(t *testing.T) {
+	p := newPeer(t)
+	p.noPong = true
+	c, logs := newClient(t, p, func(o *Options) {
+		o.PingInterval = 10 * time.Millisecond
+		o.IdleTimeout = 60 * time.Millisecond
+	})
+	startReady(t, c)
+	p.waitConn(2)
+	entry := waitLog(t, logs, "disconnected from engine")
+	if err, _ := entry.ContextMap()["error"].(string); !strings.Contains(err, "engine silent for 60ms") {
+		t.Errorf("logged error %q, want the idle timeout", err)
+	}
+}
+
+func TestOversizedFrameReconnects(t *testing.T) {
+	p := callPeer(t)
+	c, logs := newClient(t, p, func(o *Options) { o.MaxFrameBytes = 1024 })
+	startReady(t, c)
+	big := `{"type":"ping","pad":"` + strings.Repeat("x", 2048) + `"}`
+	p.waitConn(1).sendRaw(websocket.TextMessage, []byte(big))
+	p.waitFrame("handshake on a new connection", isType(2, wire.TypeInvokeFunction))
+	entry := waitLog(t, logs, "disconnected from engine")
+	if err, _ := entry.ContextMap()["error"].(string); !strings.Contains(err, "larger than 1024 bytes") {
+		t.Errorf("logged error %q, want the size limit", err)
+	}
+	eventually(t, "reconnected", func() bool { return c.WorkerID() == workerID(2) })
+	if got, err := c.Call(context.Background(), "echo", json.RawMessage(`1`)); err != nil || string(got) != "1" {
+		t.Errorf("call after reconnect = %s, %v", got, err)
+	}
+}
+
+// TestBadInputIgnored sends frames the client must ignore and proves after
+// each that the same connection still serves a call.
+func TestBadInputIgnored(t *testing.T) {
+	tests := []struct {
+		name  string
+		frame string
+		log   string // part of the debug line
+	}{
+		{name: "malformed JSON", frame: `{"type":`, log: "decode frame"},
+		{name: "not an object", frame: `[1,2]`, log: "decode frame"},
+		{name: "empty", frame: ``, log: "decode frame"},
+		{name: "whitespace", frame: " \n", log: "decode frame"},
+		{name: "no type", frame: `{"id":"x"}`, log: `missing field "type"`},
+		{name: "unknown type", frame: `{"type":"unregistertriggertype","id":"x"}`, log: "unknown frame type"},
+		{name: "invoke without data", frame: `{"type":"invokefunction","invocation_id":"00000000-0000-4000-8000-000000000001","function_id":"f"}`,
+			log: `missing required field "data"`},
+		{name: "invoke without function_id", frame: `{"type":"invokefunction","data":{}}`, log: `missing required field "function_id"`},
+		{name: "non-UUID invocation id", frame: `{"type":"invokefunction","invocation_id":"42","function_id":"f","data":{}}`,
+			log: `invocation_id "42" is not a UUID`},
+		{name: "result without invocation id", frame: `{"type":"invocationresult","function_id":"f","result":1}`,
+			log: `missing required field "invocation_id"`},
+		{name: "result error without message", frame: `{"type":"invocationresult","invocation_id":"00000000-0000-4000-8000-000000000001","function_id":"f","error":{"code":"x"}}`,
+			log: `missing required field "error.message"`},
+		{name: "result for unknown invocation", frame: `{"type":"invocationresult","invocation_id":"00000000-0000-4000-8000-000000000001","function_id":"f","result":1}`,
+			log: "ignored result for unknown invocation"},
+		{name: "registertrigger without config", frame: `{"type":"registertrigger","id":"s","trigger_type":"t","function_id":"f"}`,
+			log: `missing required field "config"`},
+		{name: "wrong field type", frame: `{"type":"workerregistered","worker_id":7}`, log: "decode frame"},
+		{name: "frame only workers send", frame: `{"type":"registerfunction","id":"x"}`, log: "ignored frame"},
+		{name: "unregistertrigger for unknown type", frame: `{"type":"unregistertrigger","id":"s","trigger_type":"t"}`,
+			log: "ignored unregistertrigger"},
+	}
+	p := callPeer(t)
+	c, logs := newClient(t, p)
+	c.RegisterFunction(Function{ID: "f", Handler: func(context.Context, Request) (any, error) {
+		t.Error("handler ran for a frame that must be ignored")
+		return nil, nil
+	}})
+	startReady(t, c)
+	pc := p.waitConn(1)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs.TakeAll()
+			pc.sendRaw(websocket.TextMessage, []byte(tt.frame))
+			got, err := c.Call(context.Background(), "echo", json.RawMessage(`"ok"`))
+			if err != nil || string(got) != `"ok"` {
+				t.Fatalf("call after the frame = %s, %v", got, err)
+			}
+			var lines []string
+			for _, e := range logs.All() {
+				lines = append(lines, fmt.Sprint(e.Message, e.ContextMap()))
+			}
+			if !strings.Contains(strings.Join(lines, "\n"), tt.log) {
+				t.Errorf("debug log %q, want a line containing %q", lines, tt.log)
+			}
+		})
+	}
+	if n := p.connCount(); n != 1 {
+		t.Errorf("%d connections; bad input must not cost the connection", n)
+	}
+	for _, m := range p.framesOn(1) {
+		if r, ok := m.(wire.InvocationResult); ok {
+			t.Errorf("client answered an ignored frame: %#v", r)
+		}
+	}
+}
+
+func TestRegistrationRejected(t *testing.T) {
+	t.Run("function conflict is a warning", func(t *testing.T) {
+		p := callPeer(t)
+		c, logs := newClient(t, p)
+		startReady(t, c)
+		p.waitConn(1).send(wire.RegistrationRejected{Code: wire.CodeFunctionNamespaceConflict, Namespace: "default",
+			FunctionID: "skills::list", OwnerWorkerID: "w-1"})
+		entry := waitLog(t, logs, "function registration rejected")
+		if entry.ContextMap()["function_id"] != "skills::list" || entry.Level.String() != "warn" {
+			t.Errorf("logged %s %v", entry.Level, entry.ContextMap())
+		}
+		if _, err := c.Call(context.Background(), "echo", nil); err != nil || c.Err() != nil {
+			t.Errorf("after a function conflict: call err %v, Err() %v", err, c.Err())
+		}
+		select {
+		case <-c.Done():
+			t.Error("Done() closed after a function conflict")
+		default:
+		}
+	})
+	for _, code := range []string{wire.CodeWorkerNamespaceConflict, "SOMETHING_NEWER"} {
+		t.Run(code+" is fatal", func(t *testing.T) {
+			p := callPeer(t)
+			c, _ := newClient(t, p)
+			startReady(t, c)
+			pending := make(chan error, 1)
+			go func() {
+				_, err := c.Call(context.Background(), "silent", nil)
+				pending <- err
+			}()
+			sentInvoke(p, "silent")
+			rej := wire.RegistrationRejected{Code: code, Namespace: "default", WorkerName: "skills", OwnerWorkerID: "w-1"}
+			pc := p.waitConn(1)
+			pc.send(rej)
+			want := &RegistrationRejectedError{Code: code, Namespace: "default", WorkerName: "skills", OwnerWorkerID: "w-1"}
+
+			select {
+			case <-c.Done():
+			case <-time.After(waitFor):
+				t.Fatal("Done() not closed after a fatal rejection")
+			}
+			var gotErr *RegistrationRejectedError
+			if err := <-pending; !asRejected(err, &gotErr) || cmp.Diff(want, gotErr) != "" {
+				t.Errorf("pending call err = %v, want %v", err, want)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+			defer cancel()
+			if err := c.WaitReady(ctx); cmp.Diff(error(want), err) != "" {
+				t.Errorf("WaitReady = %v, want %v", err, want)
+			}
+			if diff := cmp.Diff(error(want), c.Err()); diff != "" {
+				t.Errorf("Err() (-want +got):\n%s", diff)
+			}
+			if _, err := c.Call(context.Background(), "echo", nil); !asRejected(err, &gotErr) {
+				t.Errorf("call after rejection = %v, want the rejection", err)
+			}
+			p.waitEnded(pc)
+			time.Sleep(50 * time.Millisecond) // ten reconnect delays
+			if n := p.connCount(); n != 1 {
+				t.Errorf("%d connections; a fatal rejection must stop reconnecting", n)
+			}
+		})
+	}
+}

@@ -1,0 +1,87 @@
+package iiitest
+
+import (
+	"encoding/json"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+// The in-process state worker (iii-state) with the kv adapter in memory.
+// state::update is not provided.
+
+var (
+	stateSetInput = &inputStruct{name: "StateSetInput", fields: []field{
+		{name: "scope"}, {name: "key"}, {name: "value", alias: "data", kind: kindAny},
+	}}
+	stateGetInput       = stateKeyInput("StateGetInput")
+	stateDeleteInput    = stateKeyInput("StateDeleteInput")
+	stateGetGroupInput  = &inputStruct{name: "StateGetGroupInput", fields: []field{{name: "scope"}}}
+	stateListGroupInput = &inputStruct{name: "StateListGroupsInput"}
+)
+
+// stateKeyInput declares a {scope, key} input struct.
+func stateKeyInput(name string) *inputStruct {
+	return &inputStruct{name: name, fields: []field{{name: "scope"}, {name: "key"}}}
+}
+
+func stateBuiltins() []builtinSpec {
+	return []builtinSpec{
+		{stateWorkerName, "state::set", "Set a value in state", stateSet},
+		{stateWorkerName, "state::get", "Get a value from state", stateGet},
+		{stateWorkerName, "state::delete", "Delete a value from state", stateDelete},
+		{stateWorkerName, "state::list", "Get a group from state", stateList},
+		{stateWorkerName, "state::list_groups", "List all state groups", stateListGroups},
+	}
+}
+
+// stateSet stores a value and returns {"new_value", "old_value"}; the old
+// value is null when the key was new.
+func stateSet(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	a, e := stateSetInput.decode("state::set", data)
+	if e != nil {
+		return nil, e
+	}
+	value := mustEncode(a["value"])
+	old := s.state.set(a.str("scope"), a.str("key"), value)
+	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
+}
+
+// stateGet returns the stored value; a missing key yields no result at all
+// (not null), while a stored null comes back as null.
+func stateGet(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	a, e := stateGetInput.decode("state::get", data)
+	if e != nil {
+		return nil, e
+	}
+	v, _ := s.state.get(a.str("scope"), a.str("key"))
+	return v, nil
+}
+
+// stateDelete removes a key and returns what it held; a missing key yields
+// no result, not an error.
+func stateDelete(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	a, e := stateDeleteInput.decode("state::delete", data)
+	if e != nil {
+		return nil, e
+	}
+	v, _ := s.state.remove(a.str("scope"), a.str("key"))
+	return v, nil
+}
+
+// stateList returns a scope's values (no keys) in first-write order.
+func stateList(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	a, e := stateGetGroupInput.decode("state::list", data)
+	if e != nil {
+		return nil, e
+	}
+	return mustEncode(s.state.values(a.str("scope"))), nil
+}
+
+// stateListGroups returns {"groups": [...]}, every scope ever written,
+// sorted.
+func stateListGroups(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	if _, e := stateListGroupInput.decode("state::list_groups", data); e != nil {
+		return nil, e
+	}
+	return mustEncode(map[string]any{"groups": s.state.groups()}), nil
+}

@@ -1,0 +1,271 @@
+package iiitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/websocket"
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+// conn is one worker connection. Its read loop runs in the HTTP handler's
+// goroutine and processes frames strictly in arrival order; its writer
+// goroutine is the only one that writes data frames to the socket (gorilla
+// pongs to control pings are written by the read loop via WriteControl,
+// which may run concurrently with it).
+type conn struct {
+	srv         *Server
+	id          string
+	token       string
+	ws          *websocket.Conn
+	ip          string
+	connectedAt time.Time
+	log         *zap.Logger
+	out         outbox
+	writerDone  chan struct{}
+
+	cleanupOnce sync.Once
+	cleaned     chan struct{} // closed when the disconnect cleanup is complete
+
+	// Guarded by srv.mu.
+	seq         uint64
+	dead        bool                // cleanup has started: ignore its registrations
+	functionIDs map[string]struct{} // ids it registered and did not unregister
+	invocations map[string]struct{} // calls it is caller or callee of
+	meta        workerMeta
+}
+
+// workerMeta is what engine::workers::register stored for a connection.
+type workerMeta struct {
+	name, description, runtime, version, os, isolation *string
+	pid                                                *uint32
+	telemetry                                          any
+}
+
+func newConn(s *Server, ws *websocket.Conn, remoteAddr string) *conn {
+	ip := remoteAddr
+	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		ip = host
+	}
+	id := uuid.NewString()
+	return &conn{
+		srv:         s,
+		id:          id,
+		token:       uuid.NewString(),
+		ws:          ws,
+		ip:          ip,
+		connectedAt: time.Now(),
+		log:         s.log.With(zap.String("worker_id", id)),
+		out:         outbox{ready: make(chan struct{}, 1)},
+		writerDone:  make(chan struct{}),
+		cleaned:     make(chan struct{}),
+		functionIDs: map[string]struct{}{},
+		invocations: map[string]struct{}{},
+	}
+}
+
+// send queues a frame for the worker; false if the connection is gone.
+func (c *conn) send(m wire.Message) bool {
+	b, err := wire.Encode(m)
+	if err != nil {
+		c.log.Error("cannot encode frame", zap.String("type", m.MessageType()), zap.Error(err))
+		return false
+	}
+	return c.out.push(b)
+}
+
+// readLoop reads and routes frames until the socket fails or is closed.
+func (c *conn) readLoop() {
+	for {
+		kind, b, err := c.ws.ReadMessage()
+		if err != nil {
+			c.log.Debug("worker socket ended", zap.Error(err))
+			return
+		}
+		if kind == websocket.BinaryMessage && isTelemetryFrame(b) {
+			continue
+		}
+		if kind == websocket.TextMessage && len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		m, err := wire.Decode(b)
+		if err != nil {
+			c.log.Debug("dropped undecodable frame", zap.Error(err))
+			continue
+		}
+		c.srv.route(c, m)
+	}
+}
+
+// writeLoop writes queued frames until the outbox is closed. A failed write
+// closes the socket, which ends the read loop and starts the cleanup.
+func (c *conn) writeLoop() {
+	defer close(c.writerDone)
+	for range c.out.ready {
+		frames, closed := c.out.take()
+		if closed {
+			return
+		}
+		for _, b := range frames {
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+				c.log.Debug("write to worker failed", zap.Error(err))
+				_ = c.ws.Close()
+				c.out.close()
+				return
+			}
+		}
+	}
+}
+
+// connect registers a new connection and greets it with workerregistered,
+// its first frame.
+func (s *Server) connect(c *conn) {
+	s.mu.Lock()
+	s.connSeq++
+	c.seq = s.connSeq
+	s.workers[c.id] = c
+	c.send(wire.WorkerRegistered{WorkerID: c.id, ReattachToken: c.token})
+	s.notifyLocked()
+	s.mu.Unlock()
+	c.log.Info("worker connected", zap.String("remote_ip", c.ip))
+	s.fire(triggerWorkersAvailable, map[string]any{"event": "worker_connected", "worker_id": c.id})
+}
+
+// cleanup runs the engine's disconnect cleanup once; concurrent callers
+// wait until it is complete.
+func (s *Server) cleanup(c *conn) {
+	c.cleanupOnce.Do(func() {
+		s.mu.Lock()
+		c.dead = true
+		c.out.close()
+		s.releaseFunctionsLocked(c)
+		halted := s.haltLocked(c)
+		s.releaseTriggersLocked(c)
+		delete(s.workers, c.id)
+		name := ""
+		if c.meta.name != nil {
+			name = *c.meta.name
+		}
+		s.notifyLocked()
+		s.mu.Unlock()
+		for _, inv := range halted {
+			finish(inv, nil, errInvocationStopped)
+		}
+		c.log.Info("worker disconnected", zap.String("name", name))
+		s.fire(triggerWorkersAvailable, map[string]any{"event": "worker_disconnected", "worker_id": c.id})
+		close(c.cleaned)
+	})
+}
+
+// reattach retires the previous connection of a reconnecting worker when it
+// presents that connection's id and token; anything else is ignored
+// silently. The new connection's later frames wait until the old
+// connection's cleanup is complete.
+func (s *Server) reattach(c *conn, m wire.Reattach) {
+	prev, ok := normalizeUUID(m.PreviousWorkerID)
+	if !ok || prev == c.id {
+		c.log.Debug("ignored reattach", zap.String("previous_worker_id", m.PreviousWorkerID))
+		return
+	}
+	s.mu.Lock()
+	old := s.workers[prev]
+	s.mu.Unlock()
+	if old == nil {
+		return
+	}
+	if m.ReattachToken != old.token {
+		c.log.Warn("ignored reattach with a wrong or missing token", zap.String("previous_worker_id", prev))
+		return
+	}
+	c.log.Info("reattach: retiring the previous connection", zap.String("previous_worker_id", prev))
+	_ = old.ws.Close()
+	timer := time.NewTimer(reattachEvictTimeout)
+	defer timer.Stop()
+	select {
+	case <-old.cleaned:
+	case <-timer.C:
+		s.cleanup(old)
+	}
+}
+
+// telemetryPrefixes mark binary frames that carry OpenTelemetry data.
+var telemetryPrefixes = [][]byte{[]byte("OTLP"), []byte("MTRC"), []byte("LOGS")}
+
+func isTelemetryFrame(b []byte) bool {
+	for _, p := range telemetryPrefixes {
+		if bytes.HasPrefix(b, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// outbox is a connection's unbounded FIFO of encoded frames. Pushing never
+// blocks, so the engine can queue frames for any connection while holding
+// its registry lock.
+type outbox struct {
+	mu     sync.Mutex
+	frames [][]byte
+	closed bool
+	ready  chan struct{} // capacity 1: "there is something to look at"
+}
+
+func (o *outbox) push(b []byte) bool {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return false
+	}
+	o.frames = append(o.frames, b)
+	o.mu.Unlock()
+	o.signal()
+	return true
+}
+
+// take returns every queued frame, and whether the outbox is closed.
+func (o *outbox) take() ([][]byte, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	frames := o.frames
+	o.frames = nil
+	return frames, o.closed
+}
+
+// close discards queued frames and refuses new ones.
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.frames = nil
+	o.mu.Unlock()
+	o.signal()
+}
+
+func (o *outbox) signal() {
+	select {
+	case o.ready <- struct{}{}:
+	default:
+	}
+}
+
+// metaString reads an optional string the worker reported.
+func metaString(p *string) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// rawOrNil turns an absent JSON field into null for listings.
+func rawOrNil(r json.RawMessage) any {
+	if r == nil {
+		return nil
+	}
+	return r
+}

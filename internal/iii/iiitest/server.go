@@ -1,0 +1,341 @@
+// Package iiitest is a faithful local iii engine for tests and first use,
+// in the shape of net/http/httptest: NewServer, URL, Close,
+// CloseClientConnections, plus Restart.
+//
+// It speaks the 0.22.1 worker protocol (tolerating 0.23 fields) as written
+// down in the project's iii-protocol.md: invocation routing by id, void and
+// enqueue actions, _caller_worker_id injection, function ownership, trigger
+// type providers with parking and replay, disconnect cleanup, reattach, the
+// in-process state::* and engine::* functions with their quirks, JSON and
+// WebSocket keepalive, and an /otel socket that discards telemetry. It never
+// sends anything the real engine would not (no registration acks, no pings).
+package iiitest
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"go.uber.org/zap"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Logger receives connect, disconnect and registration logs (info) and
+	// dropped frames (debug). Nil discards everything.
+	Logger *zap.Logger
+	// MaxFrameBytes caps one inbound WebSocket message; a bigger one ends the
+	// connection. Zero means 64 MiB, the engine's library default.
+	MaxFrameBytes int64
+}
+
+const (
+	defaultMaxFrameBytes = 64 << 20
+	// writeWait bounds one frame write to a worker.
+	writeWait = 10 * time.Second
+	// handshakeTimeout bounds the HTTP upgrade request, as the engine's
+	// handshake_timeout_ms default does.
+	handshakeTimeout = 10 * time.Second
+	// reattachEvictTimeout bounds the wait for an evicted connection's own
+	// cleanup before the reattaching one runs it (REATTACH_EVICT_TIMEOUT).
+	reattachEvictTimeout = 5 * time.Second
+	// relistenTimeout bounds Restart's attempts to bind the old port again.
+	relistenTimeout = 5 * time.Second
+)
+
+// Server is a running local engine. Its zero value is not usable; create one
+// with NewServer or Start.
+type Server struct {
+	opts      Options
+	log       *zap.Logger
+	addr      string // host:port, fixed for the server's life
+	startedAt time.Time
+	upgrader  websocket.Upgrader
+	state     *stateStore
+
+	admin sync.Mutex // serialises Close, Restart and CloseClientConnections
+
+	life      sync.Mutex // guards the fields below
+	accepting bool
+	closed    bool
+	httpSrv   *http.Server
+	sockets   map[*socket]struct{}
+	handlers  sync.WaitGroup // Serve goroutine and request handlers
+	httpConns sync.WaitGroup // net/http connections not yet closed or hijacked
+
+	quit chan struct{}  // closed by Close; stops background work
+	bg   sync.WaitGroup // background goroutines
+
+	registry // guarded by registry.mu
+}
+
+// socket is one upgraded WebSocket, worker or telemetry.
+type socket struct {
+	ws     *websocket.Conn
+	worker *conn         // nil for /otel
+	exited chan struct{} // closed when its handler has returned
+}
+
+// NewServer starts an engine on 127.0.0.1 at a free port, like
+// httptest.NewServer. It panics if it cannot listen.
+func NewServer() *Server {
+	s, err := Start("127.0.0.1:0", Options{})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Start starts an engine listening on addr, for example "127.0.0.1:49134"
+// for a standalone run or "127.0.0.1:0" for a free port.
+func Start(addr string, opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.MaxFrameBytes <= 0 {
+		opts.MaxFrameBytes = defaultMaxFrameBytes
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("iiitest: listen on %s: %w", addr, err)
+	}
+	s := &Server{
+		opts:      opts,
+		log:       opts.Logger,
+		addr:      ln.Addr().String(),
+		startedAt: time.Now(),
+		upgrader:  websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
+		state:     newStateStore(),
+		sockets:   map[*socket]struct{}{},
+		quit:      make(chan struct{}),
+	}
+	s.registry.init()
+	s.serve(ln)
+	s.bg.Add(1)
+	go s.watchFunctions()
+	s.log.Info("iiitest engine listening", zap.String("url", s.URL()))
+	return s, nil
+}
+
+// URL returns the worker endpoint, "ws://127.0.0.1:<port>".
+func (s *Server) URL() string {
+	host, port, err := net.SplitHostPort(s.addr)
+	if err != nil {
+		return "ws://" + s.addr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "ws://" + net.JoinHostPort(host, port)
+}
+
+// Close stops listening, drops every connection (each gets the engine's
+// full disconnect cleanup) and waits for every goroutine the server
+// started. Further calls do nothing.
+func (s *Server) Close() {
+	s.admin.Lock()
+	defer s.admin.Unlock()
+	s.life.Lock()
+	if s.closed {
+		s.life.Unlock()
+		return
+	}
+	s.closed = true
+	s.life.Unlock()
+	s.stopServing()
+	close(s.quit)
+	s.bg.Wait()
+	s.log.Info("iiitest engine closed", zap.String("url", s.URL()))
+}
+
+// CloseClientConnections drops every connection abruptly (no close frame),
+// keeps listening, and returns once each dropped worker's cleanup is done,
+// so its functions, bindings and calls are already gone.
+func (s *Server) CloseClientConnections() {
+	s.admin.Lock()
+	defer s.admin.Unlock()
+	s.life.Lock()
+	socks := make([]*socket, 0, len(s.sockets))
+	for sk := range s.sockets {
+		socks = append(socks, sk)
+	}
+	s.life.Unlock()
+	for _, sk := range socks {
+		_ = sk.ws.Close()
+	}
+	for _, sk := range socks {
+		<-sk.exited
+	}
+}
+
+// Restart drops all connections and stops listening, then listens again on
+// the same port, as an engine restart would. State (state::*) is kept;
+// everything workers registered is gone and built-ins a worker had replaced
+// are back.
+func (s *Server) Restart() error {
+	s.admin.Lock()
+	defer s.admin.Unlock()
+	s.life.Lock()
+	closed := s.closed
+	s.life.Unlock()
+	if closed {
+		return errors.New("iiitest: restart of a closed server")
+	}
+	s.stopServing()
+	s.mu.Lock()
+	s.installBuiltinsLocked()
+	s.mu.Unlock()
+	ln, err := listenAgain(s.addr)
+	if err != nil {
+		return err
+	}
+	s.serve(ln)
+	s.log.Info("iiitest engine restarted", zap.String("url", s.URL()))
+	return nil
+}
+
+// listenAgain binds addr, retrying while the old socket is still releasing
+// the port.
+func listenAgain(addr string) (net.Listener, error) {
+	deadline := time.Now().Add(relistenTimeout)
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			return ln, nil
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return nil, fmt.Errorf("iiitest: listen again on %s: %w", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// serve starts accepting on ln.
+func (s *Server) serve(ln net.Listener) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.serveWorker)
+	mux.HandleFunc("GET /otel", s.serveOtel)
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: handshakeTimeout,
+		ConnState:         s.trackHTTPConn,
+		ErrorLog:          zap.NewStdLog(s.log),
+	}
+	srv.SetKeepAlivesEnabled(false)
+	s.life.Lock()
+	s.httpSrv = srv
+	s.accepting = true
+	s.handlers.Add(1)
+	s.life.Unlock()
+	go func() {
+		defer s.handlers.Done()
+		_ = srv.Serve(ln)
+	}()
+}
+
+// stopServing closes the listener and every socket, then waits until every
+// handler has returned (each worker's cleanup included).
+func (s *Server) stopServing() {
+	s.life.Lock()
+	s.accepting = false
+	srv := s.httpSrv
+	s.httpSrv = nil
+	socks := make([]*socket, 0, len(s.sockets))
+	for sk := range s.sockets {
+		socks = append(socks, sk)
+	}
+	s.life.Unlock()
+	if srv != nil {
+		_ = srv.Close()
+	}
+	for _, sk := range socks {
+		_ = sk.ws.Close()
+	}
+	s.handlers.Wait()
+	s.httpConns.Wait()
+}
+
+// trackHTTPConn counts net/http connections so that stopping waits for
+// them, and refuses connections that arrive while stopping.
+func (s *Server) trackHTTPConn(c net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		s.httpConns.Add(1)
+		s.life.Lock()
+		accepting := s.accepting
+		s.life.Unlock()
+		if !accepting {
+			_ = c.Close()
+		}
+	case http.StateHijacked, http.StateClosed:
+		s.httpConns.Done()
+	}
+}
+
+// enter registers a request handler; false means the server is stopping.
+func (s *Server) enter() bool {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if !s.accepting {
+		return false
+	}
+	s.handlers.Add(1)
+	return true
+}
+
+// upgrade turns the request into a tracked WebSocket, or returns nil.
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, worker func(*websocket.Conn) *conn) *socket {
+	ws, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		s.log.Debug("websocket upgrade failed", zap.String("path", r.URL.Path), zap.Error(err))
+		return nil
+	}
+	ws.SetReadLimit(s.opts.MaxFrameBytes)
+	sk := &socket{ws: ws, exited: make(chan struct{})}
+	if worker != nil {
+		sk.worker = worker(ws)
+	}
+	s.life.Lock()
+	defer s.life.Unlock()
+	if !s.accepting {
+		_ = ws.Close()
+		return nil
+	}
+	s.sockets[sk] = struct{}{}
+	return sk
+}
+
+// release forgets a socket whose handler is about to return.
+func (s *Server) release(sk *socket) {
+	_ = sk.ws.Close()
+	s.life.Lock()
+	delete(s.sockets, sk)
+	s.life.Unlock()
+	close(sk.exited)
+}
+
+// serveWorker runs one worker connection: handshake, then its read loop in
+// this goroutine and its writer in another, then the disconnect cleanup.
+func (s *Server) serveWorker(w http.ResponseWriter, r *http.Request) {
+	if !s.enter() {
+		http.Error(w, "iiitest: engine is stopping", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.handlers.Done()
+	sk := s.upgrade(w, r, func(ws *websocket.Conn) *conn { return newConn(s, ws, r.RemoteAddr) })
+	if sk == nil {
+		return
+	}
+	defer s.release(sk)
+	c := sk.worker
+	go c.writeLoop()
+	s.connect(c)
+	c.readLoop()
+	s.cleanup(c)
+	<-c.writerDone
+}

@@ -1,0 +1,111 @@
+package iiitest
+
+import (
+	"container/list"
+	"encoding/json"
+	"slices"
+	"sync"
+)
+
+// stateStore is the engine's in-memory kv adapter: scope → key → value,
+// with each scope remembering the order in which keys were first written
+// (an IndexMap in the engine). Overwriting a key keeps its position,
+// deleting it removes it, and a scope emptied by deletes stays listed. Get
+// and set are O(1); every call is atomic.
+type stateStore struct {
+	mu     sync.RWMutex
+	scopes map[string]*scopeRows
+}
+
+type scopeRows struct {
+	index map[string]*list.Element // key → element holding *stateRow
+	order *list.List
+}
+
+type stateRow struct {
+	key   string
+	value json.RawMessage
+}
+
+func newStateStore() *stateStore {
+	return &stateStore{scopes: map[string]*scopeRows{}}
+}
+
+// set stores value and returns the previous value (nil when there was none).
+func (st *stateStore) set(scope, key string, value json.RawMessage) (old json.RawMessage) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rows := st.scopes[scope]
+	if rows == nil {
+		rows = &scopeRows{index: map[string]*list.Element{}, order: list.New()}
+		st.scopes[scope] = rows
+	}
+	if el, ok := rows.index[key]; ok {
+		row := el.Value.(*stateRow)
+		old, row.value = row.value, value
+		return old
+	}
+	rows.index[key] = rows.order.PushBack(&stateRow{key: key, value: value})
+	return nil
+}
+
+// get returns the stored value; ok is false for a missing key.
+func (st *stateStore) get(scope, key string) (json.RawMessage, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows := st.scopes[scope]
+	if rows == nil {
+		return nil, false
+	}
+	el, ok := rows.index[key]
+	if !ok {
+		return nil, false
+	}
+	return el.Value.(*stateRow).value, true
+}
+
+// remove deletes a key and returns its value; ok is false when it was
+// missing. The scope itself is kept even when it becomes empty.
+func (st *stateStore) remove(scope, key string) (json.RawMessage, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rows := st.scopes[scope]
+	if rows == nil {
+		return nil, false
+	}
+	el, ok := rows.index[key]
+	if !ok {
+		return nil, false
+	}
+	delete(rows.index, key)
+	rows.order.Remove(el)
+	return el.Value.(*stateRow).value, true
+}
+
+// values lists a scope's values in first-write order; an unknown scope is
+// empty.
+func (st *stateStore) values(scope string) []json.RawMessage {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows := st.scopes[scope]
+	if rows == nil {
+		return []json.RawMessage{}
+	}
+	out := make([]json.RawMessage, 0, rows.order.Len())
+	for el := rows.order.Front(); el != nil; el = el.Next() {
+		out = append(out, el.Value.(*stateRow).value)
+	}
+	return out
+}
+
+// groups lists every scope ever written, sorted.
+func (st *stateStore) groups() []string {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	out := make([]string, 0, len(st.scopes))
+	for name := range st.scopes {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}

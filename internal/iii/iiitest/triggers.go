@@ -1,0 +1,259 @@
+package iiitest
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+// triggerType is a registered trigger type. A worker-provided type learns
+// of bindings through registertrigger/unregistertrigger frames; a built-in
+// one (provider nil) accepts every binding silently.
+type triggerType struct {
+	id            string
+	description   string
+	requestFormat json.RawMessage // trigger_request_format
+	callFormat    json.RawMessage // call_request_format
+	provider      *conn
+}
+
+// binding is a registered trigger: "when type fires, call function". Ids
+// are global and unowned; owner is the connection that registered it last.
+type binding struct {
+	id          string
+	triggerType string
+	functionID  string
+	config      json.RawMessage
+	metadata    json.RawMessage
+	owner       *conn
+}
+
+// Engine-provided trigger types.
+const (
+	triggerFunctionsAvailable = "engine::functions-available"
+	triggerWorkersAvailable   = "engine::workers-available"
+)
+
+func builtinTriggerTypes() []*triggerType {
+	return []*triggerType{
+		{id: triggerFunctionsAvailable, description: "Triggered when functions are registered/unregistered"},
+		{id: triggerWorkersAvailable, description: "Triggered when workers connect/disconnect"},
+	}
+}
+
+func (b *binding) registerFrame() wire.RegisterTrigger {
+	return wire.RegisterTrigger{ID: b.id, TriggerType: b.triggerType, FunctionID: b.functionID,
+		Config: b.config, Metadata: b.metadata}
+}
+
+// registerTriggerType makes c the provider of a type (replacing any
+// previous provider, which is not told) and sends it every live and parked
+// binding of that type.
+func (s *Server) registerTriggerType(c *conn, m wire.RegisterTriggerType) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.dead {
+		return
+	}
+	// Parked bindings whose owner is gone are swept before the replay.
+	for id, b := range s.parked {
+		if b.owner != nil && b.owner.dead {
+			delete(s.parked, id)
+		}
+	}
+	tt := &triggerType{id: m.ID, description: m.Description,
+		requestFormat: canonical(m.TriggerRequestFormat), callFormat: canonical(m.CallRequestFormat), provider: c}
+	s.types[m.ID] = tt
+	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
+		if b := s.bindings[id]; b.triggerType == m.ID {
+			c.send(b.registerFrame())
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.parked)) {
+		b := s.parked[id]
+		if b.triggerType != m.ID {
+			continue
+		}
+		if c.send(b.registerFrame()) {
+			delete(s.parked, id)
+			s.bindings[id] = b
+			c.log.Info("parked trigger recovered", zap.String("trigger_id", id), zap.String("trigger_type", m.ID))
+		}
+	}
+	s.notifyLocked()
+	c.log.Info("trigger type registered", zap.String("trigger_type", m.ID))
+}
+
+// registerTrigger stores a binding. An unknown type parks it silently; a
+// worker-provided type gets it forwarded without waiting for the answer.
+func (s *Server) registerTrigger(c *conn, m wire.RegisterTrigger) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.dead {
+		return
+	}
+	b := &binding{id: m.ID, triggerType: m.TriggerType, functionID: m.FunctionID,
+		config: canonical(m.Config), metadata: canonical(m.Metadata), owner: c}
+	tt := s.types[m.TriggerType]
+	switch {
+	case tt == nil:
+		// A live binding with the same id stays live until unregistered.
+		s.parked[m.ID] = b
+		c.log.Info("trigger parked: its type is not registered",
+			zap.String("trigger_id", m.ID), zap.String("trigger_type", m.TriggerType))
+	case tt.provider != nil && !tt.provider.send(b.registerFrame()):
+		delete(s.bindings, m.ID)
+		s.parked[m.ID] = b
+	default:
+		delete(s.parked, m.ID)
+		s.bindings[m.ID] = b
+	}
+	s.notifyLocked()
+}
+
+// unregisterTrigger removes a binding by id, whoever registered it, and
+// tells the provider when it was live.
+func (s *Server) unregisterTrigger(c *conn, m wire.UnregisterTrigger) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.bindings[m.ID]
+	if b == nil {
+		delete(s.parked, m.ID)
+		s.notifyLocked()
+		return
+	}
+	if tt := s.types[b.triggerType]; tt != nil && tt.provider != nil {
+		tt.provider.send(wire.UnregisterTrigger{ID: b.id, TriggerType: b.triggerType})
+	}
+	delete(s.bindings, m.ID)
+	delete(s.parked, m.ID)
+	s.notifyLocked()
+	c.log.Debug("trigger unregistered", zap.String("trigger_id", m.ID))
+}
+
+// triggerResult handles a provider's triggerregistrationresult: success is
+// swallowed; an error parks the binding again and is forwarded to the
+// binding's owner. Results from anyone but the type's provider are ignored.
+func (s *Server) triggerResult(c *conn, m wire.TriggerRegistrationResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.bindings[m.ID]
+	if b == nil {
+		c.log.Debug("dropped triggerregistrationresult for an unknown or parked trigger", zap.String("trigger_id", m.ID))
+		return
+	}
+	if tt := s.types[b.triggerType]; tt == nil || tt.provider != c {
+		c.log.Debug("dropped triggerregistrationresult from a worker that does not provide the type",
+			zap.String("trigger_id", m.ID))
+		return
+	}
+	if m.Error == nil {
+		return
+	}
+	delete(s.bindings, m.ID)
+	s.parked[m.ID] = b
+	s.notifyLocked()
+	c.log.Info("trigger rejected by its provider; parked",
+		zap.String("trigger_id", m.ID), zap.String("code", m.Error.Code))
+	if b.owner != nil && !b.owner.dead {
+		b.owner.send(wire.TriggerRegistrationResult{ID: b.id, TriggerType: b.triggerType,
+			FunctionID: b.functionID, Error: m.Error})
+	}
+}
+
+// releaseTriggersLocked is the trigger part of c's disconnect cleanup: its
+// live bindings are removed (providers are told), its parked ones dropped,
+// and the types it provided removed with other workers' bindings parked.
+func (s *Server) releaseTriggersLocked(c *conn) {
+	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
+		b := s.bindings[id]
+		if b.owner != c {
+			continue
+		}
+		delete(s.bindings, id)
+		if tt := s.types[b.triggerType]; tt != nil && tt.provider != nil {
+			tt.provider.send(wire.UnregisterTrigger{ID: b.id, TriggerType: b.triggerType})
+		}
+	}
+	for id, b := range s.parked {
+		if b.owner == c {
+			delete(s.parked, id)
+		}
+	}
+	for typeID, tt := range s.types {
+		if tt.provider != c {
+			continue
+		}
+		delete(s.types, typeID)
+		for id, b := range s.bindings {
+			if b.triggerType == typeID {
+				delete(s.bindings, id)
+				s.parked[id] = b
+				c.log.Info("trigger disabled until its type returns",
+					zap.String("trigger_id", id), zap.String("trigger_type", typeID))
+			}
+		}
+	}
+}
+
+// fire calls every live binding of a type with data, as the engine does for
+// its own trigger types: engine-originated calls, payload untouched, the
+// binding's metadata passed along, results discarded.
+func (s *Server) fire(triggerTypeID string, data any) {
+	payload := mustEncode(data)
+	s.mu.Lock()
+	var targets []*binding
+	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
+		if b := s.bindings[id]; b.triggerType == triggerTypeID {
+			targets = append(targets, b)
+		}
+	}
+	s.mu.Unlock()
+	for _, b := range targets {
+		s.call(callRequest{functionID: b.functionID, data: payload, metadata: b.metadata})
+	}
+}
+
+// functionsPollInterval is how often the engine checks whether the set of
+// function ids changed before firing engine::functions-available.
+var functionsPollInterval = 5 * time.Second
+
+// watchFunctions fires engine::functions-available with every function's
+// summary when the set of function ids changed since the last check.
+func (s *Server) watchFunctions() {
+	defer s.bg.Done()
+	ticker := time.NewTicker(functionsPollInterval)
+	defer ticker.Stop()
+	last := s.functionIDsSignature()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-ticker.C:
+		}
+		sig := s.functionIDsSignature()
+		if sig == last {
+			continue
+		}
+		last = sig
+		s.mu.Lock()
+		summaries := make([]map[string]any, 0, len(s.functions))
+		for _, id := range slices.Sorted(maps.Keys(s.functions)) {
+			summaries = append(summaries, s.summaryLocked(s.functions[id]))
+		}
+		s.mu.Unlock()
+		s.fire(triggerFunctionsAvailable, map[string]any{"event": "functions_changed", "functions": summaries})
+	}
+}
+
+func (s *Server) functionIDsSignature() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(slices.Sorted(maps.Keys(s.functions)), "\x00")
+}

@@ -1,0 +1,100 @@
+package iii
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+// serveInvocation handles an invokefunction from the engine: each handler
+// runs in its own goroutine so a slow one never delays the read loop;
+// refusals are answered inline.
+func (c *Client) serveInvocation(cn *conn, m wire.InvokeFunction) {
+	c.mu.Lock()
+	entry, ok := c.functions[m.FunctionID]
+	switch {
+	case c.closed:
+		c.mu.Unlock()
+		c.log.Debug("ignored invocation: client closed", zap.String("function_id", m.FunctionID))
+	case c.shuttingDown:
+		c.mu.Unlock()
+		c.reply(cn, m, nil, &Error{Code: CodeUnavailable, Message: "worker is shutting down"})
+	case !ok:
+		c.mu.Unlock()
+		c.reply(cn, m, nil, &Error{Code: CodeFunctionNotFound, Message: fmt.Sprintf("Function %s not found", m.FunctionID)})
+	default:
+		c.inflight++
+		c.handlers.Add(1)
+		c.mu.Unlock()
+		go c.runHandler(cn, entry.fn, m)
+	}
+}
+
+// runHandler runs one invocation and answers it on the connection it came
+// from. Its ctx ends when the client closes.
+func (c *Client) runHandler(cn *conn, fn Function, m wire.InvokeFunction) {
+	defer c.handlers.Done()
+	defer c.handlerDone()
+	req := Request{FunctionID: m.FunctionID, InvocationID: m.InvocationID, Data: m.Data,
+		Metadata: m.Metadata, Traceparent: m.Traceparent, Baggage: m.Baggage}
+	result, err := c.callHandler(c.ctx, fn, req)
+	c.reply(cn, m, result, err)
+}
+
+// callHandler turns a handler panic into an invocation_failed error; the
+// stack goes to the log, not onto the wire.
+func (c *Client) callHandler(ctx context.Context, fn Function, req Request) (result any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("handler panicked", zap.String("function_id", fn.ID),
+				zap.Any("panic", v), zap.ByteString("stack", debug.Stack()))
+			result, err = nil, panicError(fn.ID, v)
+		}
+	}()
+	return fn.Handler(ctx, req)
+}
+
+func (c *Client) handlerDone() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inflight--
+	if c.shuttingDown && c.inflight == 0 {
+		close(c.drained)
+	}
+}
+
+// reply sends the one invocationresult an invocation with an id is owed,
+// echoing function_id, traceparent and baggage. Without an id nothing is
+// sent. A result that cannot be encoded becomes an invocation_failed error
+// so the caller still gets an answer.
+func (c *Client) reply(cn *conn, m wire.InvokeFunction, result any, err error) {
+	if m.InvocationID == "" {
+		if err != nil {
+			c.log.Debug("invocation without id failed", zap.String("function_id", m.FunctionID), zap.Error(err))
+		}
+		return
+	}
+	r := wire.InvocationResult{InvocationID: m.InvocationID, FunctionID: m.FunctionID,
+		Traceparent: m.Traceparent, Baggage: m.Baggage}
+	if err != nil {
+		r.Error = errorBody(err)
+	} else if raw, encErr := encodeJSON(result); encErr != nil {
+		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
+	} else {
+		r.Result = raw
+	}
+	frame, encErr := wire.Encode(r)
+	if encErr != nil {
+		r.Result = nil
+		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
+		frame = mustEncode(r)
+	}
+	if !cn.send(frame) {
+		c.log.Debug("result dropped: its connection has ended",
+			zap.String("function_id", m.FunctionID), zap.String("invocation_id", m.InvocationID))
+	}
+}

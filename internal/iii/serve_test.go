@@ -1,0 +1,240 @@
+package iii
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+func invocationID(n int) string { return fmt.Sprintf("%08d-0000-4000-a000-000000000000", n) }
+
+// resultFor returns a matcher of the invocationresult for id.
+func resultFor(id string) func(received) bool {
+	return func(r received) bool {
+		m, ok := r.msg.(wire.InvocationResult)
+		return ok && m.InvocationID == id
+	}
+}
+
+// TestConcurrentHandlers runs several invocations whose handlers only
+// return once all of them have started, so they must run concurrently,
+// and checks each gets exactly one result with its trace context echoed.
+func TestConcurrentHandlers(t *testing.T) {
+	const n = 5
+	p := newPeer(t)
+	c, _ := newClient(t, p)
+	var started sync.WaitGroup
+	started.Add(n)
+	c.RegisterFunction(Function{ID: "echo", Handler: func(ctx context.Context, req Request) (any, error) {
+		started.Done()
+		started.Wait()
+		return map[string]any{"data": req.Data, "metadata": req.Metadata, "invocation_id": req.InvocationID}, nil
+	}})
+	startReady(t, c)
+	pc := p.waitConn(1)
+
+	for i := range n {
+		pc.send(wire.InvokeFunction{InvocationID: invocationID(i), FunctionID: "echo",
+			Data: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i)), Metadata: json.RawMessage(`{"m":true}`),
+			Traceparent: fmt.Sprintf("00-trace-%d-01", i), Baggage: fmt.Sprintf("k=%d", i)})
+	}
+	for i := range n {
+		p.waitFrame("result", resultFor(invocationID(i)))
+	}
+	roundTrip(t, p, pc)
+
+	for i := range n {
+		id := invocationID(i)
+		var got []wire.Message
+		for _, m := range p.framesOn(1) {
+			if r, ok := m.(wire.InvocationResult); ok && r.InvocationID == id {
+				got = append(got, r)
+			}
+		}
+		want := []wire.Message{wire.InvocationResult{InvocationID: id, FunctionID: "echo",
+			Result:      json.RawMessage(fmt.Sprintf(`{"data":{"i":%d},"invocation_id":%q,"metadata":{"m":true}}`, i, id)),
+			Traceparent: fmt.Sprintf("00-trace-%d-01", i), Baggage: fmt.Sprintf("k=%d", i)}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("results for invocation %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+type codedErr struct{}
+
+func (codedErr) Error() string     { return "quota exceeded" }
+func (codedErr) ErrorCode() string { return "rate_limited" }
+
+// TestInvocationResults checks how a handler's outcome goes on the wire.
+func TestInvocationResults(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler Handler
+		fn      string // function invoked; defaults to the registered one
+		want    wire.InvocationResult
+	}{
+		{
+			name:    "nil result has no result field",
+			handler: func(context.Context, Request) (any, error) { return nil, nil },
+			want:    wire.InvocationResult{},
+		},
+		{
+			name:    "raw message is sent verbatim",
+			handler: func(context.Context, Request) (any, error) { return json.RawMessage(`{"b":[1,"x"]}`), nil },
+			want:    wire.InvocationResult{Result: json.RawMessage(`{"b":[1,"x"]}`)},
+		},
+		{
+			name:    "values are encoded without HTML escaping",
+			handler: func(context.Context, Request) (any, error) { return map[string]string{"md": "<b>a & b</b>"}, nil },
+			want:    wire.InvocationResult{Result: json.RawMessage(`{"md":"<b>a & b</b>"}`)},
+		},
+		{
+			name:    "plain error is invocation_failed",
+			handler: func(context.Context, Request) (any, error) { return "ignored", errors.New("disk full") },
+			want:    wire.InvocationResult{Error: &wire.ErrorBody{Code: "invocation_failed", Message: "disk full"}},
+		},
+		{
+			name: "*Error keeps its code",
+			handler: func(context.Context, Request) (any, error) {
+				return nil, fmt.Errorf("wrapped: %w", &Error{Code: "not_found", Message: "Skill not found: x"})
+			},
+			want: wire.InvocationResult{Error: &wire.ErrorBody{Code: "not_found", Message: "Skill not found: x"}},
+		},
+		{
+			name:    "ErrorCode keeps its code",
+			handler: func(context.Context, Request) (any, error) { return nil, codedErr{} },
+			want:    wire.InvocationResult{Error: &wire.ErrorBody{Code: "rate_limited", Message: "quota exceeded"}},
+		},
+		{
+			name:    "panic is invocation_failed",
+			handler: func(context.Context, Request) (any, error) { panic("boom") },
+			want: wire.InvocationResult{Error: &wire.ErrorBody{Code: "invocation_failed",
+				Message: "handler f::under-test panicked: boom"}},
+		},
+		{
+			name:    "unencodable result is invocation_failed",
+			handler: func(context.Context, Request) (any, error) { return func() {}, nil },
+			want: wire.InvocationResult{Error: &wire.ErrorBody{Code: "invocation_failed",
+				Message: "encode result of f::under-test: json: unsupported type: func()"}},
+		},
+		{
+			name:    "invalid raw message is invocation_failed",
+			handler: func(context.Context, Request) (any, error) { return json.RawMessage(`{`), nil },
+			want: wire.InvocationResult{Error: &wire.ErrorBody{Code: "invocation_failed",
+				Message: "encode result of f::under-test: json.RawMessage is not valid JSON"}},
+		},
+		{
+			name:    "unknown function",
+			handler: nopHandler,
+			fn:      "nope::x",
+			want: wire.InvocationResult{Error: &wire.ErrorBody{Code: "function_not_found",
+				Message: "Function nope::x not found"}},
+		},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPeer(t)
+			c, _ := newClient(t, p)
+			c.RegisterFunction(Function{ID: "f::under-test", Handler: tt.handler})
+			startReady(t, c)
+			pc := p.waitConn(1)
+			fn := tt.fn
+			if fn == "" {
+				fn = "f::under-test"
+			}
+			id := invocationID(i)
+			pc.send(wire.InvokeFunction{InvocationID: id, FunctionID: fn, Data: json.RawMessage(`{}`)})
+			got := p.waitFrame("result", resultFor(id))
+			want := tt.want
+			want.InvocationID, want.FunctionID = id, fn
+			if diff := cmp.Diff(wire.Message(want), got.msg); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			roundTrip(t, p, pc) // the connection still serves
+		})
+	}
+}
+
+// TestInvocationWithoutID runs the handler and sends nothing back.
+func TestInvocationWithoutID(t *testing.T) {
+	p := newPeer(t)
+	c, _ := newClient(t, p)
+	ran := make(chan json.RawMessage, 1)
+	c.RegisterFunction(Function{ID: "f", Handler: func(_ context.Context, req Request) (any, error) {
+		ran <- req.Data
+		return "unseen", nil
+	}})
+	startReady(t, c)
+	pc := p.waitConn(1)
+	pc.send(wire.InvokeFunction{FunctionID: "f", Data: json.RawMessage(`{"x":1}`)})
+	if got := <-ran; string(got) != `{"x":1}` {
+		t.Errorf("handler got %s", got)
+	}
+	eventually(t, "handler finished", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.inflight == 0
+	})
+	roundTrip(t, p, pc) // a reply, had one been queued, would precede the pong
+	for _, m := range p.framesOn(1) {
+		if m.MessageType() == wire.TypeInvocationResult {
+			t.Errorf("unexpected result %#v", m)
+		}
+	}
+}
+
+// TestHandlerContextEndsOnClose checks that Close cancels running
+// handlers and waits for them.
+func TestHandlerContextEndsOnClose(t *testing.T) {
+	p := newPeer(t)
+	c, _ := newClient(t, p)
+	started := make(chan struct{})
+	var finished bool
+	c.RegisterFunction(Function{ID: "wait", Handler: func(ctx context.Context, _ Request) (any, error) {
+		close(started)
+		<-ctx.Done()
+		finished = true
+		return nil, ctx.Err()
+	}})
+	startReady(t, c)
+	p.waitConn(1).send(wire.InvokeFunction{InvocationID: invocationID(1), FunctionID: "wait", Data: json.RawMessage(`{}`)})
+	<-started
+	c.Close()
+	if !finished {
+		t.Error("Close returned before the handler finished")
+	}
+}
+
+// TestReplyStaysOnItsConnection: a handler that finishes after its
+// connection dropped must not answer on the next connection, where the
+// invocation id means nothing.
+func TestReplyStaysOnItsConnection(t *testing.T) {
+	p := newPeer(t)
+	c, logs := newClient(t, p)
+	started, release := make(chan struct{}), make(chan struct{})
+	c.RegisterFunction(Function{ID: "slow", Handler: func(context.Context, Request) (any, error) {
+		close(started)
+		<-release
+		return "late", nil
+	}})
+	startReady(t, c)
+	p.waitConn(1).send(wire.InvokeFunction{InvocationID: invocationID(1), FunctionID: "slow", Data: json.RawMessage(`{}`)})
+	<-started
+	p.dropAll()
+	p.waitFrame("second handshake", isType(2, wire.TypeRegisterFunction))
+	close(release)
+	waitLog(t, logs, "result dropped: its connection has ended")
+	roundTrip(t, p, p.waitConn(2))
+	for _, m := range p.framesOn(2) {
+		if m.MessageType() == wire.TypeInvocationResult {
+			t.Errorf("result leaked onto the next connection: %#v", m)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+func TestErrorCodesAndMessages(t *testing.T) {
+	cause := errors.New("boom")
+	tests := []struct {
+		name      string
+		err       *Error
+		code, msg string
+		wrapped   error
+	}{
+		{"invalid", invalid(cause), CodeInvalidArgument, "boom", cause},
+		{"invalidf", invalidf("bad %s", "x"), CodeInvalidArgument, "bad x", nil},
+		{"not found", notFoundf("Skill not found: %s", "a"), CodeNotFound, "Skill not found: a", nil},
+		{"forbidden", forbiddenf("no"), CodeForbidden, "no", nil},
+		{"unavailable names the call", unavailable("state::get", cause), CodeUnavailable, "state::get: boom", cause},
+		{"deadline", unavailable("trigger a::b", context.DeadlineExceeded), CodeUnavailable, "trigger a::b: invocation timed out", context.DeadlineExceeded},
+		{"client timeout", unavailable("trigger a::b", iii.ErrTimeout), CodeUnavailable, "trigger a::b: invocation timed out", iii.ErrTimeout},
+		{"cancelled", unavailable("state::list", context.Canceled), CodeUnavailable, "state::list: call cancelled", context.Canceled},
+		{"remote error keeps its code in the text", unavailable("state::set", &iii.Error{Code: "SET_ERROR", Message: "full"}), CodeUnavailable, "state::set: SET_ERROR: full", nil},
+		{"fs message verbatim", unavailableMsg(cause), CodeUnavailable, "boom", cause},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.err.Error() != tt.msg || tt.err.ErrorCode() != tt.code {
+				t.Errorf("got %q (%s), want %q (%s)", tt.err.Error(), tt.err.ErrorCode(), tt.msg, tt.code)
+			}
+			if tt.wrapped != nil && !errors.Is(tt.err, tt.wrapped) {
+				t.Errorf("%v does not wrap %v", tt.err, tt.wrapped)
+			}
+		})
+	}
+}
+
+// The iii client keeps a handler error's code when errors.As finds an
+// ErrorCode method, even through wrapping.
+func TestErrorCodeSurvivesWrapping(t *testing.T) {
+	err := fmt.Errorf("context: %w", notFoundf("Prompt not found: x"))
+	var coded interface{ ErrorCode() string }
+	if !errors.As(err, &coded) || coded.ErrorCode() != CodeNotFound {
+		t.Errorf("code lost through wrapping: %v", err)
+	}
+}

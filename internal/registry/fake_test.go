@@ -1,0 +1,257 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// fakeEngine is an in-memory Caller that serves state::get/set/delete/list
+// the way the engine's state worker does — including the quirk that a
+// missing key answers with no result at all (nil) — plus any functions a
+// test registers. It records every call.
+type fakeEngine struct {
+	mu     sync.Mutex
+	scopes map[string]*fakeScope
+	funcs  map[string]func(ctx context.Context, data json.RawMessage) (json.RawMessage, error)
+	fail   map[string]error // function id → error every call returns
+	calls  []fakeCall
+}
+
+type fakeScope struct {
+	keys   []string // insertion order of first write, as the engine lists
+	values map[string]json.RawMessage
+}
+
+type fakeCall struct {
+	FunctionID string
+	Data       string
+}
+
+func newFakeEngine() *fakeEngine {
+	return &fakeEngine{
+		scopes: map[string]*fakeScope{},
+		funcs:  map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){},
+		fail:   map[string]error{},
+	}
+}
+
+// Call implements Caller.
+func (f *fakeEngine) Call(ctx context.Context, functionID string, data any) (json.RawMessage, error) {
+	payload, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.calls = append(f.calls, fakeCall{functionID, string(payload)})
+	failure := f.fail[functionID]
+	fn := f.funcs[functionID]
+	f.mu.Unlock()
+	if failure != nil {
+		return nil, failure
+	}
+	if fn != nil {
+		return fn(ctx, payload)
+	}
+	var in struct {
+		Scope string          `json:"scope"`
+		Key   string          `json:"key"`
+		Value json.RawMessage `json:"value"`
+	}
+	switch functionID {
+	case "state::get", "state::set", "state::delete", "state::list":
+		if err := json.Unmarshal(payload, &in); err != nil {
+			return nil, &iii.Error{Code: "deserialization_error", Message: err.Error()}
+		}
+	default:
+		return nil, &iii.Error{Code: iii.CodeFunctionNotFound, Message: fmt.Sprintf("Function %s not found", functionID)}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sc := f.scope(in.Scope)
+	switch functionID {
+	case "state::get":
+		return sc.values[in.Key], nil // nil for a missing key: no result
+	case "state::set":
+		old, had := sc.values[in.Key]
+		if !had {
+			sc.keys = append(sc.keys, in.Key)
+			old = json.RawMessage("null")
+		}
+		sc.values[in.Key] = in.Value
+		return json.RawMessage(fmt.Sprintf(`{"old_value":%s,"new_value":%s}`, old, in.Value)), nil
+	case "state::delete":
+		old, had := sc.values[in.Key]
+		if !had {
+			return nil, nil
+		}
+		delete(sc.values, in.Key)
+		for i, k := range sc.keys {
+			if k == in.Key {
+				sc.keys = append(sc.keys[:i:i], sc.keys[i+1:]...)
+				break
+			}
+		}
+		return old, nil
+	default: // state::list: values only, insertion order
+		size := 2 + len(sc.keys)
+		for _, v := range sc.values {
+			size += len(v)
+		}
+		out := make([]byte, 1, size)
+		out[0] = '['
+		for i, k := range sc.keys {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, sc.values[k]...)
+		}
+		return append(out, ']'), nil
+	}
+}
+
+func (f *fakeEngine) scope(name string) *fakeScope {
+	sc := f.scopes[name]
+	if sc == nil {
+		sc = &fakeScope{values: map[string]json.RawMessage{}}
+		f.scopes[name] = sc
+	}
+	return sc
+}
+
+// put stores a raw row, as another worker (e.g. the Rust one) would.
+func (f *fakeEngine) put(scope, key, value string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sc := f.scope(scope)
+	if _, had := sc.values[key]; !had {
+		sc.keys = append(sc.keys, key)
+	}
+	sc.values[key] = json.RawMessage(value)
+}
+
+// value returns the raw row stored at key, or "" when absent.
+func (f *fakeEngine) value(scope, key string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return string(f.scope(scope).values[key])
+}
+
+// handle registers a function the registry may trigger.
+func (f *fakeEngine) handle(id string, fn func(ctx context.Context, data json.RawMessage) (json.RawMessage, error)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.funcs[id] = fn
+}
+
+// returns registers a function that always answers result.
+func (f *fakeEngine) returns(id, result string) {
+	f.handle(id, func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		if result == "" {
+			return nil, nil
+		}
+		return json.RawMessage(result), nil
+	})
+}
+
+// failWith makes every call of id fail with err.
+func (f *fakeEngine) failWith(id string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail[id] = err
+}
+
+// callsTo returns the payloads sent to id, in order.
+func (f *fakeEngine) callsTo(id string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		if c.FunctionID == id {
+			out = append(out, c.Data)
+		}
+	}
+	return out
+}
+
+// fakeNotifier records the payloads fired on one trigger type, as JSON.
+type fakeNotifier struct {
+	mu     sync.Mutex
+	events []string
+}
+
+// Fire implements Notifier.
+func (n *fakeNotifier) Fire(_ context.Context, payload any) int {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		panic(err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.events = append(n.events, string(b))
+	return 1
+}
+
+func (n *fakeNotifier) fired() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.events...)
+}
+
+// fixture is a Registry wired to fakes, with a fixed clock.
+type fixture struct {
+	reg            *Registry
+	engine         *fakeEngine
+	skillEvents    *fakeNotifier
+	promptEvents   *fakeNotifier
+	ctx            context.Context
+	fixedTimestamp string
+}
+
+// fixedNow is the fixtures' clock: 2026-05-04T19:22:41.123456789Z.
+var fixedNow = time.Date(2026, 5, 4, 19, 22, 41, 123456789, time.UTC)
+
+func newFixture(t *testing.T, fs *fsource.Source) *fixture {
+	t.Helper()
+	f := &fixture{
+		engine:         newFakeEngine(),
+		skillEvents:    &fakeNotifier{},
+		promptEvents:   &fakeNotifier{},
+		ctx:            t.Context(),
+		fixedTimestamp: "2026-05-04T19:22:41.123456789+00:00",
+	}
+	f.reg = New(Config{
+		FS:             fs,
+		Caller:         f.engine,
+		SkillsChanged:  f.skillEvents,
+		PromptsChanged: f.promptEvents,
+		StateTimeout:   2 * time.Second,
+		Now:            func() time.Time { return fixedNow },
+	})
+	return f
+}
+
+// mustRegisterSkill registers a skill through the handler.
+func (f *fixture) mustRegisterSkill(t *testing.T, id, body string) {
+	t.Helper()
+	if _, err := f.reg.registerSkill(f.ctx, registerSkillInput{ID: id, Skill: body}); err != nil {
+		t.Fatalf("register %q: %v", id, err)
+	}
+}
+
+// errText returns err's message and code, "" for nil.
+func errText(err error) (msg, code string) {
+	if err == nil {
+		return "", ""
+	}
+	if e, ok := err.(interface{ ErrorCode() string }); ok {
+		code = e.ErrorCode()
+	}
+	return err.Error(), code
+}

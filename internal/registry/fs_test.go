@@ -1,0 +1,221 @@
+package registry
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/fsource"
+)
+
+// These tests run the registry over real temporary directories through
+// package fsource, with the glob layout of the Rust BDD harness.
+
+// fsMTime is the modification time given to every fixture file.
+var fsMTime = time.Date(2026, 1, 2, 3, 4, 5, 600000000, time.UTC)
+
+const fsMTimeText = "2026-01-02T03:04:05.600000000+00:00"
+
+// fsFixture writes files (slash paths relative to a temp dir) and returns
+// a fixture whose overlay globs fs-skills/**/*.md and fs-prompts/**/*.md.
+func fsFixture(t *testing.T, files map[string]string) (*fixture, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+	return newFixture(t, fsource.New(dir, []string{"fs-skills/**/*.md"}, []string{"fs-prompts/**/*.md"})), dir
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fsMTime, fsMTime); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFSSkillsList(t *testing.T) {
+	f, _ := fsFixture(t, map[string]string{
+		"fs-skills/alpha.md":                   "# Alpha\n\nFirst.\n",
+		"fs-skills/beta.md":                    "---\ntitle: x\n---\n# Beta\n",
+		"fs-skills/team-a/playbook.md":         "# Team A playbook\n\nTop-level body.\n",
+		"fs-skills/team-a/meetings/standup.md": "standup",
+		"fs-skills/Bad-Name.md":                "skipped: uppercase",
+		"fs-skills/notes.txt":                  "not matched",
+		"fs-skills/dual.md":                    "# from fs",
+	})
+	f.mustRegisterSkill(t, "dual", "# from state")
+	f.mustRegisterSkill(t, "gamma", "g")
+	got, err := f.reg.listSkills(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := f.fixedTimestamp
+	// fs bytes are the file size, frontmatter included.
+	want := listSkillsOutput{Skills: []skillEntry{
+		{ID: "alpha", Bytes: int64(len("# Alpha\n\nFirst.\n")), RegisteredAt: fsMTimeText, Origin: "fs"},
+		{ID: "beta", Bytes: int64(len("---\ntitle: x\n---\n# Beta\n")), RegisteredAt: fsMTimeText, Origin: "fs"},
+		{ID: "dual", Bytes: 12, RegisteredAt: at, Origin: "state"},
+		{ID: "gamma", Bytes: 1, RegisteredAt: at, Origin: "state"},
+		{ID: "team-a/meetings/standup", Bytes: 7, RegisteredAt: fsMTimeText, Origin: "fs"},
+		{ID: "team-a/playbook", Bytes: 35, RegisteredAt: fsMTimeText, Origin: "fs"},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("skills::list (-want +got):\n%s", diff)
+	}
+}
+
+func TestFSSkillRead(t *testing.T) {
+	f, dir := fsFixture(t, map[string]string{
+		"fs-skills/lookup.md": "---\nx: 1\n---\n# Lookup\n\nOld text.\n",
+		"fs-skills/dual.md":   "# from fs",
+		"fs-skills/empty.md":  "---\na: b\n---\n\n\n",
+	})
+	read := func(uri string) (string, error) {
+		out, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: uri})
+		if err != nil {
+			return "", err
+		}
+		return out.Contents[0].MimeType + " " + out.Contents[0].Text, nil
+	}
+	if got, err := read("iii://lookup"); err != nil || got != "text/markdown # Lookup\n\nOld text.\n" {
+		t.Errorf("first read = %q, %v", got, err)
+	}
+	writeFile(t, filepath.Join(dir, "fs-skills", "lookup.md"), "# Lookup\n\nNew text.\n")
+	if got, err := read("iii://lookup"); err != nil || got != "text/markdown # Lookup\n\nNew text.\n" {
+		t.Errorf("read after edit = %q, %v", got, err)
+	}
+
+	f.mustRegisterSkill(t, "dual", "# from state")
+	if got, err := read("iii://dual"); err != nil || got != "text/markdown # from state" {
+		t.Errorf("state must shadow fs: %q, %v", got, err)
+	}
+
+	_, err := read("iii://empty")
+	wantErr := "file " + filepath.Join(dir, "fs-skills", "empty.md") + " has empty body"
+	if msg, code := errText(err); msg != wantErr || code != CodeUnavailable {
+		t.Errorf("empty body error = %q (%s), want %q", msg, code, wantErr)
+	}
+
+	if got, err := f.reg.unregisterSkill(f.ctx, unregisterSkillInput{ID: "lookup"}); err != nil || got.Removed {
+		t.Errorf("unregistering an fs-only id = %+v, %v; want removed false", got, err)
+	}
+	if _, err := read("iii://lookup"); err != nil {
+		t.Errorf("fs entry must survive an unregister: %v", err)
+	}
+	if ev := f.skillEvents.fired(); len(ev) != 1 { // only the register of dual
+		t.Errorf("events = %v", ev)
+	}
+}
+
+func TestFSIndexAndResourcesList(t *testing.T) {
+	f, _ := fsFixture(t, map[string]string{
+		"fs-skills/tree.md":      "# Tree\n\nRoot of the tree.\n",
+		"fs-skills/tree/leaf.md": "# Leaf\n\nA leaf.\n",
+		"fs-skills/dual.md":      "# Dual from fs\n",
+		"fs-skills/broken.md":    "\n\n",
+	})
+	f.mustRegisterSkill(t, "dual", "# Dual\n\nFrom state.")
+	want := wantIntro +
+		"- [`dual`](iii://dual) — Dual — From state.\n" +
+		"\n" + wantCustom +
+		"- [`broken`](iii://broken) — broken\n" +
+		"- [`tree`](iii://tree) — Tree — Root of the tree.\n" +
+		"  - [`tree/leaf`](iii://tree/leaf) — Leaf — A leaf.\n"
+	if diff := cmp.Diff(want, f.reg.index(f.ctx)); diff != "" {
+		t.Errorf("index (-want +got):\n%s", diff)
+	}
+
+	got, err := f.reg.resourcesList(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range got.Resources {
+		uris = append(uris, r.URI+" "+r.Name)
+	}
+	wantURIs := []string{"iii://skills skills", "iii://dual Dual", "iii://broken broken", "iii://tree Tree", "iii://tree/leaf Leaf"}
+	if diff := cmp.Diff(wantURIs, uris); diff != "" {
+		t.Errorf("resources (-want +got):\n%s", diff)
+	}
+}
+
+func TestFSPrompts(t *testing.T) {
+	f, _ := fsFixture(t, map[string]string{
+		"fs-prompts/open-pr.md":    "---\nname: open-pr\ndescription: Create a GitHub pull request.\n---\nOpen a PR for the current branch.\n",
+		"fs-prompts/sub/static.md": "---\ndescription: A static prompt\n---\nStatic body\n\n",
+		"fs-prompts/no-fm.md":      "no frontmatter, skipped",
+		"fs-prompts/dual.md":       "---\ndescription: fs dual\n---\nfs body\n",
+	})
+	if _, err := f.reg.registerPrompt(f.ctx, registerPromptInput{Name: "dual", Description: "state dual", FunctionID: "w::dual"}); err != nil {
+		t.Fatal(err)
+	}
+
+	list, err := f.reg.listPrompts(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantList := []promptEntry{
+		{Name: "dual", FunctionID: "w::dual", RegisteredAt: f.fixedTimestamp, Origin: "state"},
+		{Name: "open-pr", RegisteredAt: fsMTimeText, Origin: "fs"},
+		{Name: "static", RegisteredAt: fsMTimeText, Origin: "fs"},
+	}
+	if diff := cmp.Diff(wantList, list.Prompts); diff != "" {
+		t.Errorf("prompts::list (-want +got):\n%s", diff)
+	}
+
+	mcp, err := f.reg.mcpListPrompts(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(mcp)
+	wantMCP := `{"prompts":[{"name":"dual","description":"state dual","arguments":[]},{"name":"open-pr","description":"Create a GitHub pull request.","arguments":[]},{"name":"static","description":"A static prompt","arguments":[]}]}`
+	if string(b) != wantMCP {
+		t.Errorf("mcp-list\n got %s\nwant %s", b, wantMCP)
+	}
+
+	got, err := f.reg.getPrompt(f.ctx, promptGetInput{Name: "static", Arguments: json.RawMessage(`{"ignored":true}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(got)
+	want := `{"description":"A static prompt","messages":[{"role":"user","content":{"type":"text","text":"Static body\n\n"}}]}`
+	if string(b) != want {
+		t.Errorf("mcp-get\n got %s\nwant %s", b, want)
+	}
+
+	f.engine.returns("w::dual", `"from the handler"`)
+	got, err = f.reg.getPrompt(f.ctx, promptGetInput{Name: "dual"})
+	if err != nil || !strings.Contains(string(got.Messages), "from the handler") || got.Description != "state dual" {
+		t.Errorf("state must shadow the fs prompt: %+v, %v", got, err)
+	}
+	if _, err := f.reg.getPrompt(f.ctx, promptGetInput{Name: "no-fm"}); err == nil {
+		t.Error("a prompt without frontmatter must not load")
+	}
+}
+
+func TestNilOverlayIsNoOverlay(t *testing.T) {
+	f := newFixture(t, nil)
+	if s, p := f.reg.fsSkills(); s != nil || p != nil {
+		t.Errorf("fsSkills = %v, %v", s, p)
+	}
+	if s, p := f.reg.fsPrompts(); s != nil || p != nil {
+		t.Errorf("fsPrompts = %v, %v", s, p)
+	}
+	if b := f.reg.fsBase(); b != "" {
+		t.Errorf("fsBase = %q", b)
+	}
+	if _, err := f.reg.getPrompt(f.ctx, promptGetInput{Name: "x"}); err == nil {
+		t.Error("want not found")
+	}
+}

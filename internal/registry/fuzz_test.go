@@ -1,0 +1,123 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/iii-hq/skills-go/internal/ids"
+)
+
+func FuzzParseURI(f *testing.F) {
+	for _, s := range []string{
+		"iii://skills", "iii://brain", "iii://a/b/c", "iii://fn/a/b", "iii://fn", "iii://fn/", "iii://",
+		"iii:///fn", "iii://a//b", "iii://x/worker::fn", "iii://fn/iii.on_foo", "brain", "skills",
+		"resend/email", "fn/x", "a", "iii://skills/", "iii://Fn/a", "iii://fn/a/" + strings.Repeat("b", 65),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := Parse(s)
+		if err != nil {
+			if u != (URI{}) {
+				t.Fatalf("Parse(%q) failed with %v but returned %+v", s, err, u)
+			}
+			if e, ok := err.(*Error); !ok || e.Code != CodeInvalidArgument {
+				t.Fatalf("Parse(%q) error %v is not invalid_argument", s, err)
+			}
+		} else {
+			checkParsed(t, s, u)
+		}
+
+		// Every registrable id reads back as itself, except the one the
+		// index shadows.
+		if ids.ValidateSkillID(s) == nil {
+			u, err := Parse(Scheme + s)
+			want := URI{Kind: KindSkill, Key: s}
+			if s == "skills" {
+				want = URI{Kind: KindIndex}
+			}
+			if err != nil || u != want {
+				t.Fatalf("Parse(%q) = %+v, %v; want %+v", Scheme+s, u, err, want)
+			}
+		}
+	})
+}
+
+// checkParsed asserts the invariants of a successful parse.
+func checkParsed(t *testing.T, s string, u URI) {
+	t.Helper()
+	switch u.Kind {
+	case KindIndex:
+		if s != IndexURI || u.Key != "" || u.FunctionID != "" {
+			t.Fatalf("Parse(%q) = %+v", s, u)
+		}
+	case KindSkill:
+		if u.FunctionID != "" || Scheme+u.Key != s || u.Key == "" {
+			t.Fatalf("Parse(%q) = %+v", s, u)
+		}
+		if strings.HasPrefix(u.Key, "/") || strings.HasSuffix(u.Key, "/") || strings.Contains(u.Key, "//") {
+			t.Fatalf("Parse(%q) key %q has an empty segment", s, u.Key)
+		}
+		if first, _, _ := strings.Cut(u.Key, "/"); first == "fn" {
+			t.Fatalf("Parse(%q) key %q starts with fn", s, u.Key)
+		}
+	case KindSection:
+		if u.Key != "" || SectionURI(u.FunctionID) != s {
+			t.Fatalf("Parse(%q) = %+v does not round-trip", s, u)
+		}
+		for part := range strings.SplitSeq(u.FunctionID, "::") {
+			if err := ids.ValidateSegment(part); err != nil {
+				t.Fatalf("Parse(%q) function id %q has an invalid part: %v", s, u.FunctionID, err)
+			}
+		}
+	default:
+		t.Fatalf("Parse(%q) returned kind %v without an error", s, u.Kind)
+	}
+}
+
+func FuzzTitleDescription(f *testing.F) {
+	for _, s := range []string{
+		"# t\n\nbody", "", "#", "# ", "  # x\r\n", "a\nb\n\nc", strings.Repeat("é", 200),
+		"# t\n\n" + strings.Repeat("word ", 100), "\xff\xfe# x", "#\tx\n# y", "\r\r\n# a\rb",
+		strings.Repeat("x\n", 300),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		title, hasTitle := title(body)
+		if strings.Contains(title, "\n") {
+			t.Fatalf("title(%q) = %q contains a newline", body, title)
+		}
+		if hasTitle && !strings.Contains(body, title) {
+			t.Fatalf("title(%q) = %q is not taken from the body", body, title)
+		}
+		if !hasTitle && title != "" {
+			t.Fatalf("title(%q) = %q without a heading", body, title)
+		}
+
+		desc, hasDesc := description(body)
+		if n := utf8.RuneCountInString(desc); n > maxDescriptionRunes+len(ellipsis) {
+			t.Fatalf("description(%q) has %d characters", body, n)
+		}
+		if strings.Contains(desc, "\n") {
+			t.Fatalf("description(%q) = %q contains a newline", body, desc)
+		}
+		if hasDesc == (desc == "") {
+			t.Fatalf("description(%q) = %q, %v", body, desc, hasDesc)
+		}
+		para, cut, ok := firstParagraph(body)
+		if ok != hasDesc || (cut && desc != para+ellipsis) || (!cut && desc != para) {
+			t.Fatalf("firstParagraph(%q) = %q, %v, %v disagrees with description %q", body, para, cut, ok, desc)
+		}
+		if cut && utf8.RuneCountInString(para) != maxDescriptionRunes {
+			t.Fatalf("a cut paragraph has %d characters", utf8.RuneCountInString(para))
+		}
+
+		// One bullet is exactly one line.
+		line := renderIndex([]indexEntry{{id: "x", body: body}}, nil)
+		if got := strings.Count(strings.TrimPrefix(line, indexIntro), "\n"); got != 1 {
+			t.Fatalf("bullet for %q spans %d lines: %q", body, got, line)
+		}
+	})
+}

@@ -1,0 +1,76 @@
+package registry
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+)
+
+// LogFSHealth scans the filesystem overlay once and logs what it found
+// (reference-behaviour.md §10.6 plus worker.md D5): one info line per
+// loaded skill and prompt, one warning per skipped file and per fs entry
+// shadowed by a state row, and a summary. It reads state to find the
+// shadowed entries, so call it once the engine connection is up; if state
+// cannot be read it says so and reports no shadowed entries.
+func (r *Registry) LogFSHealth(ctx context.Context) {
+	skills, skillSkips := r.fsSkills()
+	prompts, promptSkips := r.fsPrompts()
+
+	for _, s := range skills {
+		r.log.Info("loaded fs-backed skill", zap.String("id", s.ID), zap.String("path", s.Path))
+	}
+	for _, p := range prompts {
+		r.log.Info("loaded fs-backed prompt", zap.String("name", p.Name), zap.String("path", p.Path))
+	}
+	skipped := 0
+	for _, skips := range [][]fsource.Skip{skillSkips, promptSkips} {
+		for _, sk := range skips {
+			r.log.Warn("skipped fs entry", zap.String("kind", sk.Kind), zap.String("path", sk.Path), zap.String("reason", sk.Reason))
+			skipped++
+		}
+	}
+
+	shadowed := 0
+	if len(skills) > 0 {
+		if rows, err := r.skillRows(ctx); err != nil {
+			r.log.Warn("could not check fs skills against state", zap.Error(err))
+		} else {
+			inState := make(map[string]bool, len(rows))
+			for _, row := range rows {
+				inState[row.ID] = true
+			}
+			for _, s := range skills {
+				if inState[s.ID] {
+					r.log.Warn("fs entry shadowed by state", zap.String("kind", "skill"), zap.String("id", s.ID), zap.String("path", s.Path))
+					shadowed++
+				}
+			}
+		}
+	}
+	if len(prompts) > 0 {
+		if rows, err := r.promptRows(ctx); err != nil {
+			r.log.Warn("could not check fs prompts against state", zap.Error(err))
+		} else {
+			inState := make(map[string]bool, len(rows))
+			for _, row := range rows {
+				inState[row.Name] = true
+			}
+			for _, p := range prompts {
+				if inState[p.Name] {
+					r.log.Warn("fs entry shadowed by state", zap.String("kind", "prompt"), zap.String("name", p.Name), zap.String("path", p.Path))
+					shadowed++
+				}
+			}
+		}
+	}
+
+	r.log.Info("fs source scan complete",
+		zap.Int("skills", len(skills)),
+		zap.Int("prompts", len(prompts)),
+		zap.Int("skipped", skipped),
+		zap.Int("shadowed", shadowed),
+		zap.String("base_dir", r.fsBase()),
+	)
+}

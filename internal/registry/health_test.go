@@ -1,0 +1,108 @@
+package registry
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// logLines renders observed entries as "LEVEL message k=v ..." with the
+// fields sorted, and every occurrence of dir replaced by "<dir>".
+func logLines(logs *observer.ObservedLogs, dir string) []string {
+	var out []string
+	for _, e := range logs.All() {
+		var fields []string
+		for k, v := range e.ContextMap() {
+			fields = append(fields, fmt.Sprintf("%s=%v", k, v))
+		}
+		slices.Sort(fields)
+		line := strings.TrimSpace(e.Level.CapitalString() + " " + e.Message + " " + strings.Join(fields, " "))
+		out = append(out, strings.ReplaceAll(line, dir, "<dir>"))
+	}
+	return out
+}
+
+func observedFixture(t *testing.T, fs *fsource.Source) (*fixture, *observer.ObservedLogs) {
+	t.Helper()
+	f := newFixture(t, fs)
+	core, logs := observer.New(zapcore.DebugLevel)
+	f.reg.log = zap.New(core)
+	return f, logs
+}
+
+func TestLogFSHealth(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"fs-skills/alpha.md":     "# Alpha",
+		"fs-skills/dual.md":      "# Dual from fs",
+		"fs-skills/Bad-Name.md":  "x",
+		"fs-prompts/open-pr.md":  "---\ndescription: Open a PR\n---\nbody\n",
+		"fs-prompts/no-fm.md":    "no frontmatter",
+		"fs-prompts/greet.md":    "---\ndescription: Greet\n---\nhi\n",
+		"fs-prompts/unused.txt":  "not matched",
+		"fs-skills/nested/ok.md": "# ok",
+	} {
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+	f, logs := observedFixture(t, fsource.New(dir, []string{"fs-skills/**/*.md"}, []string{"fs-prompts/**/*.md"}))
+	f.mustRegisterSkill(t, "dual", "# state")
+	if _, err := f.reg.registerPrompt(f.ctx, registerPromptInput{Name: "greet", Description: "d", FunctionID: "w::greet"}); err != nil {
+		t.Fatal(err)
+	}
+	logs.TakeAll() // drop the registration lines
+
+	f.reg.LogFSHealth(f.ctx)
+	want := []string{
+		"INFO loaded fs-backed skill id=alpha path=<dir>/fs-skills/alpha.md",
+		"INFO loaded fs-backed skill id=dual path=<dir>/fs-skills/dual.md",
+		"INFO loaded fs-backed skill id=nested/ok path=<dir>/fs-skills/nested/ok.md",
+		"INFO loaded fs-backed prompt name=greet path=<dir>/fs-prompts/greet.md",
+		"INFO loaded fs-backed prompt name=open-pr path=<dir>/fs-prompts/open-pr.md",
+		`WARN skipped fs entry kind=skill path=<dir>/fs-skills/Bad-Name.md reason=invalid id "Bad-Name": invalid id (segment 1 of "Bad-Name"): segment may only contain lowercase ASCII letters, digits, '-' and '_': "Bad-Name"`,
+		"WARN skipped fs entry kind=prompt path=<dir>/fs-prompts/no-fm.md reason=missing YAML frontmatter (expected --- ... --- block at file start)",
+		"WARN fs entry shadowed by state id=dual kind=skill path=<dir>/fs-skills/dual.md",
+		"WARN fs entry shadowed by state kind=prompt name=greet path=<dir>/fs-prompts/greet.md",
+		"INFO fs source scan complete base_dir=<dir> prompts=2 shadowed=2 skills=3 skipped=2",
+	}
+	if diff := cmp.Diff(want, logLines(logs, dir)); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
+	}
+}
+
+func TestLogFSHealthStateDown(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s", "a.md"), "# a")
+	f, logs := observedFixture(t, fsource.New(dir, []string{"s/*.md"}, nil))
+	f.engine.failWith("state::list", iii.ErrNotConnected)
+	f.reg.LogFSHealth(f.ctx)
+	want := []string{
+		"INFO loaded fs-backed skill id=a path=<dir>/s/a.md",
+		"WARN could not check fs skills against state error=state::list: iii: not connected to the engine",
+		"INFO fs source scan complete base_dir=<dir> prompts=0 shadowed=0 skills=1 skipped=0",
+	}
+	if diff := cmp.Diff(want, logLines(logs, dir)); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
+	}
+}
+
+func TestLogFSHealthWithoutOverlay(t *testing.T) {
+	f, logs := observedFixture(t, nil)
+	f.reg.LogFSHealth(f.ctx)
+	want := []string{"INFO fs source scan complete base_dir= prompts=0 shadowed=0 skills=0 skipped=0"}
+	if diff := cmp.Diff(want, logLines(logs, "\x00")); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
+	}
+	if n := len(f.engine.callsTo("state::list")); n != 0 {
+		t.Errorf("state::list called %d times with nothing to check", n)
+	}
+}

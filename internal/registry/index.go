@@ -1,0 +1,150 @@
+package registry
+
+import (
+	"context"
+	"strings"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+)
+
+// The fixed parts of the iii://skills index (reference-behaviour.md §6.1).
+const (
+	indexIntro = "# Skills\n\n" +
+		"Read each skill's resource for orientation on when and why to call its functions. " +
+		"Sub-skills are indented under their parent path so a top-level skill stays small and " +
+		"the LLM can drill in only when it needs more detail.\n\n"
+	indexCustomSection = "## Custom skills\n\n" +
+		"Loaded from `skills:` glob patterns in the worker config. " +
+		"The file system is the source of truth for these entries.\n\n"
+	indexEmpty      = "_No skills are currently registered._\n"
+	indexErrorStart = "# Skills\n\n_Error reading skills index: "
+	indexErrorEnd   = "_\n"
+	bulletDash      = " — " // U+2014 with a space either side
+)
+
+// indexEntry is one skill to list: its id and markdown body ("" when an fs
+// file could not be read, which lists it under its id alone).
+type indexEntry struct {
+	id   string
+	body string
+}
+
+// bullet is an entry's rendered parts.
+type bullet struct {
+	id, title, desc string
+	depth           int
+	hasDesc, cut    bool
+}
+
+// index renders iii://skills: state skills, then the fs skills state does
+// not shadow under "## Custom skills". When state cannot be listed the
+// whole index is one error line.
+func (r *Registry) index(ctx context.Context) string {
+	rows, err := r.skillRows(ctx)
+	if err != nil {
+		return indexErrorStart + err.Error() + indexErrorEnd
+	}
+	fsSkills, _ := r.fsSkills()
+	fsSkills = unshadowedSkills(fsSkills, rows)
+	state := make([]indexEntry, len(rows))
+	for i, row := range rows {
+		state[i] = indexEntry{id: row.ID, body: row.Skill}
+	}
+	return renderIndex(state, readFSEntries(fsSkills))
+}
+
+// readFSEntries reads each fs skill's body fresh; an unreadable file keeps
+// its place with an empty body.
+func readFSEntries(skills []fsource.Skill) []indexEntry {
+	entries := make([]indexEntry, len(skills))
+	for i, s := range skills {
+		body, err := fsource.ReadBody(s.Path)
+		if err != nil {
+			body = ""
+		}
+		entries[i] = indexEntry{id: s.ID, body: body}
+	}
+	return entries
+}
+
+// renderIndex lays out the index markdown for entries already sorted by
+// id. It sizes the output once, so the cost is one pass over the bodies
+// plus a single allocation for the text.
+func renderIndex(state, fs []indexEntry) string {
+	bullets := make([]bullet, len(state)+len(fs))
+	size := len(indexIntro) + len(indexEmpty)
+	for i, e := range state {
+		bullets[i] = newBullet(e)
+		size += bullets[i].size()
+	}
+	for i, e := range fs {
+		bullets[len(state)+i] = newBullet(e)
+		size += bullets[len(state)+i].size()
+	}
+	if len(fs) > 0 {
+		size += 1 + len(indexCustomSection)
+	}
+
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(indexIntro)
+	if len(bullets) == 0 {
+		b.WriteString(indexEmpty)
+		return b.String()
+	}
+	for _, bl := range bullets[:len(state)] {
+		bl.write(&b)
+	}
+	if len(fs) > 0 {
+		if len(state) > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(indexCustomSection)
+		for _, bl := range bullets[len(state):] {
+			bl.write(&b)
+		}
+	}
+	return b.String()
+}
+
+func newBullet(e indexEntry) bullet {
+	bl := bullet{id: e.id, depth: strings.Count(e.id, "/")}
+	bl.title = titleOr(e.body, e.id)
+	bl.desc, bl.cut, bl.hasDesc = firstParagraph(e.body)
+	return bl
+}
+
+// size is the length of the rendered line.
+func (bl bullet) size() int {
+	n := 2*bl.depth + len("- [`") + len(bl.id) + len("`](iii://") + len(bl.id) + len(")") + len(bulletDash) + len(bl.title) + 1
+	if bl.hasDesc {
+		n += len(bulletDash) + len(bl.desc)
+	}
+	if bl.cut {
+		n += len(ellipsis)
+	}
+	return n
+}
+
+// write renders `<indent>- [`id`](iii://id) — title[ — desc]`.
+func (bl bullet) write(b *strings.Builder) {
+	for range bl.depth {
+		b.WriteString("  ")
+	}
+	b.WriteString("- [`")
+	b.WriteString(bl.id)
+	b.WriteString("`](")
+	b.WriteString(Scheme)
+	b.WriteString(bl.id)
+	b.WriteString(")")
+	b.WriteString(bulletDash)
+	b.WriteString(bl.title)
+	if bl.hasDesc {
+		b.WriteString(bulletDash)
+		b.WriteString(bl.desc)
+	}
+	if bl.cut {
+		b.WriteString(ellipsis)
+	}
+	b.WriteByte('\n')
+}

@@ -1,0 +1,191 @@
+package registry
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
+)
+
+type registerPromptInput struct {
+	Name        string           `json:"name" jsonschema_description:"Unique prompt name (lowercase ASCII, kebab/underscore, max 64 chars)."`
+	Description string           `json:"description" jsonschema_description:"Free-text description shown in the client's prompt picker."`
+	FunctionID  string           `json:"function_id" jsonschema_description:"Handler function called on prompts/get with the supplied arguments."`
+	Arguments   []promptArgument `json:"arguments,omitempty" jsonschema_description:"Arguments the client asks the user for; the handler receives them as its payload."`
+}
+
+type promptArgument struct {
+	Name        string  `json:"name" jsonschema_description:"Argument name, unique within the prompt."`
+	Description *string `json:"description,omitempty" jsonschema_description:"What the argument is for."`
+	Required    bool    `json:"required,omitempty" jsonschema_description:"Whether the client must supply it (default false)."`
+}
+
+type registerPromptOutput struct {
+	Name         string `json:"name"`
+	RegisteredAt string `json:"registered_at"`
+}
+
+type unregisterPromptInput struct {
+	Name string `json:"name" jsonschema_description:"Name of the prompt to remove."`
+}
+
+type unregisterPromptOutput struct {
+	Name    string `json:"name"`
+	Removed bool   `json:"removed"`
+}
+
+type listPromptsOutput struct {
+	Prompts []promptEntry `json:"prompts"`
+}
+
+type promptEntry struct {
+	Name         string `json:"name"`
+	FunctionID   string `json:"function_id" jsonschema_description:"Handler function id; empty for fs entries."`
+	Arguments    int    `json:"arguments" jsonschema:"minimum=0" jsonschema_description:"Number of declared arguments."`
+	RegisteredAt string `json:"registered_at" jsonschema_description:"RFC 3339 UTC time of the last registration (for fs entries: file modification time, or empty when unknown)."`
+	Origin       string `json:"origin" jsonschema:"enum=state,enum=fs" jsonschema_description:"'state' for state-backed entries, 'fs' for filesystem-backed."`
+}
+
+type mcpListOutput struct {
+	Prompts []mcpPrompt `json:"prompts"`
+}
+
+type mcpPrompt struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Arguments   []promptArgRow `json:"arguments"`
+}
+
+// promptChange is the prompts::on-change payload.
+type promptChange struct {
+	Op   string `json:"op"`
+	Name string `json:"name"`
+}
+
+func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (registerPromptOutput, error) {
+	if err := ids.ValidatePromptName(in.Name); err != nil {
+		return registerPromptOutput{}, invalid(err)
+	}
+	if strings.TrimSpace(in.Description) == "" {
+		return registerPromptOutput{}, invalidf("description must be non-empty")
+	}
+	if strings.TrimSpace(in.FunctionID) == "" {
+		return registerPromptOutput{}, invalidf("function_id must be non-empty")
+	}
+	args, err := promptArguments(in.Arguments)
+	if err != nil {
+		return registerPromptOutput{}, err
+	}
+	// description and function_id are stored as given, as the Rust worker
+	// stores them; only their validation trims.
+	row := promptRow{Name: in.Name, Description: in.Description, Arguments: args, FunctionID: in.FunctionID, RegisteredAt: timestamp(r.now())}
+	if err := r.prompts.set(ctx, in.Name, row); err != nil {
+		return registerPromptOutput{}, err
+	}
+	r.log.Info("prompt registered", zap.String("prompt", in.Name))
+	r.notify(ctx, r.promptsChanged, promptChange{Op: opRegister, Name: in.Name})
+	return registerPromptOutput{Name: in.Name, RegisteredAt: row.RegisteredAt}, nil
+}
+
+// promptArguments validates declared arguments in order: names must be
+// non-blank and unique (compared exactly, as given).
+func promptArguments(in []promptArgument) ([]promptArgRow, error) {
+	rows := make([]promptArgRow, 0, len(in))
+	seen := make(map[string]struct{}, len(in))
+	for _, a := range in {
+		if strings.TrimSpace(a.Name) == "" {
+			return nil, invalidf("argument name must be non-empty")
+		}
+		if _, dup := seen[a.Name]; dup {
+			return nil, invalidf("duplicate argument name: %s", a.Name)
+		}
+		seen[a.Name] = struct{}{}
+		rows = append(rows, promptArgRow(a))
+	}
+	return rows, nil
+}
+
+func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInput) (unregisterPromptOutput, error) {
+	if err := ids.ValidatePromptName(in.Name); err != nil {
+		return unregisterPromptOutput{}, invalid(err)
+	}
+	removed, err := r.prompts.delete(ctx, in.Name)
+	if err != nil {
+		return unregisterPromptOutput{}, err
+	}
+	r.log.Info("prompt unregister", zap.String("prompt", in.Name), zap.Bool("removed", removed))
+	if removed {
+		r.notify(ctx, r.promptsChanged, promptChange{Op: opUnregister, Name: in.Name})
+	}
+	return unregisterPromptOutput{Name: in.Name, Removed: removed}, nil
+}
+
+func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOutput, error) {
+	rows, err := r.promptRows(ctx)
+	if err != nil {
+		return listPromptsOutput{}, err
+	}
+	fsPrompts, _ := r.fsPrompts()
+	fsPrompts = unshadowedPrompts(fsPrompts, rows)
+	out := listPromptsOutput{Prompts: make([]promptEntry, 0, len(rows)+len(fsPrompts))}
+	for _, row := range rows {
+		out.Prompts = append(out.Prompts, promptEntry{Name: row.Name, FunctionID: row.FunctionID, Arguments: len(row.Arguments), RegisteredAt: row.RegisteredAt, Origin: originState})
+	}
+	for _, p := range fsPrompts {
+		out.Prompts = append(out.Prompts, promptEntry{Name: p.Name, RegisteredAt: timestamp(p.ModTime), Origin: originFS})
+	}
+	slices.SortStableFunc(out.Prompts, func(a, b promptEntry) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func (r *Registry) mcpListPrompts(ctx context.Context, _ emptyInput) (mcpListOutput, error) {
+	rows, err := r.promptRows(ctx)
+	if err != nil {
+		// The fs prompts are still worth listing.
+		r.log.Warn("mcp-list: state unavailable, listing fs prompts only", zap.Error(err))
+	}
+	fsPrompts, _ := r.fsPrompts()
+	fsPrompts = unshadowedPrompts(fsPrompts, rows)
+	out := mcpListOutput{Prompts: make([]mcpPrompt, 0, len(rows)+len(fsPrompts))}
+	for _, row := range rows {
+		out.Prompts = append(out.Prompts, mcpPrompt{Name: row.Name, Description: row.Description, Arguments: row.Arguments})
+	}
+	for _, p := range fsPrompts {
+		out.Prompts = append(out.Prompts, mcpPrompt{Name: p.Name, Description: p.Description, Arguments: []promptArgRow{}})
+	}
+	slices.SortStableFunc(out.Prompts, func(a, b mcpPrompt) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// promptRows returns the decodable prompt rows in state, sorted by name.
+func (r *Registry) promptRows(ctx context.Context) ([]promptRow, error) {
+	res, err := r.prompts.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := decodeRows[promptWire, promptRow](res)
+	slices.SortStableFunc(rows, func(a, b promptRow) int { return strings.Compare(a.Name, b.Name) })
+	return rows, nil
+}
+
+// unshadowedPrompts drops the fs prompts whose name is also in state.
+func unshadowedPrompts(fs []fsource.Prompt, rows []promptRow) []fsource.Prompt {
+	if len(fs) == 0 || len(rows) == 0 {
+		return fs
+	}
+	inState := make(map[string]struct{}, len(rows))
+	for _, row := range rows {
+		inState[row.Name] = struct{}{}
+	}
+	kept := make([]fsource.Prompt, 0, len(fs))
+	for _, p := range fs {
+		if _, shadowed := inState[p.Name]; !shadowed {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}

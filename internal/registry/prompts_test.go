@@ -1,0 +1,158 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+func validPrompt() registerPromptInput {
+	return registerPromptInput{Name: "send-email", Description: "Compose and send an email", FunctionID: "myworker::send_email_prompt"}
+}
+
+func TestRegisterPromptValidation(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(*registerPromptInput)
+		wantErr string
+	}{
+		{"empty name", func(in *registerPromptInput) { in.Name = "" }, "name must be non-empty"},
+		{"uppercase name", func(in *registerPromptInput) { in.Name = "Send" }, `name may only contain lowercase ASCII letters, digits, '-' and '_': "Send"`},
+		{"space in name", func(in *registerPromptInput) { in.Name = "send email" }, `name may only contain lowercase ASCII letters, digits, '-' and '_': "send email"`},
+		{"function-id-like name", func(in *registerPromptInput) { in.Name = "mcp::send" }, `name may only contain lowercase ASCII letters, digits, '-' and '_': "mcp::send"`},
+		{"slash in name", func(in *registerPromptInput) { in.Name = "a/b" }, `name may only contain lowercase ASCII letters, digits, '-' and '_': "a/b"`},
+		{"65-byte name", func(in *registerPromptInput) { in.Name = strings.Repeat("n", 65) }, "name too long (65 chars; max 64)"},
+		{"blank description", func(in *registerPromptInput) { in.Description = "  \n" }, "description must be non-empty"},
+		{"missing function_id", func(in *registerPromptInput) { in.FunctionID = "" }, "function_id must be non-empty"},
+		{"blank function_id", func(in *registerPromptInput) { in.FunctionID = " " }, "function_id must be non-empty"},
+		{"name checked before description", func(in *registerPromptInput) { in.Name, in.Description = "", "" }, "name must be non-empty"},
+		{"description checked before function_id", func(in *registerPromptInput) { in.Description, in.FunctionID = "", "" }, "description must be non-empty"},
+		{"blank argument name", func(in *registerPromptInput) { in.Arguments = []promptArgument{{Name: "to"}, {Name: "  "}} }, "argument name must be non-empty"},
+		{"duplicate argument", func(in *registerPromptInput) {
+			in.Arguments = []promptArgument{{Name: "to"}, {Name: "cc"}, {Name: "to"}}
+		}, "duplicate argument name: to"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			in := validPrompt()
+			tt.edit(&in)
+			_, err := f.reg.registerPrompt(f.ctx, in)
+			msg, code := errText(err)
+			if msg != tt.wantErr || code != CodeInvalidArgument {
+				t.Errorf("error = %q (%s), want %q (%s)", msg, code, tt.wantErr, CodeInvalidArgument)
+			}
+			if len(f.engine.callsTo("state::set")) != 0 || len(f.promptEvents.fired()) != 0 {
+				t.Error("a rejected register wrote state or notified")
+			}
+		})
+	}
+}
+
+func TestRegisterPromptStoresRow(t *testing.T) {
+	f := newFixture(t, nil)
+	in := validPrompt()
+	in.Description = " Compose and send an email "
+	in.FunctionID = "state::set" // accepted here, refused at get time
+	in.Arguments = []promptArgument{{Name: "to", Description: ptr("Recipient address"), Required: true}, {Name: "subject"}}
+	got, err := f.reg.registerPrompt(f.ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(registerPromptOutput{Name: "send-email", RegisteredAt: f.fixedTimestamp}, got); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	want := `{"name":"send-email","description":" Compose and send an email ","arguments":[{"name":"to","description":"Recipient address","required":true},{"name":"subject","required":false}],"function_id":"state::set","registered_at":"2026-05-04T19:22:41.123456789+00:00"}`
+	if got := f.engine.value("prompts", "send-email"); got != want {
+		t.Errorf("row\n got %s\nwant %s", got, want)
+	}
+	if diff := cmp.Diff([]string{`{"op":"register","name":"send-email"}`}, f.promptEvents.fired()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if len(f.skillEvents.fired()) != 0 {
+		t.Error("skill events fired for a prompt")
+	}
+}
+
+func TestRegisterPromptNoArgumentsStoresEmptyArray(t *testing.T) {
+	f := newFixture(t, nil)
+	if _, err := f.reg.registerPrompt(f.ctx, validPrompt()); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.engine.value("prompts", "send-email"); !strings.Contains(got, `"arguments":[]`) {
+		t.Errorf("row = %s, want an empty arguments array", got)
+	}
+}
+
+func TestUnregisterPrompt(t *testing.T) {
+	f := newFixture(t, nil)
+	if _, err := f.reg.registerPrompt(f.ctx, validPrompt()); err != nil {
+		t.Fatal(err)
+	}
+	for i, wantRemoved := range []bool{true, false} {
+		got, err := f.reg.unregisterPrompt(f.ctx, unregisterPromptInput{Name: "send-email"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(unregisterPromptOutput{Name: "send-email", Removed: wantRemoved}, got); diff != "" {
+			t.Errorf("call %d (-want +got):\n%s", i+1, diff)
+		}
+	}
+	want := []string{`{"op":"register","name":"send-email"}`, `{"op":"unregister","name":"send-email"}`}
+	if diff := cmp.Diff(want, f.promptEvents.fired()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	_, err := f.reg.unregisterPrompt(f.ctx, unregisterPromptInput{Name: ""})
+	if msg, code := errText(err); msg != "name must be non-empty" || code != CodeInvalidArgument {
+		t.Errorf("error = %q (%s)", msg, code)
+	}
+}
+
+func TestListPrompts(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, in := range []registerPromptInput{
+		{Name: "open-pr", Description: "Open a GitHub pull request.", FunctionID: "gh::pr"},
+		{Name: "send-email", Description: "Compose and send an email", FunctionID: "mail::compose", Arguments: []promptArgument{{Name: "to", Description: ptr("Recipient address"), Required: true}, {Name: "cc"}}},
+	} {
+		if _, err := f.reg.registerPrompt(f.ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.engine.put("prompts", "zz-broken", `{"name":"zz-broken"}`)
+
+	list, err := f.reg.listPrompts(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := f.fixedTimestamp
+	wantList := listPromptsOutput{Prompts: []promptEntry{
+		{Name: "open-pr", FunctionID: "gh::pr", Arguments: 0, RegisteredAt: at, Origin: "state"},
+		{Name: "send-email", FunctionID: "mail::compose", Arguments: 2, RegisteredAt: at, Origin: "state"},
+	}}
+	if diff := cmp.Diff(wantList, list); diff != "" {
+		t.Errorf("prompts::list (-want +got):\n%s", diff)
+	}
+
+	mcp, err := f.reg.mcpListPrompts(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMCP := mcpListOutput{Prompts: []mcpPrompt{
+		{Name: "open-pr", Description: "Open a GitHub pull request.", Arguments: []promptArgRow{}},
+		{Name: "send-email", Description: "Compose and send an email", Arguments: []promptArgRow{{Name: "to", Description: ptr("Recipient address"), Required: true}, {Name: "cc"}}},
+	}}
+	if diff := cmp.Diff(wantMCP, mcp); diff != "" {
+		t.Errorf("prompts::mcp-list (-want +got):\n%s", diff)
+	}
+
+	f.engine.failWith("state::list", &iii.Error{Code: "LIST_ERROR", Message: "x"})
+	if _, err := f.reg.listPrompts(f.ctx, emptyInput{}); err == nil {
+		t.Error("prompts::list must fail when state cannot be listed")
+	}
+	mcp, err = f.reg.mcpListPrompts(f.ctx, emptyInput{})
+	if err != nil || len(mcp.Prompts) != 0 || mcp.Prompts == nil {
+		t.Errorf("mcp-list must swallow a state failure into []: %+v, %v", mcp, err)
+	}
+}

@@ -1,0 +1,155 @@
+// Package registry is the skills worker's content registry: markdown skills
+// served as iii://{id}, the iii://skills index, function-backed sections at
+// iii://fn/…, the batched fetch tool and slash-command prompts. It holds
+// the 13 function handlers; it reaches the engine only through the Caller
+// and Notifier interfaces, and the filesystem through an fsource.Source.
+//
+// Behaviour follows the Rust worker (spec/reference-behaviour.md) as
+// amended by spec/worker.md.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+)
+
+// Defaults for the zero fields of Config.
+const (
+	DefaultSkillsScope  = "skills"
+	DefaultPromptsScope = "prompts"
+	DefaultStateTimeout = 10 * time.Second
+)
+
+// Trigger types the worker provides, with the descriptions it registers.
+const (
+	SkillsOnChange             = "skills::on-change"
+	SkillsOnChangeDescription  = "Fires after any mutation of the skills registry (register / unregister)."
+	PromptsOnChange            = "prompts::on-change"
+	PromptsOnChangeDescription = "Fires after any mutation of the prompts registry (register / unregister)."
+)
+
+// maxSkillBytes caps a registered skill body (256 KiB).
+const maxSkillBytes = 262144
+
+// Config is what a Registry needs. Zero scopes, timeout, logger and clock
+// take their defaults; Caller is required.
+type Config struct {
+	SkillsScope  string        // state scope of skill rows; default "skills"
+	PromptsScope string        // state scope of prompt rows; default "prompts"
+	StateTimeout time.Duration // bound on every state call and handler trigger; default 10 s
+
+	// FS is the filesystem overlay; nil means none.
+	FS *fsource.Source
+
+	// Caller reaches state::* and the functions behind sections and prompts.
+	Caller Caller
+
+	// SkillsChanged and PromptsChanged announce successful mutations on
+	// skills::on-change and prompts::on-change; nil means nobody listens.
+	SkillsChanged  Notifier
+	PromptsChanged Notifier
+
+	Logger *zap.Logger      // default: no logging
+	Now    func() time.Time // clock for registered_at; default time.Now
+}
+
+// Registry serves the skills and prompts registries. Its handlers may run
+// concurrently: it holds no mutable state of its own, so nothing is locked
+// across engine calls (concurrent writes to one id are last-writer-wins in
+// state, as with the Rust worker).
+type Registry struct {
+	skills  store
+	prompts store
+	timeout time.Duration
+	caller  Caller
+	fs      *fsource.Source
+	skillsChanged,
+	promptsChanged Notifier
+	log *zap.Logger
+	now func() time.Time
+}
+
+// New returns a Registry for cfg. It panics if cfg.Caller is nil: that is
+// a wiring mistake, caught at start-up.
+func New(cfg Config) *Registry {
+	if cfg.Caller == nil {
+		panic("registry: Config.Caller is required")
+	}
+	if cfg.SkillsScope == "" {
+		cfg.SkillsScope = DefaultSkillsScope
+	}
+	if cfg.PromptsScope == "" {
+		cfg.PromptsScope = DefaultPromptsScope
+	}
+	if cfg.StateTimeout <= 0 {
+		cfg.StateTimeout = DefaultStateTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Registry{
+		skills:         store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.StateTimeout},
+		prompts:        store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.StateTimeout},
+		timeout:        cfg.StateTimeout,
+		caller:         cfg.Caller,
+		fs:             cfg.FS,
+		skillsChanged:  cfg.SkillsChanged,
+		promptsChanged: cfg.PromptsChanged,
+		log:            cfg.Logger,
+		now:            cfg.Now,
+	}
+}
+
+// trigger calls an upstream function with the state timeout; a failure is
+// an unavailable error "trigger <id>: <cause>".
+func (r *Registry) trigger(ctx context.Context, functionID string, payload any) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	res, err := r.caller.Call(ctx, functionID, payload)
+	if err != nil {
+		return nil, unavailable("trigger "+functionID, err)
+	}
+	return res, nil
+}
+
+// notify fires a change event. It is detached from the caller's context:
+// the fan-out is fire-and-forget and must not be cut short when the
+// handler returns.
+func (r *Registry) notify(ctx context.Context, n Notifier, payload any) {
+	if n == nil {
+		return
+	}
+	n.Fire(context.WithoutCancel(ctx), payload)
+}
+
+// fsSkills lists the overlay's skills; none without an overlay.
+func (r *Registry) fsSkills() ([]fsource.Skill, []fsource.Skip) {
+	if r.fs == nil {
+		return nil, nil
+	}
+	return r.fs.Skills()
+}
+
+// fsPrompts lists the overlay's prompts; none without an overlay.
+func (r *Registry) fsPrompts() ([]fsource.Prompt, []fsource.Skip) {
+	if r.fs == nil {
+		return nil, nil
+	}
+	return r.fs.Prompts()
+}
+
+// fsBase is the overlay's glob base directory, "" without an overlay.
+func (r *Registry) fsBase() string {
+	if r.fs == nil {
+		return ""
+	}
+	return r.fs.Base()
+}

@@ -1,0 +1,162 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
+)
+
+// The MCP resource envelopes, produced here and forwarded verbatim by the
+// mcp worker (ecosystem.md §1.3).
+
+type readResourceInput struct {
+	URI string `json:"uri" jsonschema_description:"The iii:// URI to read: iii://skills, iii://{skill_id} or iii://fn/{function_path}."`
+}
+
+type readResourceOutput struct {
+	Contents []resourceContent `json:"contents"`
+}
+
+type resourceContent struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType"`
+	Text     string `json:"text"`
+}
+
+type resourcesListOutput struct {
+	Resources []resource `json:"resources"`
+}
+
+type resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	MimeType    string `json:"mimeType"`
+}
+
+type resourceTemplatesOutput struct {
+	ResourceTemplates []resourceTemplate `json:"resourceTemplates"`
+}
+
+type resourceTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	MimeType    string `json:"mimeType"`
+}
+
+// indexResource is always the first entry of resources/list.
+var indexResource = resource{URI: IndexURI, Name: "skills", Description: "Index of every registered skill", MimeType: mimeMarkdown}
+
+// resourceTemplates is the constant resources/templates/list envelope.
+var resourceTemplates = []resourceTemplate{
+	{
+		URITemplate: "iii://{skill_id}",
+		Name:        "Skill",
+		Description: "Markdown body of a registered skill (1+ segments separated by '/')",
+		MimeType:    mimeMarkdown,
+	},
+	{
+		URITemplate: "iii://fn/{function_path}",
+		Name:        "Skill section",
+		Description: "Trigger the function at `function_path` (each '/' becomes '::') with empty input and serve its output. e.g. `iii://fn/scope/echo` triggers `scope::echo`.",
+		MimeType:    mimeMarkdown,
+	},
+}
+
+func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesListOutput, error) {
+	rows, err := r.skillRows(ctx)
+	if err != nil {
+		// The index entry and the fs entries are still worth listing.
+		r.log.Warn("resources-list: state unavailable, listing fs skills only", zap.Error(err))
+	}
+	fsSkills, _ := r.fsSkills()
+	fsSkills = unshadowedSkills(fsSkills, rows)
+	out := resourcesListOutput{Resources: make([]resource, 0, 1+len(rows)+len(fsSkills))}
+	out.Resources = append(out.Resources, indexResource)
+	for _, row := range rows {
+		out.Resources = append(out.Resources, resource{URI: Scheme + row.ID, Name: titleOr(row.Skill, row.ID), MimeType: mimeMarkdown})
+	}
+	for _, e := range readFSEntries(fsSkills) {
+		out.Resources = append(out.Resources, resource{URI: Scheme + e.id, Name: titleOr(e.body, e.id), MimeType: mimeMarkdown})
+	}
+	return out, nil
+}
+
+func (r *Registry) resourcesRead(ctx context.Context, in readResourceInput) (readResourceOutput, error) {
+	mime, text, err := r.read(ctx, in.URI)
+	if err != nil {
+		return readResourceOutput{}, err
+	}
+	return readResourceOutput{Contents: []resourceContent{{URI: in.URI, MimeType: mime, Text: text}}}, nil
+}
+
+func (r *Registry) resourcesTemplates(context.Context, emptyInput) (resourceTemplatesOutput, error) {
+	return resourceTemplatesOutput{ResourceTemplates: slices.Clone(resourceTemplates)}, nil
+}
+
+// read resolves an iii:// URI (reference-behaviour.md §5.2).
+func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err error) {
+	u, err := Parse(uri)
+	if err != nil {
+		return "", "", err
+	}
+	switch u.Kind {
+	case KindIndex:
+		return mimeMarkdown, r.index(ctx), nil
+	case KindSection:
+		return r.section(ctx, u.FunctionID)
+	default:
+		body, err := r.skillBody(ctx, u.Key)
+		return mimeMarkdown, body, err
+	}
+}
+
+// skillBody returns the body stored at key: the state row first, then a
+// fresh read of the fs file with that id. A key that fails id validation
+// cannot be registered, so it is simply not found (worker.md D3).
+func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
+	if ids.ValidateSkillID(key) != nil {
+		return "", skillNotFound(key)
+	}
+	raw, err := r.skills.get(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	if raw != nil {
+		row, err := decodeSkillRow(raw)
+		if err != nil {
+			return "", unavailableMsg(fmt.Errorf("decode stored skill %s: %w", key, err))
+		}
+		return row.Skill, nil
+	}
+	fsSkills, _ := r.fsSkills()
+	if i := slices.IndexFunc(fsSkills, func(s fsource.Skill) bool { return s.ID == key }); i >= 0 {
+		body, err := fsource.ReadBody(fsSkills[i].Path)
+		if err != nil {
+			return "", unavailableMsg(err)
+		}
+		return body, nil
+	}
+	return "", skillNotFound(key)
+}
+
+// skillNotFound answers a read of an unregistered key. A key with "::" is
+// almost always a v0.1 link (iii://x/worker::fn), so the message says how
+// such links are written now.
+func skillNotFound(key string) *Error {
+	if !strings.Contains(key, "::") {
+		return notFoundf("Skill not found: %s", key)
+	}
+	fn := key
+	if _, after, ok := strings.Cut(key, "/"); ok {
+		fn = after // v0.1 links were iii://{skill}/{function_id}
+	}
+	return notFoundf("Skill not found: %s (function links are written %s since v0.2.0)", key, SectionURI(fn))
+}

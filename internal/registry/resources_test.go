@@ -1,0 +1,246 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+func TestResourcesRead(t *testing.T) {
+	f := newFixture(t, nil)
+	f.mustRegisterSkill(t, "resend", "# resend\n\nEmail provider integration.\n")
+	f.mustRegisterSkill(t, "parent/sub/leaf", "deep body")
+	f.engine.returns("scope::echo", `"# echoed"`)
+	f.engine.returns("resend::health", `{"content":"# Resend health\n\nAPI: ok."}`)
+
+	tests := []struct {
+		uri, mime, text string
+	}{
+		{"iii://resend", mimeMarkdown, "# resend\n\nEmail provider integration.\n"},
+		{"iii://parent/sub/leaf", mimeMarkdown, "deep body"},
+		{"iii://fn/scope/echo", mimeMarkdown, "# echoed"},
+		{"iii://fn/resend/health", mimeMarkdown, "# Resend health\n\nAPI: ok."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.uri, func(t *testing.T) {
+			got, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: tt.uri})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := readResourceOutput{Contents: []resourceContent{{URI: tt.uri, MimeType: tt.mime, Text: tt.text}}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("index", func(t *testing.T) {
+		got, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://skills"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := got.Contents[0]
+		if c.MimeType != mimeMarkdown || !strings.HasPrefix(c.Text, "# Skills\n\n") || !strings.Contains(c.Text, "- [`resend`](iii://resend) — resend — Email provider integration.\n") {
+			t.Errorf("index contents = %+v", c)
+		}
+	})
+	t.Run("sections are triggered with {}", func(t *testing.T) {
+		if diff := cmp.Diff([]string{"{}"}, f.engine.callsTo("scope::echo")); diff != "" {
+			t.Errorf("payloads (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestResourcesReadErrors(t *testing.T) {
+	f := newFixture(t, nil)
+	f.mustRegisterSkill(t, "x", "# x")
+	tests := []struct {
+		uri, wantErr, wantCode string
+	}{
+		{"https://example.com", "Resource URI must start with iii://: https://example.com", CodeInvalidArgument},
+		{"iii://fn", "Section URI 'iii://fn' is missing a function path: expected iii://fn/{a}/{b}/...: iii://fn", CodeInvalidArgument},
+		{"iii://fn/", "Resource URI may not contain empty segments (no leading, trailing, or doubled '/'): iii://fn/", CodeInvalidArgument},
+		{"iii://", "Empty resource id: iii://", CodeInvalidArgument},
+		{"iii://no-such-skill", "Skill not found: no-such-skill", CodeNotFound},
+		{"iii://no-parent/no-child", "Skill not found: no-parent/no-child", CodeNotFound},
+		{"iii://x/echo", "Skill not found: x/echo", CodeNotFound},
+		// worker.md D3: keys that fail validation are simply not found; a
+		// "::" key is a v0.1 link and gets the new spelling.
+		{"iii://Skills", "Skill not found: Skills", CodeNotFound},
+		{"iii://x/worker::fn", "Skill not found: x/worker::fn (function links are written iii://fn/worker/fn since v0.2.0)", CodeNotFound},
+		{"iii://brain/brain::summarize", "Skill not found: brain/brain::summarize (function links are written iii://fn/brain/summarize since v0.2.0)", CodeNotFound},
+		{"iii://demo::guide", "Skill not found: demo::guide (function links are written iii://fn/demo/guide since v0.2.0)", CodeNotFound},
+		{"iii://x/state::get", "Skill not found: x/state::get (function links are written iii://fn/state/get since v0.2.0)", CodeNotFound},
+		{"iii://" + strings.Repeat("a", 1025), "Skill not found: " + strings.Repeat("a", 1025), CodeNotFound},
+		{"iii://fn/state/set", "Function 'state::set' is in an internal namespace and cannot back a skill resource", CodeForbidden},
+		{"iii://fn/iii.on_foo", `invalid section URI segment "iii.on_foo": segment may only contain lowercase ASCII letters, digits, '-' and '_': "iii.on_foo"`, CodeInvalidArgument},
+		{"iii://fn/missing/fn", "trigger missing::fn: function_not_found: Function missing::fn not found", CodeUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.uri, func(t *testing.T) {
+			_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: tt.uri})
+			msg, code := errText(err)
+			if msg != tt.wantErr || code != tt.wantCode {
+				t.Errorf("error = %q (%s)\n want %q (%s)", msg, code, tt.wantErr, tt.wantCode)
+			}
+		})
+	}
+	t.Run("invalid keys never reach state", func(t *testing.T) {
+		for _, p := range f.engine.callsTo("state::get") {
+			if strings.Contains(p, "::") || strings.Contains(p, "Skills") {
+				t.Errorf("state::get called with %s", p)
+			}
+		}
+	})
+}
+
+func TestRecursionGuard(t *testing.T) {
+	blocked := []string{"engine::workers", "state::get", "stream::publish", "iii.on_foo", "iii::internal", "mcp::handler", "a2a::send", "skills::register", "prompts::register"}
+	for _, id := range blocked {
+		t.Run(id, func(t *testing.T) {
+			if !isInternal(id) {
+				t.Errorf("%s is not blocked", id)
+			}
+		})
+	}
+	for _, id := range []string{"mem::observe", "brain::summarize", "my-worker::my-fn", "skill::fetch", "engine", "stateful::x"} {
+		t.Run(id, func(t *testing.T) {
+			if isInternal(id) {
+				t.Errorf("%s is blocked", id)
+			}
+		})
+	}
+	t.Run("blocked sections are never triggered", func(t *testing.T) {
+		f := newFixture(t, nil)
+		for _, uri := range []string{"iii://fn/state/set", "iii://fn/mcp/handler", "iii://fn/skills/register", "iii://fn/prompts/list", "iii://fn/engine/functions/list", "iii://fn/stream/publish", "iii://fn/a2a/send", "iii://fn/iii/x"} {
+			_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: uri})
+			if msg, code := errText(err); code != CodeForbidden || !strings.Contains(msg, "internal namespace") {
+				t.Errorf("%s: error = %q (%s)", uri, msg, code)
+			}
+		}
+		if len(f.engine.calls) != 0 {
+			t.Errorf("engine was called: %+v", f.engine.calls)
+		}
+	})
+	t.Run("skill::fetch is reachable and fails its own validation", func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.engine.handle("skill::fetch", func(ctx context.Context, data json.RawMessage) (json.RawMessage, error) {
+			var in fetchSkillInput
+			_ = json.Unmarshal(data, &in)
+			_, err := f.reg.fetch(ctx, in)
+			return nil, err
+		})
+		_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://fn/skill/fetch"})
+		if msg, _ := errText(err); msg != "trigger skill::fetch: Provide uri or a non-empty uris array" {
+			t.Errorf("error = %q", msg)
+		}
+	})
+}
+
+func TestSectionOutput(t *testing.T) {
+	tests := []struct {
+		name, res, mime, text string
+	}{
+		{"string", `"hello"`, mimeMarkdown, "hello"},
+		{"content", `{"content":"hi","other":1}`, mimeMarkdown, "hi"},
+		{"content not a string", `{"content":5}`, mimeJSON, "{\n  \"content\": 5\n}"},
+		{"other object, keys sorted", `{"z":1,"a":{"y":[1,2],"b":null},"count":3}`, mimeJSON, "{\n  \"a\": {\n    \"b\": null,\n    \"y\": [\n      1,\n      2\n    ]\n  },\n  \"count\": 3,\n  \"z\": 1\n}"},
+		{"array", `[1,"<b>"]`, mimeJSON, "[\n  1,\n  \"<b>\"\n]"},
+		{"number keeps its text", `12345678901234567890`, mimeJSON, "12345678901234567890"},
+		{"empty object", `{}`, mimeJSON, "{}"},
+		{"null", `null`, mimeJSON, "null"},
+		{"no result", ``, mimeJSON, "null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mime, text := sectionOutput(json.RawMessage(tt.res))
+			if mime != tt.mime || text != tt.text {
+				t.Errorf("sectionOutput(%s) = %s %q, want %s %q", tt.res, mime, text, tt.mime, tt.text)
+			}
+		})
+	}
+}
+
+func TestSectionTimeout(t *testing.T) {
+	f := newFixture(t, nil)
+	f.reg.timeout = 20 * time.Millisecond
+	f.engine.handle("slow::fn", func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://fn/slow/fn"})
+	if msg, code := errText(err); msg != "trigger slow::fn: invocation timed out" || code != CodeUnavailable {
+		t.Errorf("error = %q (%s)", msg, code)
+	}
+	f.engine.failWith("slow::fn", iii.ErrTimeout)
+	_, err = f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://fn/slow/fn"})
+	if msg, _ := errText(err); msg != "trigger slow::fn: invocation timed out" {
+		t.Errorf("client timeout error = %q", msg)
+	}
+}
+
+func TestReadStateFailureAndCorruptRow(t *testing.T) {
+	f := newFixture(t, nil)
+	f.engine.put("skills", "corrupt", `{"id":"corrupt","skill":7,"registered_at":"t"}`)
+	_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://corrupt"})
+	if msg, code := errText(err); msg != "decode stored skill corrupt: invalid type for field `skill`: number, expected string" || code != CodeUnavailable {
+		t.Errorf("corrupt row error = %q (%s)", msg, code)
+	}
+	f.engine.failWith("state::get", iii.ErrNotConnected)
+	_, err = f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://anything"})
+	if msg, code := errText(err); msg != "state::get: iii: not connected to the engine" || code != CodeUnavailable {
+		t.Errorf("state failure error = %q (%s)", msg, code)
+	}
+}
+
+func TestResourcesList(t *testing.T) {
+	f := newFixture(t, nil)
+	f.mustRegisterSkill(t, "resend/email", "# Email flows\n")
+	f.mustRegisterSkill(t, "resend", "no heading here")
+	f.mustRegisterSkill(t, "blank", "# \n")
+	got, err := f.reg.resourcesList(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := resourcesListOutput{Resources: []resource{
+		{URI: "iii://skills", Name: "skills", Description: "Index of every registered skill", MimeType: mimeMarkdown},
+		{URI: "iii://blank", Name: "", MimeType: mimeMarkdown},
+		{URI: "iii://resend", Name: "resend", MimeType: mimeMarkdown},
+		{URI: "iii://resend/email", Name: "Email flows", MimeType: mimeMarkdown},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	b, _ := json.Marshal(got.Resources[1])
+	if string(b) != `{"uri":"iii://blank","name":"","mimeType":"text/markdown"}` {
+		t.Errorf("only the index entry has a description: %s", b)
+	}
+
+	f.engine.failWith("state::list", &iii.Error{Code: "LIST_ERROR", Message: "x"})
+	got, err = f.reg.resourcesList(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatalf("a state failure must be swallowed: %v", err)
+	}
+	if diff := cmp.Diff([]resource{indexResource}, got.Resources); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestResourcesTemplates(t *testing.T) {
+	f := newFixture(t, nil)
+	got, err := f.reg.resourcesTemplates(f.ctx, emptyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	want := `{"resourceTemplates":[` +
+		`{"uriTemplate":"iii://{skill_id}","name":"Skill","description":"Markdown body of a registered skill (1+ segments separated by '/')","mimeType":"text/markdown"},` +
+		`{"uriTemplate":"iii://fn/{function_path}","name":"Skill section","description":"Trigger the function at ` + "`function_path`" + ` (each '/' becomes '::') with empty input and serve its output. e.g. ` + "`iii://fn/scope/echo`" + ` triggers ` + "`scope::echo`" + `.","mimeType":"text/markdown"}]}`
+	if string(b) != want {
+		t.Errorf("templates\n got %s\nwant %s", b, want)
+	}
+}

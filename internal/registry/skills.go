@@ -1,0 +1,147 @@
+package registry
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
+)
+
+// Origins of a listed entry.
+const (
+	originState = "state"
+	originFS    = "fs"
+)
+
+// Change-event operations.
+const (
+	opRegister   = "register"
+	opUnregister = "unregister"
+)
+
+// emptyInput is the payload of list-style functions: any object (unknown
+// keys such as cursor or _meta are ignored) or null.
+type emptyInput struct{}
+
+type registerSkillInput struct {
+	ID    string `json:"id" jsonschema_description:"Unique skill id: one or more '/'-separated segments of lowercase ASCII letters, digits, '-' and '_' (max 64 chars per segment, 1024 in total); the first segment may not be 'fn'."`
+	Skill string `json:"skill" jsonschema_description:"Markdown body served at iii://{id}."`
+}
+
+type registerSkillOutput struct {
+	ID           string `json:"id"`
+	RegisteredAt string `json:"registered_at"`
+}
+
+type unregisterSkillInput struct {
+	ID string `json:"id" jsonschema_description:"Id of the skill to remove."`
+}
+
+type unregisterSkillOutput struct {
+	ID      string `json:"id"`
+	Removed bool   `json:"removed"`
+}
+
+type listSkillsOutput struct {
+	Skills []skillEntry `json:"skills"`
+}
+
+type skillEntry struct {
+	ID           string `json:"id"`
+	Bytes        int64  `json:"bytes" jsonschema:"minimum=0" jsonschema_description:"Body length in bytes (for fs entries: file size, frontmatter included)."`
+	RegisteredAt string `json:"registered_at" jsonschema_description:"RFC 3339 UTC time of the last registration (for fs entries: file modification time, or empty when unknown)."`
+	Origin       string `json:"origin" jsonschema:"enum=state,enum=fs" jsonschema_description:"'state' for state-backed entries, 'fs' for filesystem-backed."`
+}
+
+// skillChange is the skills::on-change payload.
+type skillChange struct {
+	Op string `json:"op"`
+	ID string `json:"id"`
+}
+
+func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (registerSkillOutput, error) {
+	if err := ids.ValidateSkillID(in.ID); err != nil {
+		return registerSkillOutput{}, invalid(err)
+	}
+	if strings.TrimSpace(in.Skill) == "" {
+		return registerSkillOutput{}, invalidf("skill must be non-empty")
+	}
+	if len(in.Skill) > maxSkillBytes {
+		return registerSkillOutput{}, invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), maxSkillBytes)
+	}
+	row := skillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: timestamp(r.now())}
+	if err := r.skills.set(ctx, in.ID, row); err != nil {
+		return registerSkillOutput{}, err
+	}
+	r.log.Info("skill registered", zap.String("skill_id", in.ID))
+	r.notify(ctx, r.skillsChanged, skillChange{Op: opRegister, ID: in.ID})
+	return registerSkillOutput{ID: in.ID, RegisteredAt: row.RegisteredAt}, nil
+}
+
+func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput) (unregisterSkillOutput, error) {
+	if err := ids.ValidateSkillID(in.ID); err != nil {
+		return unregisterSkillOutput{}, invalid(err)
+	}
+	removed, err := r.skills.delete(ctx, in.ID)
+	if err != nil {
+		return unregisterSkillOutput{}, err
+	}
+	r.log.Info("skill unregister", zap.String("skill_id", in.ID), zap.Bool("removed", removed))
+	if removed {
+		r.notify(ctx, r.skillsChanged, skillChange{Op: opUnregister, ID: in.ID})
+	}
+	return unregisterSkillOutput{ID: in.ID, Removed: removed}, nil
+}
+
+func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutput, error) {
+	rows, err := r.skillRows(ctx)
+	if err != nil {
+		return listSkillsOutput{}, err
+	}
+	fsSkills, _ := r.fsSkills()
+	fsSkills = unshadowedSkills(fsSkills, rows)
+	out := listSkillsOutput{Skills: make([]skillEntry, 0, len(rows)+len(fsSkills))}
+	for _, row := range rows {
+		out.Skills = append(out.Skills, skillEntry{ID: row.ID, Bytes: int64(len(row.Skill)), RegisteredAt: row.RegisteredAt, Origin: originState})
+	}
+	for _, s := range fsSkills {
+		out.Skills = append(out.Skills, skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: timestamp(s.ModTime), Origin: originFS})
+	}
+	slices.SortStableFunc(out.Skills, func(a, b skillEntry) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// skillRows returns the decodable skill rows in state, sorted by id.
+// Undecodable rows are skipped, as in the Rust worker.
+func (r *Registry) skillRows(ctx context.Context) ([]skillRow, error) {
+	res, err := r.skills.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := decodeRows[skillWire, skillRow](res)
+	slices.SortStableFunc(rows, func(a, b skillRow) int { return strings.Compare(a.ID, b.ID) })
+	return rows, nil
+}
+
+// unshadowedSkills drops the fs skills whose id is also in state: state
+// always wins.
+func unshadowedSkills(fs []fsource.Skill, rows []skillRow) []fsource.Skill {
+	if len(fs) == 0 || len(rows) == 0 {
+		return fs
+	}
+	inState := make(map[string]struct{}, len(rows))
+	for _, row := range rows {
+		inState[row.ID] = struct{}{}
+	}
+	kept := make([]fsource.Skill, 0, len(fs))
+	for _, s := range fs {
+		if _, shadowed := inState[s.ID]; !shadowed {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}

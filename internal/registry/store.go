@@ -1,0 +1,151 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Caller makes synchronous calls to engine functions. A nil result means
+// the function answered with no result or with null (state::get of a
+// missing key answers with no result at all). Remote failures are
+// *iii.Error. The iii client satisfies it.
+type Caller interface {
+	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
+}
+
+// Notifier fans a payload out to the subscribers of one trigger type
+// (skills::on-change or prompts::on-change) without waiting for them, and
+// returns how many it reached. The iii client's trigger-type provider
+// satisfies it.
+type Notifier interface {
+	Fire(ctx context.Context, payload any) int
+}
+
+// store is one state scope reached through state::* calls, each bounded by
+// the state timeout.
+type store struct {
+	caller  Caller
+	scope   string
+	timeout time.Duration
+}
+
+type stateKey struct {
+	Scope string `json:"scope"`
+	Key   string `json:"key"`
+}
+
+type stateSet struct {
+	Scope string `json:"scope"`
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+}
+
+type stateScope struct {
+	Scope string `json:"scope"`
+}
+
+// call runs one state function with the timeout; failures become
+// unavailable errors naming the function.
+func (s store) call(ctx context.Context, fn string, data any) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	res, err := s.caller.Call(ctx, fn, data)
+	if err != nil {
+		return nil, unavailable(fn, err)
+	}
+	return res, nil
+}
+
+// get returns the value stored at key, or nil when there is none.
+func (s store) get(ctx context.Context, key string) (json.RawMessage, error) {
+	res, err := s.call(ctx, "state::get", stateKey{s.scope, key})
+	if err != nil {
+		return nil, err
+	}
+	return present(res), nil
+}
+
+// set stores value at key, replacing any previous value.
+func (s store) set(ctx context.Context, key string, value any) error {
+	_, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
+	return err
+}
+
+// delete removes key and reports whether a value was there.
+func (s store) delete(ctx context.Context, key string) (removed bool, err error) {
+	res, err := s.call(ctx, "state::delete", stateKey{s.scope, key})
+	if err != nil {
+		return false, err
+	}
+	return present(res) != nil, nil
+}
+
+// list returns the raw state::list result of the scope; decodeRows reads
+// it.
+func (s store) list(ctx context.Context) (json.RawMessage, error) {
+	return s.call(ctx, "state::list", stateScope{s.scope})
+}
+
+// listValues extracts the values from a state::list result. The engine
+// answers with a flat array; {items:[{value}]} and {value:[…]} are
+// accepted too, as the reference worker does, and any other shape is an
+// empty scope.
+func listValues(res json.RawMessage) []json.RawMessage {
+	res = bytes.TrimSpace(res)
+	if len(res) == 0 {
+		return nil
+	}
+	switch res[0] {
+	case '[':
+		var values []json.RawMessage
+		if json.Unmarshal(res, &values) != nil {
+			return nil
+		}
+		return values
+	case '{':
+		var wrapped struct {
+			Items []struct {
+				Value json.RawMessage `json:"value"`
+			} `json:"items"`
+			Value []json.RawMessage `json:"value"`
+		}
+		if json.Unmarshal(res, &wrapped) != nil {
+			return nil
+		}
+		if wrapped.Items != nil {
+			values := make([]json.RawMessage, len(wrapped.Items))
+			for i, it := range wrapped.Items {
+				values[i] = it.Value
+			}
+			return values
+		}
+		return wrapped.Value
+	default:
+		return nil
+	}
+}
+
+// present returns nil for an absent or null result, else the result.
+func present(res json.RawMessage) json.RawMessage {
+	res = bytes.TrimSpace(res)
+	if len(res) == 0 || bytes.Equal(res, []byte("null")) {
+		return nil
+	}
+	return res
+}
+
+// timestampLayout renders registered_at (worker.md D11): RFC 3339 in UTC
+// with a "+00:00" offset and exactly nine fractional digits, as the Rust
+// worker writes it.
+const timestampLayout = "2006-01-02T15:04:05.000000000+00:00"
+
+// timestamp formats t as a registered_at value; the zero time (an fs
+// entry whose mtime is unknown) is "".
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timestampLayout)
+}
