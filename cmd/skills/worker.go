@@ -44,8 +44,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	manifest := fs.Bool("manifest", false, "print the registry manifest JSON and exit")
 	version := fs.Bool("version", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "show this help")
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "skills: %v; run 'skills --help' for usage\n", err)
 		return exitUsage
 	}
 	switch {

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+)
+
+func TestCallPayload(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+		err  string
+	}{
+		{name: "none", args: nil, want: `{}`},
+		{name: "json object", args: []string{`{"uri":"iii://skills"}`}, want: `{"uri":"iii://skills"}`},
+		{name: "json string", args: []string{`"x"`}, want: `"x"`},
+		{name: "pairs", args: []string{"id=a/b", "skill=# T\n\nbody"}, want: `{"id":"a/b","skill":"# T\n\nbody"}`},
+		{name: "value keeps equals", args: []string{"uri=iii://x?a=b"}, want: `{"uri":"iii://x?a=b"}`},
+		{name: "raw json pair", args: []string{"uris:=[\"iii://a\"]", "n:=5"}, want: `{"n":5,"uris":["iii://a"]}`},
+		{name: "malformed json", args: []string{`{"uri":`}, err: `is not valid JSON`},
+		{name: "bad raw pair", args: []string{"n:={"}, err: `value of "n" is not valid JSON`},
+		{name: "json mixed with pairs", args: []string{`{}`, "a=b"}, err: `is not key=value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := callPayload(tt.args)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("callPayload(%q) error = %v, want it to contain %q", tt.args, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("callPayload(%q): %v", tt.args, err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("payload (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPrintResult(t *testing.T) {
+	tests := []struct {
+		name   string
+		result string
+		asJSON bool
+		want   string
+	}{
+		{name: "nothing", result: ``, want: ``},
+		{name: "string raw", result: `"# a\n\nb"`, want: "# a\n\nb\n"},
+		{name: "markdown resource raw", result: `{"contents":[{"mimeType":"text/markdown","text":"# Skills\n","uri":"iii://skills"}]}`, want: "# Skills\n"},
+		{name: "json resource pretty", result: `{"contents":[{"mimeType":"application/json","text":"{}","uri":"iii://fn/a"}]}`,
+			want: "{\n  \"contents\": [\n    {\n      \"mimeType\": \"application/json\",\n      \"text\": \"{}\",\n      \"uri\": \"iii://fn/a\"\n    }\n  ]\n}\n"},
+		{name: "object pretty", result: `{"id":"a","removed":true}`, want: "{\n  \"id\": \"a\",\n  \"removed\": true\n}\n"},
+		{name: "forced json", result: `"x"`, asJSON: true, want: "\"x\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := printResult(&buf, json.RawMessage(tt.result), tt.asJSON); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, buf.String()); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// runCmd runs the CLI in-process and returns its exit code and output.
+func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestCallWithoutEngineFailsWithinTimeout(t *testing.T) {
+	start := time.Now()
+	code, _, stderr := runCmd(t, context.Background(), "call", "skills::list", "--url", "ws://127.0.0.1:1", "--timeout", "500ms")
+	if code != exitError {
+		t.Errorf("exit code = %d, want %d", code, exitError)
+	}
+	if !strings.Contains(stderr, "cannot reach the iii engine at ws://127.0.0.1:1") {
+		t.Errorf("stderr = %q, want the unreachable-engine line", stderr)
+	}
+	if elapsed := time.Since(start); elapsed > 3*time.Second {
+		t.Errorf("call took %s with a 500ms timeout", elapsed)
+	}
+}
+
+func TestCallUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "no function", args: []string{"call"}, want: "missing <function-id>"},
+		{name: "malformed json", args: []string{"call", "skills::list", `{"a":`}, want: "is not valid JSON"},
+		{name: "bad timeout", args: []string{"call", "skills::list", "--timeout", "0s"}, want: "--timeout must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, context.Background(), tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code = %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestCallAgainstLocalEngine(t *testing.T) {
+	srv := iiitest.NewServer()
+	t.Cleanup(srv.Close)
+
+	code, _, stderr := runCmd(t, context.Background(), "call", "state::set", "--url", srv.URL(),
+		`{"scope":"s","key":"k","value":{"hello":"world"}}`)
+	if code != exitOK {
+		t.Fatalf("state::set exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCmd(t, context.Background(), "call", "state::get", "--url", srv.URL(), "scope=s", "key=k")
+	if code != exitOK {
+		t.Fatalf("state::get exit %d: %s", code, stderr)
+	}
+	if diff := cmp.Diff("{\n  \"hello\": \"world\"\n}\n", stdout); diff != "" {
+		t.Errorf("state::get output (-want +got):\n%s", diff)
+	}
+
+	code, _, stderr = runCmd(t, context.Background(), "call", "nope::missing", "--url", srv.URL())
+	if code != exitError {
+		t.Errorf("unknown function exit = %d, want %d", code, exitError)
+	}
+	if want := "error: function_not_found: Function nope::missing not found\n"; stderr != want {
+		t.Errorf("stderr = %q, want %q", stderr, want)
+	}
+}

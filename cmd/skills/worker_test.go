@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+)
+
+func TestManifestVersionHelp(t *testing.T) {
+	code, stdout, _ := runCmd(t, context.Background(), "--manifest", "--url", "ws://127.0.0.1:1")
+	if code != exitOK {
+		t.Fatalf("--manifest exit %d", code)
+	}
+	var m struct {
+		Name             string         `json:"name"`
+		DefaultConfig    map[string]any `json:"default_config"`
+		SupportedTargets []string       `json:"supported_targets"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+		t.Fatalf("--manifest output is not JSON: %v\n%s", err, stdout)
+	}
+	if m.Name != "skills" || len(m.SupportedTargets) != 1 || m.SupportedTargets[0] != buildinfo.Target() {
+		t.Errorf("manifest = %+v, want name skills and target %s", m, buildinfo.Target())
+	}
+	for _, key := range []string{"scopes", "state_timeout_ms", "skills", "prompts"} {
+		if _, ok := m.DefaultConfig[key]; !ok {
+			t.Errorf("default_config lacks %q: %v", key, m.DefaultConfig)
+		}
+	}
+
+	code, stdout, _ = runCmd(t, context.Background(), "--version")
+	if code != exitOK || !strings.HasPrefix(stdout, "skills "+buildinfo.Version) {
+		t.Errorf("--version = %d %q", code, stdout)
+	}
+	code, stdout, _ = runCmd(t, context.Background(), "-h")
+	if code != exitOK || !strings.Contains(stdout, "--manifest") {
+		t.Errorf("-h = %d %q", code, stdout)
+	}
+	code, _, stderr := runCmd(t, context.Background(), "--no-such-flag")
+	if code != exitUsage || !strings.Contains(stderr, "no-such-flag") {
+		t.Errorf("unknown flag = %d %q", code, stderr)
+	}
+	code, _, stderr = runCmd(t, context.Background(), "--log-level", "loud")
+	if code != exitUsage || !strings.Contains(stderr, `invalid --log-level "loud"`) {
+		t.Errorf("bad log level = %d %q", code, stderr)
+	}
+}
+
+// startWorker runs the worker in-process against srv until the returned
+// stop function is called; stop returns the exit code.
+func startWorker(t *testing.T, srv *iiitest.Server, args ...string) (stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := runCmd(t, ctx, append([]string{"--url", srv.URL(), "--log-level", "error"}, args...)...)
+		done <- code
+	}()
+	waitCtx, waitCancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer waitCancel()
+	for _, id := range workerFunctions {
+		if err := srv.WaitFunction(waitCtx, id); err != nil {
+			cancel()
+			t.Fatalf("worker never registered %s: %v", id, err)
+		}
+	}
+	return func() int {
+		cancel()
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(15 * time.Second):
+			t.Fatal("worker did not stop within 15s of cancellation")
+			return -1
+		}
+	}
+}
+
+// workerFunctions are the 13 function ids the worker registers.
+var workerFunctions = []string{
+	"skills::register", "skills::unregister", "skills::list", "skills::resources-list",
+	"skills::resources-read", "skills::resources-templates", "skills::fetch_skill", "skill::fetch",
+	"prompts::register", "prompts::unregister", "prompts::list", "prompts::mcp-list", "prompts::mcp-get",
+}
+
+func newCaller(t *testing.T, srv *iiitest.Server) *iii.Client {
+	t.Helper()
+	c := iii.New(iii.Options{URL: srv.URL(), Name: "test-caller"})
+	c.Start()
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestWorkerServesConfigAndStopsCleanly(t *testing.T) {
+	srv := iiitest.NewServer()
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "docs", "team"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "docs", "team", "guide.md"), "# Team guide\n\nHow the team works.\n")
+	writeFile(t, filepath.Join(dir, "config.yaml"), "scopes:\n  skills: my-skills\nskills:\n  - docs/**/*.md\n")
+
+	stop := startWorker(t, srv, "--config", filepath.Join(dir, "config.yaml"))
+	caller := newCaller(t, srv)
+	ctx := context.Background()
+
+	if _, err := caller.Call(ctx, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha\n\nFirst."}); err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	if _, ok := srv.State("my-skills", "alpha"); !ok {
+		t.Errorf("skill row not written to the configured scope my-skills")
+	}
+	out, err := caller.Call(ctx, "skills::resources-read", map[string]string{"uri": "iii://team/guide"})
+	if err != nil {
+		t.Fatalf("read fs skill: %v", err)
+	}
+	if !strings.Contains(string(out), "How the team works.") {
+		t.Errorf("fs skill read = %s", out)
+	}
+
+	if code := stop(); code != exitOK {
+		t.Errorf("exit code after cancellation = %d, want 0", code)
+	}
+	ctx2, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for {
+		if _, ok := srv.Function("skills::register"); !ok {
+			break
+		}
+		if ctx2.Err() != nil {
+			t.Fatal("skills::register still registered after the worker stopped")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestWorkerBootsWithDefaultsOnBadConfig(t *testing.T) {
+	srv := iiitest.NewServer()
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "config.yaml"), "scopes: [not, a, map]\nstate_timeout_ms: soon\n")
+
+	stop := startWorker(t, srv, "--config", filepath.Join(dir, "config.yaml"))
+	defer stop()
+	caller := newCaller(t, srv)
+	if _, err := caller.Call(context.Background(), "skills::register", map[string]string{"id": "beta", "skill": "b"}); err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	if _, ok := srv.State("skills", "beta"); !ok {
+		t.Errorf("with a malformed config the row should land in the default scope skills")
+	}
+}
+
+func TestDevStartsEngineAndWorker(t *testing.T) {
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := runCmd(t, ctx, "dev", "--port", strconv.Itoa(port), "--config", filepath.Join(t.TempDir(), "none.yaml"), "--log-level", "error")
+		done <- code
+	}()
+	url := "ws://127.0.0.1:" + strconv.Itoa(port)
+	var out []byte
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, stdout, stderr := runCmd(t, context.Background(), "call", "--url", url, "--timeout", "2s", "skills::resources-templates")
+		if code == exitOK {
+			out = []byte(stdout)
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("dev never served skills::resources-templates: %s", stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(string(out), "iii://fn/{function_path}") {
+		t.Errorf("templates = %s", out)
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Errorf("dev exit = %d, want 0", code)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
