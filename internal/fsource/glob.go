@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -53,12 +54,30 @@ func (s *Source) expand(kind string, patterns []string) ([]match, []Skip) {
 
 // absPattern joins a relative pattern to the base and cleans it, as
 // doublestar.FilepathGlob will, so that the static prefix is computed on
-// the same text the matches are built from.
+// the same text the matches are built from. The base is a directory, not
+// a pattern: its glob characters are escaped, so a base such as
+// /home/me/[work] matches itself. (Windows has no escape character, as
+// '\' is its separator; there a base with glob characters stays a pattern.)
 func (s *Source) absPattern(pattern string) string {
 	if filepath.IsAbs(pattern) {
 		return filepath.Clean(pattern)
 	}
-	return filepath.Join(s.base, pattern)
+	return filepath.Join(escapeMeta(s.base), pattern)
+}
+
+// escapeMeta escapes the characters doublestar gives a meaning to.
+func escapeMeta(dir string) string {
+	if filepath.Separator == '\\' {
+		return dir
+	}
+	var b strings.Builder
+	for _, r := range dir {
+		if strings.ContainsRune(`\*?[]{}`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // glob expands one absolute pattern into matching paths (files and

@@ -204,6 +204,30 @@ func TestSkillsAbsolutePatternIgnoresBase(t *testing.T) {
 	}
 }
 
+func TestSkillsBaseWithGlobCharacters(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"[team] {a,b} *x?/docs/guide.md": "# Guide",
+		"t/docs/decoy.md":                "# Decoy", // what `[team]` would match as a class
+	})
+	base := filepath.Join(dir, "[team] {a,b} *x?")
+	skills, skips := New(base, []string{"docs/*.md"}, nil).Skills()
+	want := []string{"guide {dir}/[team] {a,b} *x?/docs/guide.md"}
+	if diff := cmp.Diff(want, skillLines(dir, skills)); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	if len(skips) != 0 {
+		t.Errorf("skips = %v, want none", skips)
+	}
+}
+
+func TestSkillsEscapedPattern(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a*b/x.md": "x", "ab/y.md": "y", "aXb/z.md": "z"})
+	skills, _ := New(dir, []string{`a\*b/*.md`}, nil).Skills()
+	if diff := cmp.Diff([]string{"x {dir}/a*b/x.md"}, skillLines(dir, skills)); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+}
+
 func TestSkillsSizeAndModTime(t *testing.T) {
 	const content = "---\na: 1\n---\nbody\n"
 	dir := writeTree(t, map[string]string{"x.md": content})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/invopop/jsonschema"
 )
@@ -82,9 +83,36 @@ func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if te.Field != "" {
-			return fmt.Sprintf("field %q must be %s, got %s", te.Field, te.Type.String(), te.Value)
+			return fmt.Sprintf("field %q must be %s, got %s", te.Field, jsonType(te.Type), te.Value)
 		}
-		return fmt.Sprintf("payload must be %s, got %s", te.Type.String(), te.Value)
+		return fmt.Sprintf("payload must be %s, got %s", jsonType(te.Type), te.Value)
 	}
 	return err.Error()
+}
+
+// jsonType names what a Go type accepts in JSON terms, for callers who
+// never see Go.
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonType(t.Elem()) + " or null"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.String {
+			return "an array of strings"
+		}
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "a JSON object"
+	default:
+		return "a JSON value"
+	}
 }

@@ -77,12 +77,18 @@ func unavailableMsg(err error) *Error {
 	return &Error{Code: CodeUnavailable, Message: err.Error(), cause: err}
 }
 
-// describe renders a call failure. A context deadline is the call's
-// timeout, which is worth saying in plain words.
+// describe renders a call failure for "<call>: <cause>". The client's own
+// failures are worded plainly (its errors repeat the function id, which
+// the call prefix already names); a remote failure keeps its wire code,
+// e.g. "SET_ERROR: Failed to set value: …".
 func describe(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, iii.ErrTimeout):
 		return "invocation timed out"
+	case errors.Is(err, iii.ErrNotConnected):
+		return "not connected to the engine (the worker reconnects on its own; retry shortly)"
+	case errors.Is(err, iii.ErrClosed):
+		return "the worker is shutting down"
 	case errors.Is(err, context.Canceled):
 		return "call cancelled"
 	default:

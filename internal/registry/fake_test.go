@@ -180,6 +180,13 @@ func (f *fakeEngine) callsTo(id string) []string {
 	return out
 }
 
+// callCount is the number of calls made so far.
+func (f *fakeEngine) callCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.calls)
+}
+
 // fakeNotifier records the payloads fired on one trigger type, as JSON.
 type fakeNotifier struct {
 	mu     sync.Mutex

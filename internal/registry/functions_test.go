@@ -3,7 +3,6 @@ package registry
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -210,25 +209,4 @@ func TestAliasMatchesCanonicalFetch(t *testing.T) {
 	if err1 != nil || err2 != nil || canonical != alias {
 		t.Errorf("skills::fetch_skill = %s (%v), skill::fetch = %s (%v)", canonical, err1, alias, err2)
 	}
-}
-
-func ExampleRegistry_Functions() {
-	reg := New(Config{Caller: newFakeEngine()})
-	for _, fn := range reg.Functions() {
-		fmt.Println(fn.ID)
-	}
-	// Output:
-	// skills::register
-	// skills::unregister
-	// skills::list
-	// skills::resources-list
-	// skills::resources-read
-	// skills::resources-templates
-	// skills::fetch_skill
-	// skill::fetch
-	// prompts::register
-	// prompts::unregister
-	// prompts::list
-	// prompts::mcp-list
-	// prompts::mcp-get
 }

@@ -87,7 +87,7 @@ func TestLogFSHealthStateDown(t *testing.T) {
 	f.reg.LogFSHealth(f.ctx)
 	want := []string{
 		"INFO loaded fs-backed skill id=a path=<dir>/s/a.md",
-		"WARN could not check fs skills against state error=state::list: iii: not connected to the engine",
+		"WARN could not check fs skills against state error=state::list: not connected to the engine (the worker reconnects on its own; retry shortly)",
 		"INFO fs source scan complete base_dir=<dir> prompts=0 shadowed=0 skills=1 skipped=0",
 	}
 	if diff := cmp.Diff(want, logLines(logs, dir)); diff != "" {

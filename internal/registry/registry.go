@@ -63,15 +63,15 @@ type Config struct {
 // across engine calls (concurrent writes to one id are last-writer-wins in
 // state, as with the Rust worker).
 type Registry struct {
-	skills  store
-	prompts store
-	timeout time.Duration
-	caller  Caller
-	fs      *fsource.Source
-	skillsChanged,
+	skills         store
+	prompts        store
+	timeout        time.Duration
+	caller         Caller
+	fs             *fsource.Source
+	skillsChanged  Notifier
 	promptsChanged Notifier
-	log *zap.Logger
-	now func() time.Time
+	log            *zap.Logger
+	now            func() time.Time
 }
 
 // New returns a Registry for cfg. It panics if cfg.Caller is nil: that is

@@ -7,25 +7,17 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
-
-	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
-// The subset of the in-process iii-engine-functions worker that workers
-// and tests rely on: worker metadata, worker listing and function
-// introspection (schemas live in engine::functions::info).
+// Function introspection from the in-process iii-engine-functions worker:
+// engine::functions::list and engine::functions::info (where the
+// registered schemas are visible). The worker functions of the same
+// in-process worker are in builtins_workers.go.
 
-const (
-	// engineVersion is what in-process workers report as their version.
-	engineVersion = "0.22.1"
-	// workerTextMaxLen caps a worker's reported name and description.
-	workerTextMaxLen = 280
-	// functionInfoBatchMax caps engine::functions::info's function_ids.
-	functionInfoBatchMax = 32
-)
+// functionInfoBatchMax caps engine::functions::info's function_ids.
+const functionInfoBatchMax = 32
 
 var (
 	functionsListIn = &inputStruct{name: "FunctionsListInput", fields: []field{
@@ -35,18 +27,6 @@ var (
 	}}
 	functionInfoIn = &inputStruct{name: "FunctionInfoInput", fields: []field{
 		optString("function_id"), {name: "function_ids", kind: kindStrings, optional: true},
-	}}
-	workersListIn = &inputStruct{name: "WorkersListInput", fields: []field{
-		optString("search"), optString("runtime"), optString("status"),
-	}}
-	telemetryMetaIn = &inputStruct{name: "WorkerConnectionTelemetryMeta", fields: []field{
-		optString("language"), optString("project_name"), optString("framework"),
-	}}
-	registerWorkerIn = &inputStruct{name: "RegisterWorkerInput", fields: []field{
-		{name: "_caller_worker_id"}, optString("runtime"), optString("version"), optString("name"),
-		optString("description"), optString("os"),
-		{name: "telemetry", kind: kindStruct, optional: true, nested: telemetryMetaIn},
-		{name: "pid", kind: kindU32, optional: true}, optString("isolation"),
 	}}
 )
 
@@ -63,161 +43,6 @@ func engineBuiltins() []builtinSpec {
 		{engineFnWorkerName, "engine::workers::list", "List workers connected to the engine.", workersList},
 		{engineFnWorkerName, "engine::workers::register", "Register worker metadata", registerWorker},
 	}
-}
-
-// registerWorker stores the calling connection's metadata (the caller is
-// known from the injected _caller_worker_id) and answers {"success":true}.
-func registerWorker(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
-	a, e := registerWorkerIn.decode("engine::workers::register", data)
-	if e != nil {
-		return nil, e
-	}
-	id, ok := normalizeUUID(a.str("_caller_worker_id"))
-	if ok {
-		s.storeWorkerMeta(id, a)
-		s.fire(triggerWorkersAvailable, map[string]any{"event": "worker_metadata_updated", "worker_id": id})
-	} else {
-		s.log.Error("engine::workers::register: invalid worker id", zap.String("worker_id", a.str("_caller_worker_id")))
-	}
-	return mustEncode(map[string]any{"success": true}), nil
-}
-
-func (s *Server) storeWorkerMeta(id string, a args) {
-	s.mu.Lock()
-	c := s.workers[id]
-	if c == nil {
-		s.mu.Unlock()
-		return
-	}
-	m := &c.meta
-	runtime := "unknown"
-	if r, ok := a.optStr("runtime"); ok {
-		runtime = r
-	}
-	m.runtime = &runtime
-	m.version = optPtr(a.optStr("version"))
-	if name := sanitizeWorkerText(a.optStr("name")); name != nil {
-		m.name = name
-	}
-	if d := sanitizeWorkerText(a.optStr("description")); d != nil {
-		m.description = d
-	}
-	if os := optPtr(a.optStr("os")); os != nil {
-		m.os = os
-	}
-	m.telemetry = a["telemetry"]
-	if pid, ok := a["pid"].(uint32); ok {
-		m.pid = &pid
-	}
-	if iso := optPtr(a.optStr("isolation")); iso != nil {
-		m.isolation = iso
-	}
-	s.notifyLocked()
-	name, version := metaString(m.name), metaString(m.version)
-	count := len(c.functionIDs)
-	s.mu.Unlock()
-	c.log.Info("worker registered", zap.Any("name", name), zap.String("runtime", runtime),
-		zap.Any("version", version), zap.Int("functions", count))
-}
-
-func optPtr(s string, ok bool) *string {
-	if !ok {
-		return nil
-	}
-	return &s
-}
-
-// sanitizeWorkerText strips control and bidi characters, caps the length
-// and trims, as the engine does; nothing left means "not given".
-func sanitizeWorkerText(s string, ok bool) *string {
-	if !ok {
-		return nil
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029 {
-			continue
-		}
-		if n == workerTextMaxLen {
-			break
-		}
-		b.WriteRune(r)
-		n++
-	}
-	t := strings.TrimSpace(b.String())
-	if t == "" {
-		return nil
-	}
-	return &t
-}
-
-// workersList lists connected workers that reported a pid, plus the
-// in-process workers, sorted by name then id.
-func workersList(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
-	a, e := workersListIn.decode("engine::workers::list", data)
-	if e != nil {
-		return nil, e
-	}
-	type row struct {
-		sortName, id string
-		fields       map[string]any
-	}
-	var rows []row
-	s.mu.Lock()
-	for _, c := range s.workers {
-		if c.meta.pid == nil {
-			continue
-		}
-		rows = append(rows, row{cmp.Or(derefOr(c.meta.name), c.id), c.id, map[string]any{
-			"name": metaString(c.meta.name), "description": metaString(c.meta.description),
-			"version": metaString(c.meta.version), "id": c.id, "runtime": metaString(c.meta.runtime),
-			"os": metaString(c.meta.os), "status": "connected", "function_count": len(c.functionIDs),
-			"connected_at_ms": c.connectedAt.UnixMilli(), "active_invocations": len(c.invocations),
-			"isolation": metaString(c.meta.isolation), "ip_address": c.ip,
-		}})
-	}
-	s.mu.Unlock()
-	counts := map[string]int{}
-	for _, b := range builtinTable() {
-		counts[b.worker]++
-	}
-	for _, w := range []struct{ name, description string }{
-		{engineFnWorkerName, engineFnWorkerDescription}, {stateWorkerName, stateWorkerDescription},
-	} {
-		rows = append(rows, row{w.name, w.name, map[string]any{
-			"name": w.name, "description": w.description, "version": engineVersion, "id": w.name,
-			"runtime": "engine", "os": nil, "status": "available", "function_count": counts[w.name],
-			"connected_at_ms": s.startedAt.UnixMilli(), "active_invocations": 0,
-			"isolation": "in-process", "ip_address": nil,
-		}})
-	}
-	slices.SortFunc(rows, func(x, y row) int { return cmp.Or(cmp.Compare(x.sortName, y.sortName), cmp.Compare(x.id, y.id)) })
-	out := make([]map[string]any, 0, len(rows))
-	runtime, hasRuntime := a.optStr("runtime")
-	status, hasStatus := a.optStr("status")
-	search, _ := a.optStr("search")
-	for _, r := range rows {
-		if hasRuntime && r.fields["runtime"] != runtime {
-			continue
-		}
-		if hasStatus && r.fields["status"] != status {
-			continue
-		}
-		name, _ := r.fields["name"].(string)
-		if search != "" && !strings.Contains(strings.ToLower(name), strings.ToLower(search)) {
-			continue
-		}
-		out = append(out, r.fields)
-	}
-	return mustEncode(map[string]any{"workers": out}), nil
-}
-
-func derefOr(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // functionsList lists functions, hiding engine::* (but not

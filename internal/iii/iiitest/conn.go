@@ -2,7 +2,6 @@ package iiitest
 
 import (
 	"bytes"
-	"encoding/json"
 	"net"
 	"sync"
 	"time"
@@ -252,20 +251,4 @@ func (o *outbox) signal() {
 	case o.ready <- struct{}{}:
 	default:
 	}
-}
-
-// metaString reads an optional string the worker reported.
-func metaString(p *string) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-// rawOrNil turns an absent JSON field into null for listings.
-func rawOrNil(r json.RawMessage) any {
-	if r == nil {
-		return nil
-	}
-	return r
 }

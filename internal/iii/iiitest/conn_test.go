@@ -163,6 +163,7 @@ func TestOversizedFrameEndsOnlyThatConnection(t *testing.T) {
 	p.register("big::f")
 	p.sendRaw(websocket.TextMessage, `{"type":"ping","pad":"`+strings.Repeat("x", 2048)+`"}`)
 	p.expectClosed()
+	waitCleanedUp(t, s, p)
 	q := dial(t, s)
 	q.barrier()
 	if _, ok := s.Function("big::f"); ok {

@@ -12,9 +12,11 @@ import (
 
 // Function is a registered function as the engine sees it.
 type Function struct {
-	ID             string
-	Description    string
-	RequestFormat  json.RawMessage // nil when not registered
+	ID          string
+	Description string
+	// RequestFormat, ResponseFormat and Metadata are as registered, in the
+	// engine's canonical JSON (sorted keys); nil when not given.
+	RequestFormat  json.RawMessage
 	ResponseFormat json.RawMessage
 	Metadata       json.RawMessage
 	// WorkerID is the owning connection; "" for in-process functions.
@@ -23,8 +25,10 @@ type Function struct {
 
 // TriggerType is a registered trigger type.
 type TriggerType struct {
-	ID                   string
-	Description          string
+	ID          string
+	Description string
+	// TriggerRequestFormat and CallRequestFormat are the schemas the
+	// provider registered; nil when not given.
 	TriggerRequestFormat json.RawMessage
 	CallRequestFormat    json.RawMessage
 	// ProviderID is the providing connection; "" for the engine's own
@@ -37,8 +41,9 @@ type Binding struct {
 	ID          string
 	TriggerType string
 	FunctionID  string
-	Config      json.RawMessage
-	Metadata    json.RawMessage
+	// Config and Metadata are as registered (Metadata nil when not given).
+	Config   json.RawMessage
+	Metadata json.RawMessage
 	// WorkerID is the connection that registered it last.
 	WorkerID string
 	// Parked is true while the binding waits for its trigger type's
@@ -49,12 +54,15 @@ type Binding struct {
 // Worker is one connected worker.
 type Worker struct {
 	ID string
-	// Metadata reported through engine::workers::register; "" or 0 when
+	// Name, Description, Runtime, Version, OS, Isolation and PID are what
+	// the worker reported through engine::workers::register; "" or 0 when
 	// not reported.
 	Name, Description, Runtime, Version, OS, Isolation string
 	PID                                                uint32
-	RemoteIP                                           string
-	ConnectedAt                                        time.Time
+	// RemoteIP is the connection's peer address without the port.
+	RemoteIP string
+	// ConnectedAt is when the WebSocket was accepted.
+	ConnectedAt time.Time
 	// Functions are the ids it registered (sorted), including ids another
 	// worker has since taken over.
 	Functions []string

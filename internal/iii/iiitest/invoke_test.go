@@ -174,7 +174,7 @@ func TestDuplicateFunctionIDLastWriterWins(t *testing.T) {
 	first.barrier() // the first owner got nothing
 
 	first.send(wire.UnregisterFunction{ID: "dup::f"}) // not the owner: ignored
-	first.close()
+	disconnect(t, s, first)
 	if f, ok := s.Function("dup::f"); !ok || f.WorkerID != second.id {
 		t.Fatalf("dup::f = %+v, %v; want it still owned by %s", f, ok, second.id)
 	}

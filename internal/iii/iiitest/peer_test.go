@@ -1,6 +1,7 @@
 package iiitest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -118,6 +119,24 @@ func (p *peer) close() {
 	case <-p.done:
 	case <-time.After(waitTimeout):
 		p.t.Errorf("peer reader did not stop")
+	}
+}
+
+// disconnect closes p and waits until the engine has cleaned it up.
+func disconnect(t testing.TB, s *Server, p *peer) {
+	t.Helper()
+	p.close()
+	waitCleanedUp(t, s, p)
+}
+
+// waitCleanedUp waits until the engine has run p's disconnect cleanup,
+// whose registry effects are applied at once.
+func waitCleanedUp(t testing.TB, s *Server, p *peer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := s.waitFor(ctx, "cleanup of "+p.id, func() bool { return s.workers[p.id] == nil }); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -100,6 +100,7 @@ func TestStateQuirks(t *testing.T) {
 			}
 		})
 	}
+	p.t = t
 }
 
 func TestStateListKeepsFirstWriteOrder(t *testing.T) {

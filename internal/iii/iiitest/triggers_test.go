@@ -128,7 +128,7 @@ func TestProviderDisconnectParksBindingsUntilTheTypeReturns(t *testing.T) {
 	prov.send(wire.RegisterTrigger{ID: "provider-own", TriggerType: changeType, FunctionID: "skills::x", Config: []byte(`{}`)})
 	expect[wire.RegisterTrigger](prov)
 
-	prov.close()
+	disconnect(t, s, prov)
 	sub.barrier() // subscribers are not told
 	if live, parked := bindingState(t, s, subscription.ID); live || !parked {
 		t.Fatalf("binding live=%v parked=%v after provider disconnect, want parked", live, parked)
@@ -162,8 +162,8 @@ func TestReRegisteringATypeReplacesTheProvider(t *testing.T) {
 	if diff := cmp.Diff(forwarded, expect[wire.RegisterTrigger](newProv)); diff != "" {
 		t.Errorf("replay to the new provider (-want +got):\n%s", diff)
 	}
-	oldProv.barrier() // the previous provider is not told
-	oldProv.close()   // and its disconnect no longer affects the type
+	oldProv.barrier()         // the previous provider is not told
+	disconnect(t, s, oldProv) // and its disconnect no longer affects the type
 	if live, _ := bindingState(t, s, subscription.ID); !live {
 		t.Error("binding parked by a former provider's disconnect")
 	}
@@ -193,7 +193,7 @@ func TestTriggerIDsAreGlobalAndUnowned(t *testing.T) {
 	if got.FunctionID != "other::handler" {
 		t.Fatalf("replacement forwarded as %+v", got)
 	}
-	sub.close()
+	disconnect(t, s, sub)
 	prov.barrier() // the former owner's disconnect no longer concerns it
 
 	// Anyone can unregister it, whatever trigger_type they name.

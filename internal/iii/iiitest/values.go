@@ -97,3 +97,19 @@ func normalizeUUID(id string) (string, bool) {
 	}
 	return u.String(), true
 }
+
+// metaString reads an optional string the worker reported.
+func metaString(p *string) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// rawOrNil turns an absent JSON field into null for listings.
+func rawOrNil(r json.RawMessage) any {
+	if r == nil {
+		return nil
+	}
+	return r
+}
