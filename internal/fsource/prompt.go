@@ -49,7 +49,8 @@ func (s *Source) Prompts() ([]Prompt, []Skip) {
 }
 
 // loadPrompt stats, reads and checks one match. ok is false with an empty
-// reason for a match that is silently ignored (a directory).
+// reason for a match that is silently ignored (a directory or another
+// non-regular file).
 func loadPrompt(m match) (p Prompt, reason string, ok bool) {
 	fi, err := os.Stat(m.path)
 	if err != nil {

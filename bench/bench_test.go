@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/registry"
+)
+
+// rig is one engine, the registry worker, and a caller.
+type rig struct {
+	srv    *iiitest.Server
+	worker *iii.Client
+	caller *iii.Client
+}
+
+func newRig(tb testing.TB, extra ...iii.Function) *rig {
+	tb.Helper()
+	srv := iiitest.NewServer()
+	tb.Cleanup(srv.Close)
+	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
+	reg := registry.New(registry.Config{Caller: worker})
+	for _, f := range append(reg.Functions(), extra...) {
+		worker.RegisterFunction(f)
+	}
+	worker.Start()
+	tb.Cleanup(func() { worker.Close() })
+	caller := iii.New(iii.Options{URL: srv.URL(), Name: "bench-caller"})
+	caller.Start()
+	tb.Cleanup(func() { caller.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, c := range []*iii.Client{worker, caller} {
+		if err := c.WaitReady(ctx); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, f := range append(reg.Functions(), extra...) {
+		if err := srv.WaitFunction(ctx, f.ID); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return &rig{srv: srv, worker: worker, caller: caller}
+}
+
+func (r *rig) call(tb testing.TB, functionID string, data any) json.RawMessage {
+	out, err := r.caller.Call(context.Background(), functionID, data)
+	if err != nil {
+		tb.Fatalf("%s: %v", functionID, err)
+	}
+	return out
+}
+
+// skillBody returns a markdown body of exactly n bytes.
+func skillBody(n int) string {
+	head := "# Email provider\n\nSend transactional email through the provider's API; read this before calling its functions.\n\n"
+	var b strings.Builder
+	b.WriteString(head)
+	for b.Len() < n {
+		b.WriteString("- step: call the function with the recipient, subject and body; check the result.\n")
+	}
+	return b.String()[:n]
+}
+
+type echoIn struct{}
+
+// BenchmarkRead compares skills::resources-read of a 4 KiB skill with a
+// bare function on the same engine that returns the same 4 KiB as a
+// string. The read does one more engine round trip (state::get) than the
+// echo; the ratio of the two is the registry's overhead.
+func BenchmarkRead(b *testing.B) {
+	body := skillBody(4096)
+	echo := iii.NewFunction("bench::echo", "returns 4 KiB", func(context.Context, echoIn) (string, error) { return body, nil })
+	r := newRig(b, echo)
+	r.call(b, "skills::register", map[string]string{"id": "resend/email", "skill": body})
+	read := map[string]string{"uri": "iii://resend/email"}
+	if out := r.call(b, "skills::resources-read", read); !strings.Contains(string(out), "Email provider") {
+		b.Fatalf("read returned %s", out)
+	}
+
+	b.Run("echo-4KiB", func(b *testing.B) {
+		for b.Loop() {
+			r.call(b, "bench::echo", struct{}{})
+		}
+	})
+	b.Run("resources-read-4KiB", func(b *testing.B) {
+		for b.Loop() {
+			r.call(b, "skills::resources-read", read)
+		}
+	})
+}
+
+// BenchmarkRegister measures skills::register (validation, state::set and
+// the on-change fan-out) one call at a time and with parallel callers.
+func BenchmarkRegister(b *testing.B) {
+	r := newRig(b)
+	body := skillBody(1024)
+	var n atomic.Int64
+	b.Run("sequential", func(b *testing.B) {
+		for b.Loop() {
+			r.call(b, "skills::register", map[string]string{"id": fmt.Sprintf("seq/s%d", n.Add(1)), "skill": body})
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "registers/s")
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.SetParallelism(4)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				r.call(b, "skills::register", map[string]string{"id": fmt.Sprintf("par/s%d", n.Add(1)), "skill": body})
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "registers/s")
+	})
+}
+
+// BenchmarkIndex10k reads iii://skills through the engine with 10,000
+// skills registered (seeded straight into the engine's state, as rows the
+// worker itself writes).
+func BenchmarkIndex10k(b *testing.B) {
+	for _, size := range []int{512, 4096} {
+		b.Run(fmt.Sprintf("body-%dB", size), func(b *testing.B) {
+			r := newRig(b)
+			seed(b, r.srv, 10000, skillBody(size))
+			read := map[string]string{"uri": "iii://skills"}
+			out := r.call(b, "skills::resources-read", read)
+			if got := strings.Count(string(out), "](iii://"); got != 10000 {
+				b.Fatalf("index lists %d skills, want 10000", got)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				r.call(b, "skills::resources-read", read)
+			}
+		})
+	}
+}
+
+func seed(tb testing.TB, srv *iiitest.Server, n int, body string) {
+	tb.Helper()
+	for i := range n {
+		id := fmt.Sprintf("team-%03d/skill-%05d", i%100, i)
+		row, err := json.Marshal(map[string]string{"id": id, "skill": body, "registered_at": "2026-11-22T04:00:00.000000000+00:00"})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := srv.SetState("skills", id, row); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
