@@ -82,8 +82,9 @@ func TestEncodeExact(t *testing.T) {
 		{m: InvocationResult{InvocationID: testID, FunctionID: "f", Result: rawJSON(`"<b>&</b>"`)},
 			want: `{"type":"invocationresult","invocation_id":"` + testID + `","function_id":"f","result":"<b>&</b>"}`},
 		{m: RegisterTriggerType{ID: "t"}, want: `{"type":"registertriggertype","id":"t","description":""}`},
+		// Raw JSON is copied verbatim, whitespace included.
 		{m: RegisterTrigger{ID: "t", TriggerType: "tt", FunctionID: "f", Config: rawJSON(`{ "a" : 1 }`)},
-			want: `{"type":"registertrigger","id":"t","trigger_type":"tt","function_id":"f","config":{"a":1}}`},
+			want: `{"type":"registertrigger","id":"t","trigger_type":"tt","function_id":"f","config":{ "a" : 1 }}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -139,16 +140,16 @@ func TestDecodeRejects(t *testing.T) {
 	}{
 		{name: "invalid JSON", in: `{"type":`, wantErr: "decode frame"},
 		{name: "array", in: `[]`, wantErr: "decode frame"},
-		{name: "no type", in: `{}`, wantErr: `missing field "type"`},
+		{name: "no type", in: `{}`, wantErr: `missing required field "type"`},
 		{name: "unknown type", in: `{"type":"unregistertriggertype","id":"x"}`, wantErr: `unknown frame type "unregistertriggertype"`},
 		{name: "registerfunction id", in: `{"type":"registerfunction"}`, wantErr: `missing required field "id"`},
 		{name: "unregisterfunction id", in: `{"type":"unregisterfunction","id":null}`, wantErr: `missing required field "id"`},
 		{name: "invoke function_id", in: `{"type":"invokefunction","data":{}}`, wantErr: `missing required field "function_id"`},
 		{name: "invoke data", in: `{"type":"invokefunction","function_id":"f"}`, wantErr: `missing required field "data"`},
-		{name: "invoke non-UUID id", in: `{"type":"invokefunction","invocation_id":"42","function_id":"f","data":{}}`, wantErr: `invocation_id "42" is not a UUID`},
-		{name: "invoke empty id", in: `{"type":"invokefunction","invocation_id":"","function_id":"f","data":{}}`, wantErr: `is not a UUID`},
+		{name: "invoke non-UUID id", in: `{"type":"invokefunction","invocation_id":"42","function_id":"f","data":{}}`, wantErr: `"invocation_id" must be a UUID, got "42"`},
+		{name: "invoke empty id", in: `{"type":"invokefunction","invocation_id":"","function_id":"f","data":{}}`, wantErr: `must be a UUID, got ""`},
 		{name: "result invocation_id", in: `{"type":"invocationresult","function_id":"f"}`, wantErr: `missing required field "invocation_id"`},
-		{name: "result non-UUID id", in: `{"type":"invocationresult","invocation_id":"x","function_id":"f"}`, wantErr: `invocation_id "x" is not a UUID`},
+		{name: "result non-UUID id", in: `{"type":"invocationresult","invocation_id":"x","function_id":"f"}`, wantErr: `"invocation_id" must be a UUID, got "x"`},
 		{name: "result function_id", in: `{"type":"invocationresult","invocation_id":"` + testID + `"}`, wantErr: `missing required field "function_id"`},
 		{name: "result error code", in: `{"type":"invocationresult","invocation_id":"` + testID + `","function_id":"f","error":{"message":"m"}}`, wantErr: `missing required field "error.code"`},
 		{name: "result error message", in: `{"type":"invocationresult","invocation_id":"` + testID + `","function_id":"f","error":{"code":"c"}}`, wantErr: `missing required field "error.message"`},
@@ -161,7 +162,7 @@ func TestDecodeRejects(t *testing.T) {
 		{name: "workerregistered worker_id", in: `{"type":"workerregistered"}`, wantErr: `missing required field "worker_id"`},
 		{name: "reattach previous_worker_id", in: `{"type":"reattach"}`, wantErr: `missing required field "previous_worker_id"`},
 		{name: "rejected owner_worker_id", in: `{"type":"registrationrejected","code":"c","namespace":"n"}`, wantErr: `missing required field "owner_worker_id"`},
-		{name: "wrong field type", in: `{"type":"registerfunction","id":7}`, wantErr: "decode frame"},
+		{name: "wrong field type", in: `{"type":"registerfunction","id":7}`, wantErr: `decode registerfunction: field "id" must be a string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

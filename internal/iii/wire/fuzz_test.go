@@ -51,3 +51,57 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeMatchesReference checks the single-pass decoder against the
+// first one, built on encoding/json: whatever the new decoder accepts, the
+// reference accepts with the same value. Inputs with uppercase or
+// non-ASCII bytes are left out, because encoding/json matches keys
+// case-insensitively (Unicode folding included) where the engine's serde
+// does not; the round-trip fuzz above covers them.
+func FuzzDecodeMatchesReference(f *testing.F) {
+	for _, m := range everyFrame {
+		b, err := Encode(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"type":"ping","id":5}`))
+	f.Add([]byte(`{"type":"invokefunction","function_id":"f","data":{"a":[1,2.5e3,"x\u0000"]},"action":{"type":"void"}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, c := range in {
+			if c >= 'A' && c <= 'Z' || c >= 0x80 {
+				return
+			}
+		}
+		got, err := Decode(in)
+		if err != nil {
+			return
+		}
+		// The reference decodes every known key whatever the type; the new
+		// decoder reads only the type's own fields, as serde does. Compare
+		// only when the reference could decode it at all.
+		want, refErr := decodeReference(in)
+		if refErr != nil {
+			if !json.Valid(in) {
+				t.Fatalf("Decode accepted invalid JSON %q", in)
+			}
+			return
+		}
+		if diff := cmp.Diff(want, got, compactRaw); diff != "" {
+			t.Errorf("Decode(%q) differs from the reference (-reference +new):\n%s", in, diff)
+		}
+	})
+}
+
+// FuzzValid checks Valid against encoding/json's json.Valid.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,-0.5e+3,true,false,null,"a\"b\\u00e9"]`, `01`, `1.`, `-`, `"\x01"`, `{"a":}`, ` [ ] `, `"\ud800"`, "\"\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if got, want := Valid(in), json.Valid(in); got != want {
+			t.Errorf("Valid(%q) = %v, json.Valid = %v", in, got, want)
+		}
+	})
+}

@@ -1,7 +1,9 @@
 package wire
 
+// This file keeps the first decoder, built on encoding/json, as a reference
+// for differential fuzzing of the single-pass decoder.
+
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,39 +11,11 @@ import (
 	"github.com/google/uuid"
 )
 
-// Encode renders m as one JSON object with its "type" first. HTML
-// characters are not escaped: frames carry markdown, not HTML.
-func Encode(m Message) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(128)
-	buf.WriteString(`{"type":"`)
-	buf.WriteString(m.MessageType())
-	buf.WriteByte('"')
-	start := buf.Len()
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return nil, fmt.Errorf("encode %s: %w", m.MessageType(), err)
-	}
-	body := bytes.TrimRight(buf.Bytes()[start:], "\n")
-	// body is the struct's own object: "{}" or "{...}".
-	out := buf.Bytes()[:start]
-	if len(body) > 2 {
-		out = append(out, ',')
-		out = append(out, body[1:]...)
-	} else {
-		out = append(out, '}')
-	}
-	return out, nil
-}
-
-// ErrUnknownType reports a frame whose "type" this package does not know.
-var ErrUnknownType = errors.New("unknown frame type")
 
 // frame is the union of every field any message carries. Pointers and raw
 // messages tell an absent field from an empty one, so that required fields
 // can be checked in the same single decoding pass.
-type frame struct {
+type refFrame struct {
 	Type                 string          `json:"type"`
 	ID                   *string         `json:"id"`
 	FunctionID           *string         `json:"function_id"`
@@ -53,7 +27,7 @@ type frame struct {
 	Action               *Action         `json:"action"`
 	Namespace            *string         `json:"namespace"`
 	Result               json.RawMessage `json:"result"`
-	Error                *errorFrame     `json:"error"`
+	Error                *refErrorFrame     `json:"error"`
 	Description          *string         `json:"description"`
 	RequestFormat        json.RawMessage `json:"request_format"`
 	ResponseFormat       json.RawMessage `json:"response_format"`
@@ -73,7 +47,7 @@ type frame struct {
 	OwnerWorkerID        *string         `json:"owner_worker_id"`
 }
 
-type errorFrame struct {
+type refErrorFrame struct {
 	Code       *string `json:"code"`
 	Message    *string `json:"message"`
 	Stacktrace *string `json:"stacktrace"`
@@ -83,22 +57,22 @@ type errorFrame struct {
 // anything the engine would drop: invalid JSON, a non-object, an unknown
 // type, a missing required field or a non-UUID invocation_id. Unknown extra
 // fields are ignored and an explicit null reads as absent.
-func Decode(b []byte) (Message, error) {
-	var f frame
+func decodeReference(b []byte) (Message, error) {
+	var f refFrame
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("decode frame: %w", err)
 	}
-	var miss missing
+	var miss refMissing
 	var m Message
 	switch f.Type {
 	case TypeRegisterFunction:
-		m = RegisterFunction{ID: miss.str("id", f.ID), Description: opt(f.Description),
-			RequestFormat: raw(f.RequestFormat), ResponseFormat: raw(f.ResponseFormat),
-			Metadata: raw(f.Metadata), Invocation: raw(f.Invocation)}
+		m = RegisterFunction{ID: miss.str("id", f.ID), Description: refOpt(f.Description),
+			RequestFormat: refRaw(f.RequestFormat), ResponseFormat: refRaw(f.ResponseFormat),
+			Metadata: refRaw(f.Metadata), Invocation: refRaw(f.Invocation)}
 	case TypeUnregisterFunction:
 		m = UnregisterFunction{ID: miss.str("id", f.ID)}
 	case TypeInvokeFunction:
-		id, err := invocationID(f.InvocationID, false)
+		id, err := refInvocationID(f.InvocationID, false)
 		if err != nil {
 			return nil, err
 		}
@@ -106,47 +80,47 @@ func Decode(b []byte) (Message, error) {
 			miss.add("data")
 		}
 		m = InvokeFunction{InvocationID: id, FunctionID: miss.str("function_id", f.FunctionID),
-			Data: f.Data, Metadata: raw(f.Metadata), Traceparent: opt(f.Traceparent),
-			Baggage: opt(f.Baggage), Action: f.Action, Namespace: opt(f.Namespace)}
+			Data: f.Data, Metadata: refRaw(f.Metadata), Traceparent: refOpt(f.Traceparent),
+			Baggage: refOpt(f.Baggage), Action: f.Action, Namespace: refOpt(f.Namespace)}
 	case TypeInvocationResult:
-		id, err := invocationID(f.InvocationID, true)
+		id, err := refInvocationID(f.InvocationID, true)
 		if err != nil {
 			return nil, err
 		}
 		m = InvocationResult{InvocationID: id, FunctionID: miss.str("function_id", f.FunctionID),
-			Result: raw(f.Result), Error: miss.errorBody(f.Error),
-			Traceparent: opt(f.Traceparent), Baggage: opt(f.Baggage)}
+			Result: refRaw(f.Result), Error: miss.errorBody(f.Error),
+			Traceparent: refOpt(f.Traceparent), Baggage: refOpt(f.Baggage)}
 	case TypeRegisterTriggerType:
 		m = RegisterTriggerType{ID: miss.str("id", f.ID), Description: miss.str("description", f.Description),
-			TriggerRequestFormat: raw(f.TriggerRequestFormat), CallRequestFormat: raw(f.CallRequestFormat),
-			Namespace: opt(f.Namespace)}
+			TriggerRequestFormat: refRaw(f.TriggerRequestFormat), CallRequestFormat: refRaw(f.CallRequestFormat),
+			Namespace: refOpt(f.Namespace)}
 	case TypeRegisterTrigger:
 		if f.Config == nil {
 			miss.add("config")
 		}
 		m = RegisterTrigger{ID: miss.str("id", f.ID), TriggerType: miss.str("trigger_type", f.TriggerType),
-			FunctionID: miss.str("function_id", f.FunctionID), Config: f.Config, Metadata: raw(f.Metadata),
-			Namespace: opt(f.Namespace), TriggerNamespace: opt(f.TriggerNamespace)}
+			FunctionID: miss.str("function_id", f.FunctionID), Config: f.Config, Metadata: refRaw(f.Metadata),
+			Namespace: refOpt(f.Namespace), TriggerNamespace: refOpt(f.TriggerNamespace)}
 	case TypeUnregisterTrigger:
-		m = UnregisterTrigger{ID: miss.str("id", f.ID), TriggerType: opt(f.TriggerType)}
+		m = UnregisterTrigger{ID: miss.str("id", f.ID), TriggerType: refOpt(f.TriggerType)}
 	case TypeTriggerRegistrationResult:
 		m = TriggerRegistrationResult{ID: miss.str("id", f.ID), TriggerType: miss.str("trigger_type", f.TriggerType),
 			FunctionID: miss.str("function_id", f.FunctionID), Error: miss.errorBody(f.Error)}
 	case TypeRegisterService:
-		m = RegisterService{ID: miss.str("id", f.ID), Name: opt(f.Name), Description: opt(f.Description),
-			ParentServiceID: opt(f.ParentServiceID)}
+		m = RegisterService{ID: miss.str("id", f.ID), Name: refOpt(f.Name), Description: refOpt(f.Description),
+			ParentServiceID: refOpt(f.ParentServiceID)}
 	case TypePing:
 		m = Ping{}
 	case TypePong:
 		m = Pong{}
 	case TypeWorkerRegistered:
-		m = WorkerRegistered{WorkerID: miss.str("worker_id", f.WorkerID), ReattachToken: opt(f.ReattachToken)}
+		m = WorkerRegistered{WorkerID: miss.str("worker_id", f.WorkerID), ReattachToken: refOpt(f.ReattachToken)}
 	case TypeReattach:
 		m = Reattach{PreviousWorkerID: miss.str("previous_worker_id", f.PreviousWorkerID),
-			ReattachToken: opt(f.ReattachToken)}
+			ReattachToken: refOpt(f.ReattachToken)}
 	case TypeRegistrationRejected:
 		m = RegistrationRejected{Code: miss.str("code", f.Code), Namespace: miss.str("namespace", f.Namespace),
-			WorkerName: opt(f.WorkerName), FunctionID: opt(f.FunctionID),
+			WorkerName: refOpt(f.WorkerName), FunctionID: refOpt(f.FunctionID),
 			OwnerWorkerID: miss.str("owner_worker_id", f.OwnerWorkerID)}
 	case "":
 		return nil, errors.New("decode frame: missing field \"type\"")
@@ -160,11 +134,11 @@ func Decode(b []byte) (Message, error) {
 }
 
 // missing collects the names of absent required fields.
-type missing []string
+type refMissing []string
 
-func (m *missing) add(name string) { *m = append(*m, name) }
+func (m *refMissing) add(name string) { *m = append(*m, name) }
 
-func (m *missing) str(name string, p *string) string {
+func (m *refMissing) str(name string, p *string) string {
 	if p == nil {
 		m.add(name)
 		return ""
@@ -172,15 +146,15 @@ func (m *missing) str(name string, p *string) string {
 	return *p
 }
 
-func (m *missing) errorBody(e *errorFrame) *ErrorBody {
+func (m *refMissing) errorBody(e *refErrorFrame) *ErrorBody {
 	if e == nil {
 		return nil
 	}
 	return &ErrorBody{Code: m.str("error.code", e.Code), Message: m.str("error.message", e.Message),
-		Stacktrace: opt(e.Stacktrace)}
+		Stacktrace: refOpt(e.Stacktrace)}
 }
 
-func opt(p *string) string {
+func refOpt(p *string) string {
 	if p == nil {
 		return ""
 	}
@@ -189,14 +163,14 @@ func opt(p *string) string {
 
 // raw reads an explicit JSON null as absent, as the engine does for
 // optional fields.
-func raw(r json.RawMessage) json.RawMessage {
+func refRaw(r json.RawMessage) json.RawMessage {
 	if string(r) == "null" {
 		return nil
 	}
 	return r
 }
 
-func invocationID(p *string, required bool) (string, error) {
+func refInvocationID(p *string, required bool) (string, error) {
 	if p == nil {
 		if required {
 			return "", errors.New("decode frame: missing required field \"invocation_id\"")
