@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 )
 
-
 // frame is the union of every field any message carries. Pointers and raw
 // messages tell an absent field from an empty one, so that required fields
 // can be checked in the same single decoding pass.
@@ -27,7 +26,7 @@ type refFrame struct {
 	Action               *Action         `json:"action"`
 	Namespace            *string         `json:"namespace"`
 	Result               json.RawMessage `json:"result"`
-	Error                *refErrorFrame     `json:"error"`
+	Error                *refErrorFrame  `json:"error"`
 	Description          *string         `json:"description"`
 	RequestFormat        json.RawMessage `json:"request_format"`
 	ResponseFormat       json.RawMessage `json:"response_format"`
