@@ -34,12 +34,12 @@ func (r *Registry) LogFSHealth(ctx context.Context) {
 
 	shadowed := 0
 	if len(skills) > 0 {
-		if rows, err := r.skillRows(ctx); err != nil {
+		if rows, err := r.skillSummaries(ctx); err != nil {
 			r.log.Warn("could not check fs skills against state", zap.Error(err))
 		} else {
 			inState := make(map[string]bool, len(rows))
 			for _, row := range rows {
-				inState[row.ID] = true
+				inState[row.id] = true
 			}
 			for _, s := range skills {
 				if inState[s.ID] {

@@ -40,17 +40,17 @@ type bullet struct {
 // not shadow under "## Custom skills". When state cannot be listed the
 // whole index is one error line.
 func (r *Registry) index(ctx context.Context) string {
-	rows, err := r.skillRows(ctx)
+	rows, err := r.skillSummaries(ctx)
 	if err != nil {
 		return indexErrorStart + err.Error() + indexErrorEnd
 	}
 	fsSkills, _ := r.fsSkills()
 	fsSkills = unshadowedSkills(fsSkills, rows)
-	state := make([]indexEntry, len(rows))
+	state := make([]bullet, len(rows))
 	for i, row := range rows {
-		state[i] = indexEntry{id: row.ID, body: row.Skill}
+		state[i] = row.bullet
 	}
-	return renderIndex(state, readFSEntries(fsSkills))
+	return renderBullets(state, bulletsOf(readFSEntries(fsSkills)))
 }
 
 // readFSEntries reads each fs skill's body fresh; an unreadable file keeps
@@ -71,15 +71,33 @@ func readFSEntries(skills []fsource.Skill) []indexEntry {
 // id. It sizes the output once, so the cost is one pass over the bodies
 // plus a single allocation for the text.
 func renderIndex(state, fs []indexEntry) string {
-	bullets := make([]bullet, len(state)+len(fs))
-	size := len(indexIntro) + len(indexEmpty)
-	for i, e := range state {
-		bullets[i] = newBullet(e)
-		size += bullets[i].size()
+	all := make([]bullet, 0, len(state)+len(fs))
+	for _, e := range state {
+		all = append(all, newBullet(e))
 	}
-	for i, e := range fs {
-		bullets[len(state)+i] = newBullet(e)
-		size += bullets[len(state)+i].size()
+	for _, e := range fs {
+		all = append(all, newBullet(e))
+	}
+	return renderBullets(all[:len(state)], all[len(state):])
+}
+
+func bulletsOf(entries []indexEntry) []bullet {
+	out := make([]bullet, len(entries))
+	for i, e := range entries {
+		out[i] = newBullet(e)
+	}
+	return out
+}
+
+// renderBullets lays out the index from state and fs bullets already
+// sorted by id, sizing the output once.
+func renderBullets(state, fs []bullet) string {
+	size := len(indexIntro) + len(indexEmpty)
+	for _, bl := range state {
+		size += bl.size()
+	}
+	for _, bl := range fs {
+		size += bl.size()
 	}
 	if len(fs) > 0 {
 		size += 1 + len(indexCustomSection)
@@ -88,11 +106,11 @@ func renderIndex(state, fs []indexEntry) string {
 	var b strings.Builder
 	b.Grow(size)
 	b.WriteString(indexIntro)
-	if len(bullets) == 0 {
+	if len(state)+len(fs) == 0 {
 		b.WriteString(indexEmpty)
 		return b.String()
 	}
-	for _, bl := range bullets[:len(state)] {
+	for _, bl := range state {
 		bl.write(&b)
 	}
 	if len(fs) > 0 {
@@ -100,7 +118,7 @@ func renderIndex(state, fs []indexEntry) string {
 			b.WriteByte('\n')
 		}
 		b.WriteString(indexCustomSection)
-		for _, bl := range bullets[len(state):] {
+		for _, bl := range fs {
 			bl.write(&b)
 		}
 	}

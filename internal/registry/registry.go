@@ -59,9 +59,10 @@ type Config struct {
 }
 
 // Registry serves the skills and prompts registries. Its handlers may run
-// concurrently: it holds no mutable state of its own, so nothing is locked
-// across engine calls (concurrent writes to one id are last-writer-wins in
-// state, as with the Rust worker).
+// concurrently: its only mutable state is a cache of listing summaries
+// keyed by row content, and nothing is locked across engine calls
+// (concurrent writes to one id are last-writer-wins in state, as with the
+// Rust worker).
 type Registry struct {
 	skills         store
 	prompts        store
@@ -72,6 +73,7 @@ type Registry struct {
 	promptsChanged Notifier
 	log            *zap.Logger
 	now            func() time.Time
+	summaries      *summaryCache
 }
 
 // New returns a Registry for cfg. It panics if cfg.Caller is nil: that is
@@ -105,6 +107,7 @@ func New(cfg Config) *Registry {
 		promptsChanged: cfg.PromptsChanged,
 		log:            cfg.Logger,
 		now:            cfg.Now,
+		summaries:      newSummaryCache(),
 	}
 }
 

@@ -71,7 +71,7 @@ var resourceTemplates = []resourceTemplate{
 }
 
 func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesListOutput, error) {
-	rows, err := r.skillRows(ctx)
+	rows, err := r.skillSummaries(ctx)
 	if err != nil {
 		// The index entry and the fs entries are still worth listing.
 		r.log.Warn("resources-list: state unavailable, listing fs skills only", zap.Error(err))
@@ -81,7 +81,7 @@ func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesLi
 	out := resourcesListOutput{Resources: make([]resource, 0, 1+len(rows)+len(fsSkills))}
 	out.Resources = append(out.Resources, indexResource)
 	for _, row := range rows {
-		out.Resources = append(out.Resources, resource{URI: Scheme + row.ID, Name: titleOr(row.Skill, row.ID), MimeType: mimeMarkdown})
+		out.Resources = append(out.Resources, resource{URI: Scheme + row.id, Name: row.title, MimeType: mimeMarkdown})
 	}
 	for _, e := range readFSEntries(fsSkills) {
 		out.Resources = append(out.Resources, resource{URI: Scheme + e.id, Name: titleOr(e.body, e.id), MimeType: mimeMarkdown})

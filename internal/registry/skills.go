@@ -98,7 +98,7 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 }
 
 func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutput, error) {
-	rows, err := r.skillRows(ctx)
+	rows, err := r.skillSummaries(ctx)
 	if err != nil {
 		return listSkillsOutput{}, err
 	}
@@ -106,7 +106,7 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 	fsSkills = unshadowedSkills(fsSkills, rows)
 	out := listSkillsOutput{Skills: make([]skillEntry, 0, len(rows)+len(fsSkills))}
 	for _, row := range rows {
-		out.Skills = append(out.Skills, skillEntry{ID: row.ID, Bytes: int64(len(row.Skill)), RegisteredAt: row.RegisteredAt, Origin: originState})
+		out.Skills = append(out.Skills, skillEntry{ID: row.id, Bytes: int64(row.bytes), RegisteredAt: row.registeredAt, Origin: originState})
 	}
 	for _, s := range fsSkills {
 		out.Skills = append(out.Skills, skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: timestamp(s.ModTime), Origin: originFS})
@@ -115,27 +115,15 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 	return out, nil
 }
 
-// skillRows returns the decodable skill rows in state, sorted by id.
-// Undecodable rows are skipped, as in the Rust worker.
-func (r *Registry) skillRows(ctx context.Context) ([]skillRow, error) {
-	res, err := r.skills.list(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows := decodeRows[skillWire, skillRow](res)
-	slices.SortStableFunc(rows, func(a, b skillRow) int { return strings.Compare(a.ID, b.ID) })
-	return rows, nil
-}
-
 // unshadowedSkills drops the fs skills whose id is also in state: state
 // always wins.
-func unshadowedSkills(fs []fsource.Skill, rows []skillRow) []fsource.Skill {
+func unshadowedSkills(fs []fsource.Skill, rows []skillSummary) []fsource.Skill {
 	if len(fs) == 0 || len(rows) == 0 {
 		return fs
 	}
 	inState := make(map[string]struct{}, len(rows))
 	for _, row := range rows {
-		inState[row.ID] = struct{}{}
+		inState[row.id] = struct{}{}
 	}
 	kept := make([]fsource.Skill, 0, len(fs))
 	for _, s := range fs {

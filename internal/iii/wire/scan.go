@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -55,10 +56,26 @@ func skipValue(b []byte, i, depth int) (int, error) {
 
 // skipString validates the string starting at b[i] == '"' and returns the
 // index past its closing quote and whether it can be used verbatim: pure
-// printable ASCII without escapes.
+// printable ASCII without escapes. Long runs of ordinary bytes are
+// skipped eight at a time.
 func skipString(b []byte, i int) (end int, plain bool, err error) {
 	plain = true
-	for j := i + 1; j < len(b); j++ {
+	j := i + 1
+	for {
+		// Fast path: whole words with no quote, backslash or control byte.
+		for j+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[j:])
+			if special(w) {
+				break
+			}
+			if w&highBits != 0 {
+				plain = false
+			}
+			j += 8
+		}
+		if j >= len(b) {
+			return len(b), false, fmt.Errorf("%w: unterminated string at offset %d", errSyntax, i)
+		}
 		switch c := b[j]; {
 		case c == '"':
 			return j + 1, plain, nil
@@ -83,8 +100,25 @@ func skipString(b []byte, i int) (end int, plain bool, err error) {
 		case c >= 0x80:
 			plain = false
 		}
+		j++
 	}
-	return len(b), false, fmt.Errorf("%w: unterminated string at offset %d", errSyntax, i)
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// special reports whether any byte of w is a quote, a backslash or a
+// control character (below 0x20), with the classic has-zero-byte trick:
+// for a byte x, (x - 1) & ^x has its high bit set only when x == 0.
+func special(w uint64) bool {
+	quote := w ^ (lowBits * '"')
+	backslash := w ^ (lowBits * '\\')
+	hasZero := func(x uint64) uint64 { return (x - lowBits) &^ x & highBits }
+	// A byte below 0x20 is the only kind with its top three bits clear.
+	control := w & (lowBits * 0xe0)
+	return hasZero(quote)|hasZero(backslash)|hasZero(control) != 0
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

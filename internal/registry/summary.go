@@ -1,0 +1,129 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// skillSummary is everything listings need from a stored skill: the
+// index bullet (title and first paragraph), the body's size and the
+// registration time. Bodies themselves are never needed to list.
+type skillSummary struct {
+	bullet
+	registeredAt string
+	bytes        int
+}
+
+func summarize(row skillRow) skillSummary {
+	return skillSummary{bullet: newBullet(indexEntry{id: row.ID, body: row.Skill}), registeredAt: row.RegisteredAt, bytes: len(row.Skill)}
+}
+
+// summaryCache remembers the summaries of the rows of the last listing,
+// keyed by a seeded hash of each row's exact bytes. A listing then costs
+// one scan and one hash per row, and JSON-decodes only rows it has not
+// seen: with 10,000 skills of 4 KiB that is the difference between
+// decoding 40 MB and hashing it. Identical bytes always decode to the same
+// row, so a hit is never stale; the cache holds only the last listing's
+// rows, so it cannot grow beyond the scope's size.
+type summaryCache struct {
+	seed    maphash.Seed
+	mu      sync.Mutex
+	entries map[uint64]skillSummary
+}
+
+func newSummaryCache() *summaryCache {
+	return &summaryCache{seed: maphash.MakeSeed(), entries: map[uint64]skillSummary{}}
+}
+
+// skillSummaries lists the decodable skill rows in state, sorted by id.
+// Undecodable rows are skipped, as in the Rust worker.
+func (r *Registry) skillSummaries(ctx context.Context) ([]skillSummary, error) {
+	res, err := r.skills.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	values := arrayElements(res)
+	if values == nil {
+		values = listValues(res)
+	}
+	c := r.summaries
+	c.mu.Lock()
+	old := c.entries
+	c.mu.Unlock()
+	fresh := make(map[uint64]skillSummary, len(values))
+	out := make([]skillSummary, 0, len(values))
+	for _, v := range values {
+		h := maphash.Bytes(c.seed, v)
+		s, ok := old[h]
+		if !ok {
+			row, err := decodeSkillRow(v)
+			if err != nil {
+				continue
+			}
+			s = summarize(row)
+		}
+		fresh[h] = s
+		out = append(out, s)
+	}
+	c.mu.Lock()
+	c.entries = fresh
+	c.mu.Unlock()
+	slices.SortStableFunc(out, func(a, b skillSummary) int { return strings.Compare(a.id, b.id) })
+	return out, nil
+}
+
+// arrayElements splits a JSON array into its elements without decoding
+// them, or returns nil when res is not an array. The engine's frames were
+// validated when they were decoded, so only strings and nesting need
+// tracking here.
+func arrayElements(res json.RawMessage) []json.RawMessage {
+	res = bytes.TrimSpace(res)
+	if len(res) < 2 || res[0] != '[' || res[len(res)-1] != ']' {
+		return nil
+	}
+	var out []json.RawMessage
+	depth, start, inString := 0, -1, false
+	for i := 1; i < len(res)-1; i++ {
+		c := res[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, bytes.TrimSpace(res[start:i]))
+				start = -1
+				continue
+			}
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, bytes.TrimSpace(res[start:len(res)-1]))
+	}
+	if out == nil {
+		out = []json.RawMessage{}
+	}
+	return out
+}

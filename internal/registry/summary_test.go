@@ -1,0 +1,61 @@
+package registry
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestArrayElements(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{`[]`, []string{}},
+		{` [ ] `, []string{}},
+		{`[{"id":"a","skill":"x,]}\"{["}, {"id":"b"} ,3,"s",[1,[2]],null]`, []string{`{"id":"a","skill":"x,]}\"{["}`, `{"id":"b"}`, `3`, `"s"`, `[1,[2]]`, `null`}},
+		{`{"value":[]}`, nil},
+		{`5`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got := arrayElements(json.RawMessage(tt.in))
+			var gotS []string
+			if got != nil {
+				gotS = []string{}
+				for _, g := range got {
+					gotS = append(gotS, string(g))
+				}
+			}
+			if diff := cmp.Diff(tt.want, gotS); diff != "" {
+				t.Errorf("arrayElements(%s) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+// TestSummaryCacheFollowsState checks that cached summaries never go
+// stale: a re-registered body, a removed row and a corrupt row are all
+// reflected on the next listing.
+func TestSummaryCacheFollowsState(t *testing.T) {
+	f := newFixture(t, nil)
+	f.mustRegisterSkill(t, "a", "# First\n\nOne.")
+	f.mustRegisterSkill(t, "b", "# Bee\n\nTwo.")
+	f.engine.put("skills", "corrupt", `{"id":"corrupt","skill":"# Corrupt"}`)
+	if got := f.reg.index(f.ctx); !strings.Contains(got, "— First — One.") || !strings.Contains(got, "— Bee — Two.") || strings.Contains(got, "corrupt") {
+		t.Fatalf("first index:\n%s", got)
+	}
+	f.mustRegisterSkill(t, "a", "# Second\n\nChanged.")
+	if _, err := f.reg.unregisterSkill(f.ctx, unregisterSkillInput{ID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	got := f.reg.index(f.ctx)
+	if !strings.Contains(got, "— Second — Changed.") || strings.Contains(got, "First") || strings.Contains(got, "Bee") {
+		t.Fatalf("index after changes still shows old summaries:\n%s", got)
+	}
+	if n := len(f.reg.summaries.entries); n != 1 {
+		t.Errorf("cache holds %d entries after a listing of 1 row, want 1", n)
+	}
+}
