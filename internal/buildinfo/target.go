@@ -6,9 +6,20 @@ import (
 	"strings"
 )
 
-// Target is the Rust target triple of this binary (see TargetFor), from
-// runtime.GOOS, runtime.GOARCH and, for arm, the GOARM build setting.
+// target, when set at link time, names the triple a build is published
+// under where the platform alone cannot tell: the static linux/amd64
+// binary also ships as x86_64-unknown-linux-musl.
+//
+//	go build -ldflags "-X github.com/iii-hq/skills-go/internal/buildinfo.target=x86_64-unknown-linux-musl"
+var target string
+
+// Target is the Rust target triple of this binary: the link-time override
+// if any, else TargetFor(runtime.GOOS, runtime.GOARCH, the GOARM build
+// setting).
 func Target() string {
+	if target != "" {
+		return target
+	}
 	return TargetFor(runtime.GOOS, runtime.GOARCH, buildSetting("GOARM"))
 }
 
