@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/iii-hq/skills-go/internal/yamlnode"
 )
 
 // Parse reads config YAML over Default. Every key is optional and
@@ -32,12 +34,12 @@ func Parse(data []byte) (cfg Config, err error) {
 	if len(doc.Content) == 0 {
 		return cfg, nil
 	}
-	root := resolve(doc.Content[0])
-	if isNull(root) {
+	root := yamlnode.Resolve(doc.Content[0])
+	if yamlnode.IsNull(root) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir), got %s", root.Line, describe(root))
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
 	p.mapping(root, "", func(key string, v *yaml.Node) {
@@ -89,12 +91,12 @@ func (p *parser) mapping(m *yaml.Node, prefix string, fn func(key string, v *yam
 }
 
 func (p *parser) scopes(v *yaml.Node, out *Scopes) {
-	v = resolve(v)
-	if isNull(v) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		p.fail(v, "`scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got %s", describe(v))
+		p.fail(v, "`scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got %s", yamlnode.Describe(v))
 		return
 	}
 	p.mapping(v, "scopes.", func(key string, sv *yaml.Node) {
@@ -108,32 +110,32 @@ func (p *parser) scopes(v *yaml.Node, out *Scopes) {
 }
 
 func (p *parser) timeout(v *yaml.Node, out *int64) {
-	v = resolve(v)
-	if isNull(v) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
 		return
 	}
 	var ms int64
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&ms) != nil {
-		p.fail(v, "`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %s", MaxStateTimeoutMS, describe(v))
+		p.fail(v, "`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %s", MaxStateTimeoutMS, yamlnode.Describe(v))
 		return
 	}
 	*out = ms
 }
 
 func (p *parser) patterns(v *yaml.Node, key string, out *[]string) {
-	v = resolve(v)
-	if isNull(v) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
 		return
 	}
 	if v.Kind != yaml.SequenceNode {
-		p.fail(v, "`%s` must be a list of glob patterns (e.g. `%s: [\"docs/**/*.md\"]`), got %s", key, key, describe(v))
+		p.fail(v, "`%s` must be a list of glob patterns (e.g. `%s: [\"docs/**/*.md\"]`), got %s", key, key, yamlnode.Describe(v))
 		return
 	}
 	list := make([]string, 0, len(v.Content))
 	for _, item := range v.Content {
-		item = resolve(item)
+		item = yamlnode.Resolve(item)
 		if item.Kind != yaml.ScalarNode || item.ShortTag() != "!!str" {
-			p.fail(item, "`%s` entries must be glob pattern strings, got %s (quote the value)", key, describe(item))
+			p.fail(item, "`%s` entries must be glob pattern strings, got %s (quote the value)", key, yamlnode.Describe(item))
 			continue
 		}
 		list = append(list, item.Value)
@@ -144,50 +146,13 @@ func (p *parser) patterns(v *yaml.Node, key string, out *[]string) {
 // str sets *out to a string scalar; null keeps the default. what says what
 // the string names, for the message.
 func (p *parser) str(v *yaml.Node, key, what string, out *string) {
-	v = resolve(v)
-	if isNull(v) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
 		return
 	}
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
-		p.fail(v, "`%s` must be a string (%s), got %s (quote the value)", key, what, describe(v))
+		p.fail(v, "`%s` must be a string (%s), got %s (quote the value)", key, what, yamlnode.Describe(v))
 		return
 	}
 	*out = v.Value
-}
-
-// resolve follows aliases to the node they name.
-func resolve(n *yaml.Node) *yaml.Node {
-	for range 8 { // an alias never names another alias; bound it anyway
-		if n.Kind != yaml.AliasNode || n.Alias == nil {
-			break
-		}
-		n = n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-// describe names a node's type and value for an error message.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		v := n.Value
-		if r := []rune(v); len(r) > 40 {
-			v = string(r[:40]) + "…"
-		}
-		switch tag := n.ShortTag(); tag {
-		case "!!str", "!!int", "!!float", "!!bool", "!!null", "!!binary", "!!timestamp":
-			return fmt.Sprintf("%s %q", tag[2:], v)
-		default:
-			return fmt.Sprintf("a value tagged %q", tag)
-		}
-	}
-	return "an unsupported node"
 }

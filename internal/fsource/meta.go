@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/iii-hq/skills-go/internal/yamlnode"
 )
 
 // promptMeta is the part of a prompt's frontmatter the worker reads.
@@ -38,12 +40,12 @@ func parsePromptMeta(front []byte) (meta promptMeta, err error) {
 	if len(root.Content) == 0 {
 		return promptMeta{}, nil // an empty block
 	}
-	m := resolve(root.Content[0])
-	if isNull(m) {
+	m := yamlnode.Resolve(root.Content[0])
+	if yamlnode.IsNull(m) {
 		return promptMeta{}, nil
 	}
 	if m.Kind != yaml.MappingNode {
-		return promptMeta{}, fmt.Errorf("line %d: frontmatter must be a mapping of keys such as `description: …`, got %s", m.Line, describe(m))
+		return promptMeta{}, fmt.Errorf("line %d: frontmatter must be a mapping of keys such as `description: …`, got %s", m.Line, yamlnode.Describe(m))
 	}
 	seen := make(map[string]int) // key -> line
 	for i := 0; i+1 < len(m.Content); i += 2 {
@@ -71,51 +73,14 @@ func parsePromptMeta(front []byte) (meta promptMeta, err error) {
 // stringValue returns a string scalar's value, "" for null, and an error
 // for anything else (numbers, booleans, lists, mappings).
 func stringValue(key string, n *yaml.Node) (string, error) {
-	n = resolve(n)
+	n = yamlnode.Resolve(n)
 	switch {
-	case isNull(n):
+	case yamlnode.IsNull(n):
 		return "", nil
 	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
 		return n.Value, nil
 	}
-	return "", fmt.Errorf("line %d: `%s` must be a string, got %s (quote the value)", n.Line, key, describe(n))
-}
-
-// resolve follows aliases to the node they name.
-func resolve(n *yaml.Node) *yaml.Node {
-	for range 8 { // an alias never names another alias; bound it anyway
-		if n.Kind != yaml.AliasNode || n.Alias == nil {
-			break
-		}
-		n = n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-// describe names a node's type for an error message.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		v := n.Value
-		if r := []rune(v); len(r) > 40 {
-			v = string(r[:40]) + "…"
-		}
-		switch tag := n.ShortTag(); tag {
-		case "!!str", "!!int", "!!float", "!!bool", "!!null", "!!binary", "!!timestamp":
-			return fmt.Sprintf("%s %q", tag[2:], v)
-		default:
-			return fmt.Sprintf("a value tagged %q", tag)
-		}
-	}
-	return "an unsupported node"
+	return "", fmt.Errorf("line %d: `%s` must be a string, got %s (quote the value)", n.Line, key, yamlnode.Describe(n))
 }
 
 // yamlError flattens a yaml.v3 error to one line without the "yaml: "
