@@ -117,15 +117,6 @@ func isType(conn int, typ string) func(received) bool {
 	}
 }
 
-// types lists the frame types of msgs.
-func types(msgs []wire.Message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.MessageType()
-	}
-	return out
-}
-
 // roundTrip proves the connection is still served: a JSON ping sent now
 // is answered, so everything the peer sent before it has been read.
 func roundTrip(t *testing.T, p *peer, pc *peerConn) {
