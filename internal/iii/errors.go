@@ -48,16 +48,18 @@ var (
 // coder is implemented by domain errors that carry their own wire code.
 type coder interface{ ErrorCode() string }
 
-// errorBody maps a handler error to the wire: an error with an ErrorCode
-// keeps it, anything else is invocation_failed. The message is err.Error()
-// for plain errors and the bare message for *Error.
+// errorBody maps a handler error to the wire: the outermost error in the
+// chain that has an ErrorCode gives the code, so a domain error wrapping a
+// failed call reports its own code (say unavailable), not the code of the
+// call it wraps. When that outermost coded error is an *Error, its bare
+// message is sent (wrapping text and all); otherwise err.Error(). Anything
+// else is invocation_failed.
 func errorBody(err error) *wire.ErrorBody {
-	var ie *Error
-	if errors.As(err, &ie) {
-		return &wire.ErrorBody{Code: ie.Code, Message: ie.Message, Stacktrace: ie.Stacktrace}
-	}
 	var c coder
 	if errors.As(err, &c) && c.ErrorCode() != "" {
+		if ie, ok := c.(*Error); ok {
+			return &wire.ErrorBody{Code: ie.Code, Message: ie.Message, Stacktrace: ie.Stacktrace}
+		}
 		return &wire.ErrorBody{Code: c.ErrorCode(), Message: err.Error()}
 	}
 	return &wire.ErrorBody{Code: CodeInvocationFailed, Message: err.Error()}

@@ -90,6 +90,11 @@ func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesLi
 }
 
 func (r *Registry) resourcesRead(ctx context.Context, in readResourceInput) (readResourceOutput, error) {
+	if in.URI == "" {
+		// Absent and null decode to "" (lenient input, D15); say so rather
+		// than "must start with iii://: " with nothing after it.
+		return readResourceOutput{}, invalidf("missing field `uri`: pass the iii:// URI to read, e.g. iii://skills or iii://{skill_id}")
+	}
 	mime, text, err := r.read(ctx, in.URI)
 	if err != nil {
 		return readResourceOutput{}, err

@@ -244,3 +244,12 @@ func TestResourcesTemplates(t *testing.T) {
 		t.Errorf("templates\n got %s\nwant %s", b, want)
 	}
 }
+
+func TestResourcesReadMissingURI(t *testing.T) {
+	f := newFixture(t, nil)
+	_, err := f.reg.resourcesRead(f.ctx, readResourceInput{})
+	msg, code := errText(err)
+	if code != CodeInvalidArgument || !strings.Contains(msg, "missing field `uri`") {
+		t.Errorf("resources-read {} = %q (%s), want invalid_argument naming the missing uri", msg, code)
+	}
+}

@@ -1,0 +1,78 @@
+@engine @notifications
+Feature: Change notifications
+  After every successful mutation the worker invokes each subscriber of
+  skills::on-change / prompts::on-change (fire-and-forget) with
+  {op, id} or {op, name}. Every scenario's worker has one subscriber, the
+  harness's recorder; "N events arrive" means exactly N.
+
+  Scenario: skills::register fires skills::on-change
+    Given the skill "alpha" is registered
+    Then 1 "skills::on-change" event arrives within 3000 ms
+    And the "skills::on-change" events are:
+      """
+      [{"op": "register", "id": "alpha"}]
+      """
+    And no "prompts::on-change" event arrives within 100 ms
+
+  Scenario: skills::unregister fires skills::on-change
+    Given the skill "alpha" is registered
+    When I call "skills::unregister" with:
+      """
+      {"id": "alpha"}
+      """
+    Then 2 "skills::on-change" events arrive within 4000 ms
+    And the "skills::on-change" events are:
+      """
+      [{"op": "register", "id": "alpha"}, {"op": "unregister", "id": "alpha"}]
+      """
+
+  Scenario: 3 rapid skill mutations each produce a notification
+    Given the skills "one, two, one" are registered
+    Then 3 "skills::on-change" events arrive within 5000 ms
+
+  Scenario: prompts::register fires prompts::on-change
+    When I call "prompts::register" with:
+      """
+      {"name": "p", "description": "d", "function_id": "bdd::prompt-string"}
+      """
+    Then 1 "prompts::on-change" event arrives within 3000 ms
+    And the "prompts::on-change" events are:
+      """
+      [{"op": "register", "name": "p"}]
+      """
+    And no "skills::on-change" event arrives within 100 ms
+
+  Scenario: prompts::unregister fires prompts::on-change
+    When I call "prompts::register" with:
+      """
+      {"name": "p", "description": "d", "function_id": "bdd::prompt-string"}
+      """
+    And I call "prompts::unregister" with:
+      """
+      {"name": "p"}
+      """
+    Then 2 "prompts::on-change" events arrive within 4000 ms
+    And the "prompts::on-change" events are:
+      """
+      [{"op": "register", "name": "p"}, {"op": "unregister", "name": "p"}]
+      """
+
+  Scenario: no-op unregisters, failed calls and reads fire nothing
+    When I call "skills::unregister" with:
+      """
+      {"id": "never-registered"}
+      """
+    And I call "prompts::unregister" with:
+      """
+      {"name": "never-registered"}
+      """
+    And I call "skills::register" with:
+      """
+      {"id": "Bad", "skill": "x"}
+      """
+    And I call "skills::resources-read" with:
+      """
+      {"uri": "iii://skills"}
+      """
+    Then no "skills::on-change" event arrives within 300 ms
+    And no "prompts::on-change" event arrives within 1 ms
