@@ -87,12 +87,15 @@ func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, str
 
 func TestCallWithoutEngineFailsWithinTimeout(t *testing.T) {
 	start := time.Now()
-	code, _, stderr := runCmd(t, context.Background(), "call", "skills::list", "--url", "ws://127.0.0.1:1", "--timeout", "500ms")
+	code, _, stderr := runCmd(t, context.Background(), "call", "skills::list", "--url", "ws://127.0.0.1:1", "--timeout", "1500ms")
 	if code != exitError {
 		t.Errorf("exit code = %d, want %d", code, exitError)
 	}
-	if !strings.Contains(stderr, "cannot reach the iii engine at ws://127.0.0.1:1") {
-		t.Errorf("stderr = %q, want the unreachable-engine line", stderr)
+	if !strings.Contains(stderr, "cannot reach the iii engine at ws://127.0.0.1:1") || !strings.Contains(stderr, "connection refused") {
+		t.Errorf("stderr = %q, want the unreachable-engine line naming the dial error", stderr)
+	}
+	if strings.Count(stderr, "\n") != 1 {
+		t.Errorf("stderr = %q, want exactly one line", stderr)
 	}
 	if elapsed := time.Since(start); elapsed > 3*time.Second {
 		t.Errorf("call took %s with a 500ms timeout", elapsed)

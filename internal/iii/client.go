@@ -105,6 +105,7 @@ type Client struct {
 	fatal        error
 	conn         *conn // the live connection, nil while disconnected
 	ready        bool  // conn received workerregistered
+	lastErr      error // why the last connection attempt or connection ended
 	workerID     string
 	prevID       string // from the last workerregistered, for reattach
 	prevToken    string
@@ -150,9 +151,10 @@ func (c *Client) Start() {
 
 // WaitReady blocks until the current connection has completed its
 // handshake (the registrations went out when it opened and the engine
-// greeted it with workerregistered), ctx is done, the engine rejected the
-// worker (the *RegistrationRejectedError is returned) or the client is
-// closed.
+// greeted it with workerregistered), ctx is done (the error then names
+// why the last connection attempt failed, if one did), the engine
+// rejected the worker (the *RegistrationRejectedError is returned) or the
+// client is closed.
 func (c *Client) WaitReady(ctx context.Context) error {
 	for {
 		c.mu.Lock()
@@ -169,6 +171,12 @@ func (c *Client) WaitReady(ctx context.Context) error {
 		select {
 		case <-changed:
 		case <-ctx.Done():
+			c.mu.Lock()
+			lastErr := c.lastErr
+			c.mu.Unlock()
+			if lastErr != nil {
+				return fmt.Errorf("wait ready: %w (last attempt: %v)", ctx.Err(), lastErr)
+			}
 			return fmt.Errorf("wait ready: %w", ctx.Err())
 		}
 	}

@@ -30,6 +30,9 @@ func (c *Client) supervise() {
 		}
 		delay := policy.delay(attempt, rand.Float64)
 		attempt++
+		c.mu.Lock()
+		c.lastErr = err
+		c.mu.Unlock()
 		if greeted {
 			c.log.Info("disconnected from engine", zap.String("worker_id", workerID),
 				zap.Error(err), zap.Duration("retry_in", delay))
