@@ -33,7 +33,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "skills dev: %v\n", err)
 		return exitUsage
 	}
-	log, err := newLogger(wf.logLevel, stderr)
+	log, err := newLogger(wf.logLevel, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "skills dev: %v\n", err)
 		return exitUsage

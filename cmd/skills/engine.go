@@ -46,7 +46,7 @@ func startEngine(f engineFlags, log *zap.Logger) (*iiitest.Server, error) {
 
 // runEngine implements "skills engine": the local engine alone, for
 // workers written with any iii SDK.
-func runEngine(ctx context.Context, args []string, _, stderr io.Writer) int {
+func runEngine(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("skills engine", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var ef engineFlags
@@ -66,7 +66,7 @@ func runEngine(ctx context.Context, args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "skills engine: %v\n", err)
 		return exitUsage
 	}
-	log, err := newLogger(*logLevel, stderr)
+	log, err := newLogger(*logLevel, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "skills engine: %v\n", err)
 		return exitUsage

@@ -16,6 +16,6 @@ func newLogger(level string, w io.Writer) (*zap.Logger, error) {
 	}
 	enc := zap.NewDevelopmentEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), lvl)
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl)
 	return zap.New(core), nil
 }

@@ -64,7 +64,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "skills: unexpected argument %q; run 'skills --help' for usage\n", fs.Arg(0))
 		return exitUsage
 	}
-	log, err := newLogger(wf.logLevel, stderr)
+	// Logs go to stdout, as the Rust worker's do; iii-worker captures both
+	// streams of a managed worker.
+	log, err := newLogger(wf.logLevel, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "skills: %v\n", err)
 		return exitUsage
@@ -96,6 +98,26 @@ func workerName() string {
 	return buildinfo.Name
 }
 
+// changeTrigger describes one of the two on-change trigger types, logging
+// its subscribers as they come and go.
+func changeTrigger(id, description string, log *zap.Logger) iii.TriggerType {
+	log.Info("registered trigger type", zap.String("trigger_type", id))
+	fields := func(s iii.Subscription) []zap.Field {
+		return []zap.Field{zap.String("trigger_type", s.TriggerType), zap.String("id", s.ID), zap.String("function_id", s.FunctionID)}
+	}
+	return iii.TriggerType{
+		ID:          id,
+		Description: description,
+		OnRegister: func(_ context.Context, s iii.Subscription) error {
+			log.Info("trigger subscription registered", fields(s)...)
+			return nil
+		},
+		OnUnregister: func(_ context.Context, s iii.Subscription) {
+			log.Info("trigger subscription unregistered", fields(s)...)
+		},
+	}
+}
+
 // serve connects the registry to the engine at url and serves until ctx is
 // cancelled (graceful shutdown, exit 0) or the engine rejects the worker
 // for good (exit 1).
@@ -104,8 +126,8 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		URL: url, Name: workerName(), Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
 	})
-	skillsChanged := client.ProvideTriggerType(iii.TriggerType{ID: registry.SkillsOnChange, Description: registry.SkillsOnChangeDescription})
-	promptsChanged := client.ProvideTriggerType(iii.TriggerType{ID: registry.PromptsOnChange, Description: registry.PromptsOnChangeDescription})
+	skillsChanged := client.ProvideTriggerType(changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log))
+	promptsChanged := client.ProvideTriggerType(changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log))
 	reg := registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,
 		PromptsScope:   cfg.Scopes.Prompts,

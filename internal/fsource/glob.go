@@ -19,15 +19,17 @@ type match struct {
 	prefix string // static prefix of the pattern that produced it, with '/'
 }
 
-// expand runs the patterns in order. It returns every matched path once,
-// in pattern order and then sorted path order (a path a later pattern
-// matches again is dropped silently), and a Skip for each invalid pattern.
-// Directories are not filtered here: the caller stats each match once.
+// expand runs the patterns in order. It returns every match in pattern
+// order and then sorted path order, and a Skip for each invalid pattern.
+// A file two patterns match comes back twice, with each pattern's prefix:
+// as in the reference, each pattern's matches are validated on their own,
+// so a file whose id is invalid under one pattern can still load under
+// another; the callers drop a repeat of the same id from the same file
+// silently. Directories are not filtered here.
 func (s *Source) expand(kind string, patterns []string) ([]match, []Skip) {
 	var (
 		out   []match
 		skips []Skip
-		seen  = make(map[string]bool)
 	)
 	for _, pattern := range patterns {
 		abs := s.absPattern(pattern)
@@ -42,10 +44,6 @@ func (s *Source) expand(kind string, patterns []string) ([]match, []Skip) {
 		}
 		prefix := staticPrefix(filepath.ToSlash(abs))
 		for _, p := range paths {
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
 			out = append(out, match{path: p, prefix: prefix})
 		}
 	}

@@ -38,6 +38,9 @@ func (s *Source) Prompts() ([]Prompt, []Skip) {
 			continue
 		}
 		if prev, dup := first[p.Name]; dup {
+			if prev == m.path {
+				continue // the same file through another pattern
+			}
 			skips = append(skips, Skip{Kind: KindPrompt, Path: m.path, Reason: fmt.Sprintf("duplicate name %s also produced by %s", ids.Quote(p.Name), prev)})
 			continue
 		}

@@ -165,9 +165,12 @@ func TestPrompts(t *testing.T) {
 			},
 			patterns:    []string{"a/*.md", "b/*.md", "a/*.md"},
 			wantPrompts: []string{"review {dir}/a/x.md: first"},
+			// The repeated pattern matches a/y.md again: each pattern's
+			// matches are checked on their own, as in the reference.
 			wantSkips: []string{
 				`prompt {dir}/a/y.md: duplicate name "review" also produced by {dir}/a/x.md`,
 				`prompt {dir}/b/review.md: duplicate name "review" also produced by {dir}/a/x.md`,
+				`prompt {dir}/a/y.md: duplicate name "review" also produced by {dir}/a/x.md`,
 			},
 		},
 		{

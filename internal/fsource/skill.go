@@ -10,8 +10,9 @@ import (
 )
 
 // Skills expands the skill patterns: the valid skills sorted by id (first
-// match wins on duplicate ids) and the skipped files with their reasons,
-// in the order they were found.
+// match wins on duplicate ids; the same file giving the same id again is
+// dropped silently) and the skipped files with their reasons, in the
+// order they were found.
 //
 // Files are only stat'ed, never read: a skill needs no frontmatter, and
 // its body is checked when it is read (ReadBody). Directories and other
@@ -40,6 +41,9 @@ func (s *Source) Skills() ([]Skill, []Skip) {
 			continue
 		}
 		if prev, dup := first[id]; dup {
+			if prev == m.path {
+				continue // the same file through another pattern
+			}
 			skips = append(skips, Skip{Kind: KindSkill, Path: m.path, Reason: fmt.Sprintf("duplicate id %s also produced by %s", ids.Quote(id), prev)})
 			continue
 		}

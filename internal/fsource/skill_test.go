@@ -136,10 +136,13 @@ func TestSkills(t *testing.T) {
 			wantSkips:  []string{`skill {dir}/s/x.md: duplicate id "x" also produced by {dir}/s/x`},
 		},
 		{
-			name:       "the same file matched twice is kept once, silently",
+			// Each pattern derives its own id, as in the reference: the same
+			// id from the same file again is dropped silently, a different
+			// id from another pattern is another skill.
+			name:       "the same file matched twice: same id kept once, silently; another id listed too",
 			files:      map[string]string{"docs/x.md": "x"},
 			patterns:   []string{"docs/*.md", "docs/**/*.md", "**/*.md"},
-			wantSkills: []string{"x {dir}/docs/x.md"},
+			wantSkills: []string{"docs/x {dir}/docs/x.md", "x {dir}/docs/x.md"},
 		},
 		{
 			name:       "directories are ignored, even when named like files",

@@ -95,7 +95,10 @@ func (cn *conn) serve(ctx context.Context, onFrame func([]byte)) error {
 
 	cn.mu.Lock()
 	defer cn.mu.Unlock()
-	if cn.cause != nil {
+	// A writer that failed with "close sent" only ran into the close frame
+	// the reader had already sent for its own failure (a frame over the
+	// limit, the engine closing): the reader's error is the real cause.
+	if cn.cause != nil && !errors.Is(cn.cause, websocket.ErrCloseSent) {
 		return cn.cause
 	}
 	return readErr

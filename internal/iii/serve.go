@@ -42,6 +42,22 @@ func (c *Client) runHandler(cn *conn, fn Function, m wire.InvokeFunction) {
 	req := Request{FunctionID: m.FunctionID, InvocationID: m.InvocationID, Data: m.Data,
 		Metadata: m.Metadata, Traceparent: m.Traceparent, Baggage: m.Baggage}
 	result, err := c.callHandler(c.ctx, fn, req)
+	c.safeReply(cn, m, result, err)
+}
+
+// safeReply is reply with a last line of defence: building the reply runs
+// code the handler chose (a result's MarshalJSON, an error's methods, a
+// typed nil error), and a panic there must not take the worker down. The
+// caller then gets invocation_failed.
+func (c *Client) safeReply(cn *conn, m wire.InvokeFunction, result any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("building the reply panicked", zap.String("function_id", m.FunctionID),
+				zap.Any("panic", v), zap.ByteString("stack", debug.Stack()))
+			c.reply(cn, m, nil, &Error{Code: CodeInvocationFailed,
+				Message: fmt.Sprintf("handler %s returned a result or error that could not be encoded: %v", m.FunctionID, v)})
+		}
+	}()
 	c.reply(cn, m, result, err)
 }
 

@@ -30,7 +30,7 @@ func TestConcurrentHandlers(t *testing.T) {
 
 	slow := make(chan error, 1)
 	go func() {
-		_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://fn/slow/section"})
+		_, err := f.reg.resourcesRead(f.ctx, readIn("iii://fn/slow/section"))
 		slow <- err
 	}()
 

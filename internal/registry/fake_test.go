@@ -262,3 +262,6 @@ func errText(err error) (msg, code string) {
 	}
 	return err.Error(), code
 }
+
+// readIn is a resources-read payload with uri set.
+func readIn(uri string) readResourceInput { return readResourceInput{URI: &uri} }

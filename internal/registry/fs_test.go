@@ -82,7 +82,7 @@ func TestFSSkillRead(t *testing.T) {
 		"fs-skills/empty.md":  "---\na: b\n---\n\n\n",
 	})
 	read := func(uri string) (string, error) {
-		out, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: uri})
+		out, err := f.reg.resourcesRead(f.ctx, readIn(uri))
 		if err != nil {
 			return "", err
 		}

@@ -16,7 +16,9 @@ import (
 // mcp worker (ecosystem.md §1.3).
 
 type readResourceInput struct {
-	URI string `json:"uri" jsonschema_description:"The iii:// URI to read: iii://skills, iii://{skill_id} or iii://fn/{function_path}."`
+	// URI is a pointer so that an absent or null uri ("missing field")
+	// reads differently from an empty one (the reference's parse error).
+	URI *string `json:"uri" jsonschema:"required" jsonschema_description:"The iii:// URI to read: iii://skills, iii://{skill_id} or iii://fn/{function_path}."`
 }
 
 type readResourceOutput struct {
@@ -90,16 +92,15 @@ func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesLi
 }
 
 func (r *Registry) resourcesRead(ctx context.Context, in readResourceInput) (readResourceOutput, error) {
-	if in.URI == "" {
-		// Absent and null decode to "" (lenient input, D15); say so rather
-		// than "must start with iii://: " with nothing after it.
+	if in.URI == nil {
 		return readResourceOutput{}, invalidf("missing field `uri`: pass the iii:// URI to read, e.g. iii://skills or iii://{skill_id}")
 	}
-	mime, text, err := r.read(ctx, in.URI)
+	uri := *in.URI
+	mime, text, err := r.read(ctx, uri)
 	if err != nil {
 		return readResourceOutput{}, err
 	}
-	return readResourceOutput{Contents: []resourceContent{{URI: in.URI, MimeType: mime, Text: text}}}, nil
+	return readResourceOutput{Contents: []resourceContent{{URI: uri, MimeType: mime, Text: text}}}, nil
 }
 
 func (r *Registry) resourcesTemplates(context.Context, emptyInput) (resourceTemplatesOutput, error) {

@@ -28,7 +28,7 @@ func TestResourcesRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
-			got, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: tt.uri})
+			got, err := f.reg.resourcesRead(f.ctx, readIn(tt.uri))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +39,7 @@ func TestResourcesRead(t *testing.T) {
 		})
 	}
 	t.Run("index", func(t *testing.T) {
-		got, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://skills"})
+		got, err := f.reg.resourcesRead(f.ctx, readIn("iii://skills"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestResourcesReadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
-			_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: tt.uri})
+			_, err := f.reg.resourcesRead(f.ctx, readIn(tt.uri))
 			msg, code := errText(err)
 			if msg != tt.wantErr || code != tt.wantCode {
 				t.Errorf("error = %q (%s)\n want %q (%s)", msg, code, tt.wantErr, tt.wantCode)
@@ -117,7 +117,7 @@ func TestRecursionGuard(t *testing.T) {
 	t.Run("blocked sections are never triggered", func(t *testing.T) {
 		f := newFixture(t, nil)
 		for _, uri := range []string{"iii://fn/state/set", "iii://fn/mcp/handler", "iii://fn/skills/register", "iii://fn/prompts/list", "iii://fn/engine/functions/list", "iii://fn/stream/publish", "iii://fn/a2a/send", "iii://fn/iii/x"} {
-			_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: uri})
+			_, err := f.reg.resourcesRead(f.ctx, readIn(uri))
 			if msg, code := errText(err); code != CodeForbidden || !strings.Contains(msg, "internal namespace") {
 				t.Errorf("%s: error = %q (%s)", uri, msg, code)
 			}
@@ -134,7 +134,7 @@ func TestRecursionGuard(t *testing.T) {
 			_, err := f.reg.fetch(ctx, in)
 			return nil, err
 		})
-		_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://fn/skill/fetch"})
+		_, err := f.reg.resourcesRead(f.ctx, readIn("iii://fn/skill/fetch"))
 		if msg, _ := errText(err); msg != "trigger skill::fetch: Provide uri or a non-empty uris array" {
 			t.Errorf("error = %q", msg)
 		}
@@ -172,12 +172,12 @@ func TestSectionTimeout(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://fn/slow/fn"})
+	_, err := f.reg.resourcesRead(f.ctx, readIn("iii://fn/slow/fn"))
 	if msg, code := errText(err); msg != "trigger slow::fn: invocation timed out" || code != CodeUnavailable {
 		t.Errorf("error = %q (%s)", msg, code)
 	}
 	f.engine.failWith("slow::fn", iii.ErrTimeout)
-	_, err = f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://fn/slow/fn"})
+	_, err = f.reg.resourcesRead(f.ctx, readIn("iii://fn/slow/fn"))
 	if msg, _ := errText(err); msg != "trigger slow::fn: invocation timed out" {
 		t.Errorf("client timeout error = %q", msg)
 	}
@@ -186,12 +186,12 @@ func TestSectionTimeout(t *testing.T) {
 func TestReadStateFailureAndCorruptRow(t *testing.T) {
 	f := newFixture(t, nil)
 	f.engine.put("skills", "corrupt", `{"id":"corrupt","skill":7,"registered_at":"t"}`)
-	_, err := f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://corrupt"})
+	_, err := f.reg.resourcesRead(f.ctx, readIn("iii://corrupt"))
 	if msg, code := errText(err); msg != "decode stored skill corrupt: invalid type for field `skill`: number, expected string" || code != CodeUnavailable {
 		t.Errorf("corrupt row error = %q (%s)", msg, code)
 	}
 	f.engine.failWith("state::get", iii.ErrNotConnected)
-	_, err = f.reg.resourcesRead(f.ctx, readResourceInput{URI: "iii://anything"})
+	_, err = f.reg.resourcesRead(f.ctx, readIn("iii://anything"))
 	if msg, code := errText(err); msg != "state::get: not connected to the engine (the worker reconnects on its own; retry shortly)" || code != CodeUnavailable {
 		t.Errorf("state failure error = %q (%s)", msg, code)
 	}

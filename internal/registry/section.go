@@ -108,5 +108,40 @@ func prettyJSON(res json.RawMessage) string {
 	if err := enc.Encode(v); err != nil {
 		return string(res)
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	return unescapeLineSeparators(strings.TrimSuffix(buf.String(), "\n"))
+}
+
+// unescapeLineSeparators writes U+2028 and U+2029 as the characters
+// themselves, as serde_json does: encoding/json always escapes them. Only
+// escapes that start with a real backslash are touched (an even run of
+// backslashes before "u2028" is literal text).
+func unescapeLineSeparators(s string) string {
+	if !strings.Contains(s, `\u202`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+5 < len(s) && s[i+1:i+5] == "u202" && (s[i+5] == '8' || s[i+5] == '9') {
+			if s[i+5] == '8' {
+				b.WriteString("\u2028")
+			} else {
+				b.WriteString("\u2029")
+			}
+			i += 5
+			continue
+		}
+		// Any other escape: copy it whole so its second byte is not read
+		// as the start of another escape.
+		b.WriteByte(s[i])
+		if i+1 < len(s) {
+			i++
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }

@@ -105,23 +105,28 @@ func listValues(res json.RawMessage) []json.RawMessage {
 		}
 		return values
 	case '{':
-		var wrapped struct {
-			Items []struct {
-				Value json.RawMessage `json:"value"`
-			} `json:"items"`
-			Value []json.RawMessage `json:"value"`
-		}
+		// As the reference reads it: items when it is an array (each item's
+		// value, items without one dropped), else value when it is an array.
+		var wrapped map[string]json.RawMessage
 		if json.Unmarshal(res, &wrapped) != nil {
 			return nil
 		}
-		if wrapped.Items != nil {
-			values := make([]json.RawMessage, len(wrapped.Items))
-			for i, it := range wrapped.Items {
-				values[i] = it.Value
+		var items []json.RawMessage
+		if json.Unmarshal(wrapped["items"], &items) == nil && items != nil {
+			values := make([]json.RawMessage, 0, len(items))
+			for _, it := range items {
+				var item map[string]json.RawMessage
+				if json.Unmarshal(it, &item) == nil && item["value"] != nil {
+					values = append(values, item["value"])
+				}
 			}
 			return values
 		}
-		return wrapped.Value
+		var values []json.RawMessage
+		if json.Unmarshal(wrapped["value"], &values) != nil {
+			return nil
+		}
+		return values
 	default:
 		return nil
 	}

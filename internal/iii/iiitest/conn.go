@@ -5,6 +5,7 @@ import (
 	"net"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
@@ -89,6 +90,14 @@ func (c *conn) readLoop() {
 		}
 		if kind == websocket.BinaryMessage && isTelemetryFrame(b) {
 			continue
+		}
+		if kind == websocket.TextMessage && !utf8.Valid(b) {
+			// The engine's WebSocket library refuses a text message that is
+			// not UTF-8 and the connection ends (close code 1007).
+			c.log.Debug("text frame is not valid UTF-8; closing the connection")
+			msg := websocket.FormatCloseMessage(websocket.CloseInvalidFramePayloadData, "invalid UTF-8")
+			_ = c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+			return
 		}
 		if kind == websocket.TextMessage && len(bytes.TrimSpace(b)) == 0 {
 			continue

@@ -101,9 +101,17 @@ func (s *Server) registerTrigger(c *conn, m wire.RegisterTrigger) {
 	b := &binding{id: m.ID, triggerType: m.TriggerType, functionID: m.FunctionID,
 		config: canonical(m.Config), metadata: canonical(m.Metadata), owner: c}
 	tt := s.types[m.TriggerType]
+	// The same id replaces the previous binding (§2.6). When the new one
+	// goes to another type, or is parked, the old provider is told, so it
+	// does not keep a subscriber that no longer exists.
+	if old := s.bindings[m.ID]; old != nil && (tt == nil || old.triggerType != m.TriggerType) {
+		delete(s.bindings, m.ID)
+		if ot := s.types[old.triggerType]; ot != nil && ot.provider != nil {
+			ot.provider.send(wire.UnregisterTrigger{ID: old.id, TriggerType: old.triggerType})
+		}
+	}
 	switch {
 	case tt == nil:
-		// A live binding with the same id stays live until unregistered.
 		s.parked[m.ID] = b
 		c.log.Info("trigger parked: its type is not registered",
 			zap.String("trigger_id", m.ID), zap.String("trigger_type", m.TriggerType))

@@ -162,6 +162,7 @@ func TestDecodeRejects(t *testing.T) {
 		{name: "workerregistered worker_id", in: `{"type":"workerregistered"}`, wantErr: `missing required field "worker_id"`},
 		{name: "reattach previous_worker_id", in: `{"type":"reattach"}`, wantErr: `missing required field "previous_worker_id"`},
 		{name: "rejected owner_worker_id", in: `{"type":"registrationrejected","code":"c","namespace":"n"}`, wantErr: `missing required field "owner_worker_id"`},
+		{name: "invalid UTF-8 in a string", in: "{\"type\":\"registerfunction\",\"id\":\"caf\xe9\"}", wantErr: "not valid UTF-8"},
 		{name: "wrong field type", in: `{"type":"registerfunction","id":7}`, wantErr: `decode registerfunction: field "id" must be a string`},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // maxDepth bounds nesting like encoding/json does, so a hostile frame of
@@ -57,8 +58,18 @@ func skipValue(b []byte, i, depth int) (int, error) {
 // skipString validates the string starting at b[i] == '"' and returns the
 // index past its closing quote and whether it can be used verbatim: pure
 // printable ASCII without escapes. Long runs of ordinary bytes are
-// skipped eight at a time.
+// skipped eight at a time. Invalid UTF-8 is an error, as it is for the
+// engine (serde_json, and WebSocket text frames).
 func skipString(b []byte, i int) (end int, plain bool, err error) {
+	end, plain, err = scanString(b, i)
+	if err == nil && !plain && !utf8.Valid(b[i:end]) {
+		return end, false, fmt.Errorf("%w: string at offset %d is not valid UTF-8", errSyntax, i)
+	}
+	return end, plain, err
+}
+
+// scanString is skipString without the UTF-8 check.
+func scanString(b []byte, i int) (end int, plain bool, err error) {
 	plain = true
 	j := i + 1
 	for {
@@ -231,7 +242,8 @@ func skipArray(b []byte, i, depth int) (int, error) {
 }
 
 // Valid reports whether b is exactly one JSON value, surrounding
-// whitespace allowed. It is a faster json.Valid that never allocates.
+// whitespace allowed, in valid UTF-8. It is a faster json.Valid (which
+// lets invalid UTF-8 through) that never allocates.
 func Valid(b []byte) bool {
 	i, err := skipValue(b, skipSpace(b, 0), 0)
 	return err == nil && skipSpace(b, i) == len(b)
