@@ -38,17 +38,12 @@ Flags:
 // runCall implements "skills call".
 func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("skills call", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	url := fs.String("url", "", "engine URL (default: $III_URL, else $III_ENGINE_URL, else ws://127.0.0.1:49134)")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long, connection included")
 	asJSON := fs.Bool("json", false, "always print the result as JSON")
 	logLevel := fs.String("log-level", "error", "debug, info, warn or error")
-	fs.Usage = func() { fmt.Fprint(stderr, callUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args, callUsage, stderr); done {
+		return code
 	}
 	if fs.NArg() < 1 {
 		fmt.Fprintln(stderr, "skills call: missing <function-id>; run 'skills call --help' for usage")

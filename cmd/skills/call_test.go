@@ -111,6 +111,9 @@ func TestCallUsageErrors(t *testing.T) {
 		{name: "no function", args: []string{"call"}, want: "missing <function-id>"},
 		{name: "malformed json", args: []string{"call", "skills::list", `{"a":`}, want: "is not valid JSON"},
 		{name: "bad timeout", args: []string{"call", "skills::list", "--timeout", "0s"}, want: "--timeout must be positive"},
+		{name: "unknown flag", args: []string{"call", "skills::list", "--bogus"}, want: "skills call: unknown flag: --bogus; run 'skills call --help' for usage"},
+		{name: "dev unknown flag", args: []string{"dev", "--bogus"}, want: "skills dev: unknown flag: --bogus"},
+		{name: "engine bad port", args: []string{"engine", "--port", "70000"}, want: "--port must be between 0 and 65535, got 70000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

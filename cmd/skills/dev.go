@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -10,24 +9,24 @@ import (
 	"go.uber.org/zap"
 )
 
+const devUsage = `Usage: skills dev [flags]
+
+Starts the local iii engine and the skills worker attached to it, until interrupted.
+Other workers can connect to the engine; try 'skills call skills::list' in another terminal.
+
+Flags:
+`
+
 // runDev implements "skills dev": the local engine and the worker in one
 // process, so the registry can be tried without iii installed.
 func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("skills dev", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var ef engineFlags
 	ef.register(fs)
 	var wf workerFlags
 	wf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: skills dev [flags]\n\nStarts the local iii engine and the skills worker attached to it, until interrupted.\nOther workers can connect to the engine; try 'skills call skills::list' in another terminal.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args, devUsage, stderr); done {
+		return code
 	}
 	if err := ef.validate(); err != nil {
 		fmt.Fprintf(stderr, "skills dev: %v\n", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -48,19 +47,12 @@ func startEngine(f engineFlags, log *zap.Logger) (*iiitest.Server, error) {
 // workers written with any iii SDK.
 func runEngine(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("skills engine", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var ef engineFlags
 	ef.register(fs)
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: skills engine [flags]\n\nRuns the project's local iii engine (WebSocket worker protocol, in-memory state) until interrupted.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	const usage = "Usage: skills engine [flags]\n\nRuns the project's local iii engine (WebSocket worker protocol, in-memory state) until interrupted.\n\nFlags:\n"
+	if code, done := parseFlags(fs, args, usage, stderr); done {
+		return code
 	}
 	if err := ef.validate(); err != nil {
 		fmt.Fprintf(stderr, "skills engine: %v\n", err)
