@@ -99,11 +99,7 @@ func listValues(res json.RawMessage) []json.RawMessage {
 	}
 	switch res[0] {
 	case '[':
-		var values []json.RawMessage
-		if json.Unmarshal(res, &values) != nil {
-			return nil
-		}
-		return values
+		return arrayElements(res)
 	case '{':
 		// As the reference reads it: items when it is an array (each item's
 		// value, items without one dropped), else value when it is an array.

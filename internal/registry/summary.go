@@ -47,10 +47,7 @@ func (r *Registry) skillSummaries(ctx context.Context) ([]skillSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	values := arrayElements(res)
-	if values == nil {
-		values = listValues(res)
-	}
+	values := listValues(res)
 	c := r.summaries
 	c.mu.Lock()
 	old := c.entries
