@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
-	"go.uber.org/zap"
 )
 
 const devUsage = `Usage: skills dev [flags]
@@ -28,21 +26,11 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, done := parseFlags(fs, args, devUsage, stderr); done {
 		return code
 	}
-	if err := ef.validate(); err != nil {
-		fmt.Fprintf(stderr, "skills dev: %v\n", err)
-		return exitUsage
-	}
-	log, err := newLogger(wf.logLevel, stdout)
-	if err != nil {
-		fmt.Fprintf(stderr, "skills dev: %v\n", err)
-		return exitUsage
+	srv, log, code, ok := openEngine(fs.Name(), ef, wf.logLevel, stdout, stderr)
+	if !ok {
+		return code
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
-	srv, err := startEngine(ef, log)
-	if err != nil {
-		log.Error("cannot start", zap.Error(err))
-		return exitError
-	}
 	defer srv.Close()
 	return serve(ctx, loadConfig(wf.configPath, log), srv.URL(), log)
 }

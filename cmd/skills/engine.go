@@ -33,14 +33,28 @@ func (f *engineFlags) validate() error {
 
 func (f *engineFlags) addr() string { return net.JoinHostPort(f.host, strconv.Itoa(f.port)) }
 
-// startEngine starts the local engine and explains how to reach it.
-func startEngine(f engineFlags, log *zap.Logger) (*iiitest.Server, error) {
-	srv, err := iiitest.Start(f.addr(), iiitest.Options{Logger: log.Named("engine")})
+// openEngine validates the engine flags, builds the logger and starts the
+// local engine, explaining how to reach it. When ok is false the command
+// exits with code (the reason is already on stderr or in the log);
+// otherwise the caller owns srv and log.
+func openEngine(name string, f engineFlags, logLevel string, stdout, stderr io.Writer) (srv *iiitest.Server, log *zap.Logger, code int, ok bool) {
+	if err := f.validate(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, nil, exitUsage, false
+	}
+	log, err := newLogger(logLevel, stdout)
 	if err != nil {
-		return nil, fmt.Errorf("start local engine on %s (is another engine already using the port? pick one with --port): %w", f.addr(), err)
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, nil, exitUsage, false
+	}
+	srv, err = iiitest.Start(f.addr(), iiitest.Options{Logger: log.Named("engine")})
+	if err != nil {
+		log.Error("cannot start", zap.Error(fmt.Errorf("start local engine on %s (is another engine already using the port? pick one with --port): %w", f.addr(), err)))
+		log.Sync() //nolint:errcheck // best effort on exit
+		return nil, nil, exitError, false
 	}
 	log.Info("local iii engine listening; point workers at it with III_URL", zap.String("url", srv.URL()))
-	return srv, nil
+	return srv, log, exitOK, true
 }
 
 // runEngine implements "skills engine": the local engine alone, for
@@ -54,21 +68,11 @@ func runEngine(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if code, done := parseFlags(fs, args, usage, stderr); done {
 		return code
 	}
-	if err := ef.validate(); err != nil {
-		fmt.Fprintf(stderr, "skills engine: %v\n", err)
-		return exitUsage
-	}
-	log, err := newLogger(*logLevel, stdout)
-	if err != nil {
-		fmt.Fprintf(stderr, "skills engine: %v\n", err)
-		return exitUsage
+	srv, log, code, ok := openEngine(fs.Name(), ef, *logLevel, stdout, stderr)
+	if !ok {
+		return code
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
-	srv, err := startEngine(ef, log)
-	if err != nil {
-		log.Error("cannot start", zap.Error(err))
-		return exitError
-	}
 	<-ctx.Done()
 	log.Info("local engine shutting down")
 	srv.Close()
