@@ -1,7 +1,6 @@
 package iii
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,14 +66,11 @@ func NewFunction[In, Out any](id, description string, fn func(ctx context.Contex
 func SchemaOf[T any]() json.RawMessage {
 	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, AllowAdditionalProperties: true, Anonymous: true}
 	var zero T
-	s := r.Reflect(&zero)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	b, err := encodeJSON(r.Reflect(&zero))
+	if err != nil {
 		panic(fmt.Sprintf("iii: schema for %T: %v", zero, err))
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	return b
 }
 
 // jsonProblem phrases a decoding error for a caller: which field had which

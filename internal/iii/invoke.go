@@ -221,7 +221,7 @@ func encodeJSON(v any) (json.RawMessage, error) {
 		if len(x) == 0 {
 			return nil, nil
 		}
-		if !json.Valid(x) {
+		if !wire.Valid(x) {
 			return nil, errors.New("json.RawMessage is not valid JSON")
 		}
 		return x, nil
