@@ -37,32 +37,22 @@ func (r *Registry) LogFSHealth(ctx context.Context) {
 		if rows, err := r.skillSummaries(ctx); err != nil {
 			r.log.Warn("could not check fs skills against state", zap.Error(err))
 		} else {
-			inState := make(map[string]bool, len(rows))
-			for _, row := range rows {
-				inState[row.id] = true
+			_, hidden := partitionShadowed(skills, skillID, rows, summaryID)
+			for _, s := range hidden {
+				r.log.Warn("fs entry shadowed by state", zap.String("kind", "skill"), zap.String("id", s.ID), zap.String("path", s.Path))
 			}
-			for _, s := range skills {
-				if inState[s.ID] {
-					r.log.Warn("fs entry shadowed by state", zap.String("kind", "skill"), zap.String("id", s.ID), zap.String("path", s.Path))
-					shadowed++
-				}
-			}
+			shadowed += len(hidden)
 		}
 	}
 	if len(prompts) > 0 {
 		if rows, err := r.promptRows(ctx); err != nil {
 			r.log.Warn("could not check fs prompts against state", zap.Error(err))
 		} else {
-			inState := make(map[string]bool, len(rows))
-			for _, row := range rows {
-				inState[row.Name] = true
+			_, hidden := partitionShadowed(prompts, promptName, rows, promptRowName)
+			for _, p := range hidden {
+				r.log.Warn("fs entry shadowed by state", zap.String("kind", "prompt"), zap.String("name", p.Name), zap.String("path", p.Path))
 			}
-			for _, p := range prompts {
-				if inState[p.Name] {
-					r.log.Warn("fs entry shadowed by state", zap.String("kind", "prompt"), zap.String("name", p.Name), zap.String("path", p.Path))
-					shadowed++
-				}
-			}
+			shadowed += len(hidden)
 		}
 	}
 

@@ -7,7 +7,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -170,22 +169,4 @@ func (r *Registry) promptRows(ctx context.Context) ([]promptRow, error) {
 	rows := decodeRows[promptWire, promptRow](res)
 	slices.SortStableFunc(rows, func(a, b promptRow) int { return strings.Compare(a.Name, b.Name) })
 	return rows, nil
-}
-
-// unshadowedPrompts drops the fs prompts whose name is also in state.
-func unshadowedPrompts(fs []fsource.Prompt, rows []promptRow) []fsource.Prompt {
-	if len(fs) == 0 || len(rows) == 0 {
-		return fs
-	}
-	inState := make(map[string]struct{}, len(rows))
-	for _, row := range rows {
-		inState[row.Name] = struct{}{}
-	}
-	kept := make([]fsource.Prompt, 0, len(fs))
-	for _, p := range fs {
-		if _, shadowed := inState[p.Name]; !shadowed {
-			kept = append(kept, p)
-		}
-	}
-	return kept
 }

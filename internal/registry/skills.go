@@ -7,7 +7,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -113,23 +112,4 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 	}
 	slices.SortStableFunc(out.Skills, func(a, b skillEntry) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
-}
-
-// unshadowedSkills drops the fs skills whose id is also in state: state
-// always wins.
-func unshadowedSkills(fs []fsource.Skill, rows []skillSummary) []fsource.Skill {
-	if len(fs) == 0 || len(rows) == 0 {
-		return fs
-	}
-	inState := make(map[string]struct{}, len(rows))
-	for _, row := range rows {
-		inState[row.id] = struct{}{}
-	}
-	kept := make([]fsource.Skill, 0, len(fs))
-	for _, s := range fs {
-		if _, shadowed := inState[s.ID]; !shadowed {
-			kept = append(kept, s)
-		}
-	}
-	return kept
 }
