@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/registry"
@@ -16,15 +17,14 @@ import (
 
 // rig is one engine, the registry worker, and a caller.
 type rig struct {
-	srv    *iiitest.Server
+	srv    *engine.Engine
 	worker *iii.Client
 	caller *iii.Client
 }
 
 func newRig(tb testing.TB, extra ...iii.Function) *rig {
 	tb.Helper()
-	srv := iiitest.NewServer()
-	tb.Cleanup(srv.Close)
+	srv := iiitest.NewServer(tb)
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
 	reg := registry.New(registry.Config{Caller: worker})
 	for _, f := range append(reg.Functions(), extra...) {
@@ -141,7 +141,7 @@ func BenchmarkIndex10k(b *testing.B) {
 	}
 }
 
-func seed(tb testing.TB, srv *iiitest.Server, n int, body string) {
+func seed(tb testing.TB, srv *engine.Engine, n int, body string) {
 	tb.Helper()
 	for i := range n {
 		id := fmt.Sprintf("team-%03d/skill-%05d", i%100, i)

@@ -14,8 +14,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
 
 // engineEnv names a real engine to run the suite against instead of the
@@ -40,7 +40,7 @@ type run struct {
 
 	engineOnce sync.Once
 	engineErr  error
-	srv        *iiitest.Server // nil when the engine is external
+	srv        *engine.Engine // nil when the engine is external
 	url        string
 	client     *iii.Client
 
@@ -68,8 +68,13 @@ func (r *run) engine() error {
 	r.engineOnce.Do(func() {
 		r.url = os.Getenv(engineEnv)
 		if r.url == "" {
-			r.srv = iiitest.NewServer()
-			r.url = r.srv.URL()
+			srv, err := engine.Start(context.Background(), "127.0.0.1:0", engine.Options{})
+			if err != nil {
+				r.engineErr = err
+				return
+			}
+			r.srv = srv
+			r.url = srv.URL()
 		}
 		r.client = iii.New(iii.Options{
 			URL: r.url, Name: "bdd harness", Logger: zap.NewNop(),

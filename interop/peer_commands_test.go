@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/engine"
 )
 
 // The peer's commands, and typed views of the events that answer them.
@@ -151,7 +151,7 @@ func (p *nodePeer) frames() ([]wireFrame, otelTap) {
 }
 
 // workerID is the engine's id for the peer's live connection.
-func (p *nodePeer) workerID(srv *iiitest.Server) string {
+func (p *nodePeer) workerID(srv *engine.Engine) string {
 	p.t.Helper()
 	var ids []string
 	for _, w := range srv.Workers() {
@@ -167,7 +167,7 @@ func (p *nodePeer) workerID(srv *iiitest.Server) string {
 
 // waitConnected waits until the peer's metadata call has landed: Node
 // sends it after every registration it holds, so they have landed too.
-func (p *nodePeer) waitConnected(srv *iiitest.Server) {
+func (p *nodePeer) waitConnected(srv *engine.Engine) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/engine"
 )
 
 // sdkVersion is the iii-sdk release package.json pins; the tests are the
@@ -114,7 +114,7 @@ func requireNode(t *testing.T) string {
 // startPeer runs peer.mjs against srv as worker name and waits for its
 // ready line. The process is shut down (stdin closed) or killed, and
 // waited for, in t.Cleanup.
-func startPeer(t *testing.T, srv *iiitest.Server, name string, opts peerOptions) *nodePeer {
+func startPeer(t *testing.T, srv *engine.Engine, name string, opts peerOptions) *nodePeer {
 	t.Helper()
 	node := requireNode(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
 
 // Both sides come back after the engine drops every connection, and after
@@ -21,10 +21,10 @@ func TestRecovery(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		drop func(t *testing.T, srv *iiitest.Server)
+		drop func(t *testing.T, srv *engine.Engine)
 	}{
-		{"connections dropped", func(_ *testing.T, srv *iiitest.Server) { srv.CloseClientConnections() }},
-		{"engine restarted", func(t *testing.T, srv *iiitest.Server) {
+		{"connections dropped", func(_ *testing.T, srv *engine.Engine) { srv.DropConnections() }},
+		{"engine restarted", func(t *testing.T, srv *engine.Engine) {
 			if err := srv.Restart(); err != nil {
 				t.Fatalf("Restart: %v", err)
 			}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
 
 // uuidRE matches the ids the Node SDK generates for its triggers.
@@ -193,9 +193,9 @@ func TestNodeProviderGoSubscriber(t *testing.T) {
 
 // waitBindingFor waits until the engine holds exactly one binding (live
 // or parked) to functionID, and returns it.
-func waitBindingFor(t *testing.T, srv *iiitest.Server, functionID string) iiitest.Binding {
+func waitBindingFor(t *testing.T, srv *engine.Engine, functionID string) engine.Binding {
 	t.Helper()
-	var found []iiitest.Binding
+	var found []engine.Binding
 	eventually(t, waitTimeout, "a binding to "+functionID, func() error {
 		found = found[:0]
 		for _, b := range srv.Bindings() {
@@ -212,7 +212,7 @@ func waitBindingFor(t *testing.T, srv *iiitest.Server, functionID string) iiites
 }
 
 // waitParked waits until the engine holds trigger id as parked.
-func waitParked(t *testing.T, srv *iiitest.Server, id string) {
+func waitParked(t *testing.T, srv *engine.Engine, id string) {
 	t.Helper()
 	eventually(t, waitTimeout, "trigger "+id+" parked", func() error {
 		for _, b := range srv.Bindings() {

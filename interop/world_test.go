@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
@@ -34,14 +35,9 @@ const (
 
 // newEngine starts a local engine on a free loopback port; its log is
 // shown when the test fails. It is closed in t.Cleanup.
-func newEngine(t *testing.T) *iiitest.Server {
+func newEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	srv, err := iiitest.Start("127.0.0.1:0", iiitest.Options{Logger: testLogger(t, "engine")})
-	if err != nil {
-		t.Fatalf("start engine: %v", err)
-	}
-	t.Cleanup(srv.Close)
-	return srv
+	return iiitest.NewServerWith(t, engine.Options{Logger: testLogger(t, "engine")})
 }
 
 // testLogger returns a logger that keeps info and above in memory and
@@ -71,7 +67,7 @@ type goWorker struct {
 
 // newGoWorker creates (not starts) a Go client of srv with fast
 // reconnects; it is closed in t.Cleanup.
-func newGoWorker(t *testing.T, srv *iiitest.Server, name string) *goWorker {
+func newGoWorker(t *testing.T, srv *engine.Engine, name string) *goWorker {
 	t.Helper()
 	return newGoWorkerAt(t, srv.URL(), name)
 }
@@ -96,7 +92,7 @@ func newGoWorkerAt(t *testing.T, url, name string) *goWorker {
 
 // start connects the client and waits until the engine knows every
 // function it registered.
-func (w *goWorker) start(srv *iiitest.Server, functionIDs ...string) {
+func (w *goWorker) start(srv *engine.Engine, functionIDs ...string) {
 	w.t.Helper()
 	w.c.Start()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -288,7 +284,7 @@ func truncate(s string, n int) string {
 }
 
 // waitFunctions waits until the engine knows every id.
-func waitFunctions(t *testing.T, srv *iiitest.Server, ids ...string) {
+func waitFunctions(t *testing.T, srv *engine.Engine, ids ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -35,34 +34,33 @@ Examples:
 Flags:
 `
 
-// runCall implements "skills call".
-func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// callCommand is "skills call": trigger one function and print its result.
+type callCommand struct{ io stdio }
+
+// Run connects, triggers the function and prints the result.
+func (c callCommand) Run(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills call", pflag.ContinueOnError)
 	url := fs.String("url", "", "engine URL (default: $III_URL, else $III_ENGINE_URL, else ws://127.0.0.1:49134)")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long, connection included")
 	asJSON := fs.Bool("json", false, "always print the result as JSON")
 	logLevel := fs.String("log-level", "error", "debug, info, warn or error")
-	if code, done := parseFlags(fs, args, callUsage, stderr); done {
-		return code
+	if help, err := parseFlags(fs, args, callUsage, c.io.err); help || err != nil {
+		return err
 	}
 	if fs.NArg() < 1 {
-		fmt.Fprintln(stderr, "skills call: missing <function-id>; run 'skills call --help' for usage")
-		return exitUsage
+		return usagef("skills call: missing <function-id>; run 'skills call --help' for usage")
 	}
 	functionID := fs.Arg(0)
 	payload, err := callPayload(fs.Args()[1:])
 	if err != nil {
-		fmt.Fprintf(stderr, "skills call: %v\n", err)
-		return exitUsage
+		return usagef("skills call: %v", err)
 	}
 	if *timeout <= 0 {
-		fmt.Fprintf(stderr, "skills call: --timeout must be positive, got %s\n", *timeout)
-		return exitUsage
+		return usagef("skills call: --timeout must be positive, got %s", *timeout)
 	}
-	log, err := newLogger(*logLevel, stderr)
+	log, err := newLogger(fs.Name(), *logLevel, c.io.err)
 	if err != nil {
-		fmt.Fprintf(stderr, "skills call: %v\n", err)
-		return exitUsage
+		return err
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
@@ -72,28 +70,24 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	client.Start()
 	defer client.Close()
 	if err := client.WaitReady(ctx); err != nil {
-		fmt.Fprintf(stderr, "skills call: cannot reach the iii engine at %s within %s (is it running? start one with 'skills dev'): %v\n", engineURL, *timeout, err)
-		return exitError
+		return fmt.Errorf("skills call: cannot reach the iii engine at %s within %s (is it running? start one with 'skills dev'): %w", engineURL, *timeout, err)
 	}
 	result, err := client.Invoke(ctx, iii.Invocation{FunctionID: functionID, Data: payload, Timeout: time.Until(deadline(ctx))})
 	if err != nil {
 		var ie *iii.Error
 		switch {
 		case errors.As(err, &ie):
-			fmt.Fprintf(stderr, "error: %s: %s\n", ie.Code, ie.Message)
+			return fmt.Errorf("error: %s: %s", ie.Code, ie.Message)
 		case errors.Is(err, iii.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-			fmt.Fprintf(stderr, "error: %s did not answer within %s\n", functionID, *timeout)
+			return fmt.Errorf("error: %s did not answer within %s", functionID, *timeout)
 		default:
-			fmt.Fprintf(stderr, "error: %v\n", err)
+			return fmt.Errorf("error: %w", err)
 		}
-		return exitError
 	}
-	if err := printResult(stdout, result, *asJSON); err != nil {
-		log.Debug("print result", zap.Error(err))
-		fmt.Fprintf(stderr, "skills call: %v\n", err)
-		return exitError
+	if err := printResult(c.io.out, result, *asJSON); err != nil {
+		return fmt.Errorf("skills call: %w", err)
 	}
-	return exitOK
+	return nil
 }
 
 func deadline(ctx context.Context) time.Time {

@@ -81,7 +81,7 @@ func TestPrintResult(t *testing.T) {
 func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, args, &stdout, &stderr)
+	code := exitCode(run(ctx, args, stdio{out: &stdout, err: &stderr}), &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -129,8 +129,7 @@ func TestCallUsageErrors(t *testing.T) {
 }
 
 func TestCallAgainstLocalEngine(t *testing.T) {
-	srv := iiitest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := iiitest.NewServer(t)
 
 	code, _, stderr := runCmd(t, context.Background(), "call", "state::set", "--url", srv.URL(),
 		`{"scope":"s","key":"k","value":{"hello":"world"}}`)

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"io"
+	"fmt"
 
 	"github.com/spf13/pflag"
 )
@@ -15,22 +15,32 @@ Other workers can connect to the engine; try 'skills call skills::list' in anoth
 Flags:
 `
 
-// runDev implements "skills dev": the local engine and the worker in one
+// devCommand is "skills dev": the local engine and the worker in one
 // process, so the registry can be tried without iii installed.
-func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+type devCommand struct{ io stdio }
+
+// Run serves the engine and the worker until ctx is cancelled.
+func (c devCommand) Run(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills dev", pflag.ContinueOnError)
 	var ef engineFlags
 	ef.register(fs)
 	var wf workerFlags
 	wf.register(fs)
-	if code, done := parseFlags(fs, args, devUsage, stderr); done {
-		return code
+	if help, err := parseFlags(fs, args, devUsage, c.io.err); help || err != nil {
+		return err
 	}
-	srv, log, code, ok := openEngine(fs.Name(), ef, wf.logLevel, stdout, stderr)
-	if !ok {
-		return code
+	if err := ef.validate(fs.Name()); err != nil {
+		return err
+	}
+	log, err := newLogger(fs.Name(), wf.logLevel, c.io.out)
+	if err != nil {
+		return err
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
+	srv, err := startEngine(ctx, ef, log)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
 	defer srv.Close()
 	return serve(ctx, loadConfig(wf.configPath, log), srv.URL(), log)
 }

@@ -9,9 +9,9 @@ import (
 )
 
 // parseFlags parses a subcommand's flags. On -h it prints usage and the
-// flag defaults; on a bad flag it says what was wrong in one line. done
-// reports that the command should exit now, with code.
-func parseFlags(fs *pflag.FlagSet, args []string, usage string, stderr io.Writer) (code int, done bool) {
+// flag defaults and reports help (the command then ends successfully); on
+// a bad flag it returns a usage error that says what was wrong in one line.
+func parseFlags(fs *pflag.FlagSet, args []string, usage string, stderr io.Writer) (help bool, err error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -19,10 +19,9 @@ func parseFlags(fs *pflag.FlagSet, args []string, usage string, stderr io.Writer
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, true
+			return true, nil
 		}
-		fmt.Fprintf(stderr, "%s: %v; run '%s --help' for usage\n", fs.Name(), err, fs.Name())
-		return exitUsage, true
+		return false, usagef("%s: %v; run '%s --help' for usage", fs.Name(), err, fs.Name())
 	}
-	return exitOK, false
+	return false, nil
 }

@@ -15,44 +15,52 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // the command ran and failed
-	exitUsage = 2 // bad flags or arguments
-)
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], stdio{out: os.Stdout, err: os.Stderr})
 	stop()
-	os.Exit(code)
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// stdio is where a command writes: results and logs to out (the worker's
+// logs go to stdout, as the Rust worker's do), complaints to err.
+type stdio struct {
+	out, err io.Writer
+}
+
+// command is one subcommand. Run returns nil on success; main maps any
+// error to an exit code and a line on stderr (see exitCode).
+type command interface {
+	Run(ctx context.Context, args []string) error
 }
 
 // run dispatches to a subcommand, or runs the worker when the first
 // argument is not one. ctx is cancelled on SIGINT or SIGTERM.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, io stdio) error {
+	var cmd command = workerCommand{io}
 	if len(args) > 0 {
 		switch args[0] {
 		case "dev":
-			return runDev(ctx, args[1:], stdout, stderr)
+			cmd = devCommand{io}
 		case "engine":
-			return runEngine(ctx, args[1:], stdout, stderr)
+			cmd = engineCommand{io}
 		case "call":
-			return runCall(ctx, args[1:], stdout, stderr)
+			cmd = callCommand{io}
 		case "help":
-			fmt.Fprint(stdout, usage)
-			return exitOK
+			_, err := io.out.Write([]byte(usage))
+			return err
+		}
+		if _, ok := cmd.(workerCommand); !ok {
+			args = args[1:]
 		}
 	}
-	return runWorker(ctx, args, stdout, stderr)
+	return cmd.Run(ctx, args)
 }
 
 const usage = `skills — the iii agentic content registry worker

@@ -33,8 +33,7 @@ func TestReviewWorkerLogsToStdout(t *testing.T) {
 // worker once provided both trigger types without hooks, so neither the type
 // registration nor any subscription change is logged.
 func TestReviewTriggerLogLines(t *testing.T) {
-	srv := iiitest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := iiitest.NewServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	type result struct{ stdout, stderr string }
 	done := make(chan result, 1)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,10 +35,13 @@ func (f *workerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 }
 
-// runWorker runs the worker against an engine until interrupted.
-func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// workerCommand is the worker itself: "skills [flags]" against an engine.
+type workerCommand struct{ io stdio }
+
+// Run serves the registry on the engine until ctx is cancelled.
+func (c workerCommand) Run(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(c.io.err)
 	var wf workerFlags
 	wf.register(fs)
 	url := fs.String("url", "", "engine URL (default: $III_URL, else $III_ENGINE_URL, else ws://127.0.0.1:49134)")
@@ -46,30 +50,27 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "skills: %v; run 'skills --help' for usage\n", err)
-		return exitUsage
+		return usagef("skills: %v; run 'skills --help' for usage", err)
 	}
 	switch {
 	case *help:
-		fmt.Fprint(stdout, usage)
-		return exitOK
+		_, err := io.WriteString(c.io.out, usage)
+		return err
 	case *manifest:
-		stdout.Write(buildinfo.NewManifest().JSON()) //nolint:errcheck // nothing to do if stdout is gone
-		return exitOK
+		_, err := c.io.out.Write(buildinfo.NewManifest().JSON())
+		return err
 	case *version:
-		fmt.Fprintf(stdout, "%s %s (%s)\n", buildinfo.Name, buildinfo.Version, buildinfo.Target())
-		return exitOK
+		_, err := fmt.Fprintf(c.io.out, "%s %s (%s)\n", buildinfo.Name, buildinfo.Version, buildinfo.Target())
+		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "skills: unexpected argument %q; run 'skills --help' for usage\n", fs.Arg(0))
-		return exitUsage
+		return usagef("skills: unexpected argument %q; run 'skills --help' for usage", fs.Arg(0))
 	}
 	// Logs go to stdout, as the Rust worker's do; iii-worker captures both
 	// streams of a managed worker.
-	log, err := newLogger(wf.logLevel, stdout)
+	log, err := newLogger(fs.Name(), wf.logLevel, c.io.out)
 	if err != nil {
-		fmt.Fprintf(stderr, "skills: %v\n", err)
-		return exitUsage
+		return err
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
 	return serve(ctx, loadConfig(wf.configPath, log), iii.ResolveURL(*url), log)
@@ -119,15 +120,19 @@ func changeTrigger(id, description string, log *zap.Logger) iii.TriggerType {
 }
 
 // serve connects the registry to the engine at url and serves until ctx is
-// cancelled (graceful shutdown, exit 0) or the engine rejects the worker
-// for good (exit 1).
-func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) int {
+// cancelled (graceful shutdown, nil) or the engine rejects the worker for
+// good (errReported: the reason is in the log).
+func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) error {
 	client := iii.New(iii.Options{
 		URL: url, Name: workerName(), Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
 	})
-	skillsChanged := client.ProvideTriggerType(changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log))
-	promptsChanged := client.ProvideTriggerType(changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log))
+	triggerTypes := []iii.TriggerType{
+		changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log),
+		changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log),
+	}
+	skillsChanged := client.ProvideTriggerType(triggerTypes[0])
+	promptsChanged := client.ProvideTriggerType(triggerTypes[1])
 	reg := registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,
 		PromptsScope:   cfg.Scopes.Prompts,
@@ -142,7 +147,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	for _, f := range functions {
 		client.RegisterFunction(f)
 	}
-	log.Info("skills registered 7 skills::*, 1 skill::* and 5 prompts::* functions", zap.String("engine", url))
+	log.Info("skills registered "+describeFunctions(functions), zap.String("engine", url))
 	client.Start()
 
 	var wg sync.WaitGroup
@@ -153,17 +158,17 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		if client.WaitReady(readyCtx) != nil {
 			return
 		}
-		log.Info(fmt.Sprintf("skills ready: %d functions + 2 custom trigger types", len(functions)), zap.String("worker_id", client.WorkerID()))
+		log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(functions), len(triggerTypes)), zap.String("worker_id", client.WorkerID()))
 		reg.LogFSHealth(readyCtx)
 	}()
 
-	code := exitOK
+	var result error
 	select {
 	case <-ctx.Done():
 	case <-client.Done():
 		if err := client.Err(); err != nil {
 			log.Error("the engine refused this worker; not reconnecting", zap.Error(err))
-			code = exitError
+			result = errReported
 		}
 	}
 	cancelReady()
@@ -174,5 +179,32 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	if err := client.Shutdown(shutdownCtx); err != nil && !errors.Is(err, iii.ErrClosed) {
 		log.Warn("shutdown did not finish cleanly", zap.Error(err))
 	}
-	return code
+	return result
+}
+
+// describeFunctions counts functions by id prefix for the boot log, in
+// order of first appearance: "7 skills::*, 1 skill::* and 5 prompts::*
+// functions".
+func describeFunctions(functions []iii.Function) string {
+	var prefixes []string
+	counts := map[string]int{}
+	for _, f := range functions {
+		prefix, _, _ := strings.Cut(f.ID, "::")
+		if counts[prefix] == 0 {
+			prefixes = append(prefixes, prefix)
+		}
+		counts[prefix]++
+	}
+	parts := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		parts[i] = fmt.Sprintf("%d %s::*", counts[p], p)
+	}
+	switch len(parts) {
+	case 0:
+		return "no functions"
+	case 1:
+		return parts[0] + " functions"
+	default:
+		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + " functions"
+	}
 }

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/registry"
 )
 
 func TestManifestVersionHelp(t *testing.T) {
@@ -58,7 +60,7 @@ func TestManifestVersionHelp(t *testing.T) {
 
 // startWorker runs the worker in-process against srv until the returned
 // stop function is called; stop returns the exit code.
-func startWorker(t *testing.T, srv *iiitest.Server, args ...string) (stop func() int) {
+func startWorker(t *testing.T, srv *engine.Engine, args ...string) (stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
@@ -93,7 +95,7 @@ var workerFunctions = []string{
 	"prompts::register", "prompts::unregister", "prompts::list", "prompts::mcp-list", "prompts::mcp-get",
 }
 
-func newCaller(t *testing.T, srv *iiitest.Server) *iii.Client {
+func newCaller(t *testing.T, srv *engine.Engine) *iii.Client {
 	t.Helper()
 	c := iii.New(iii.Options{URL: srv.URL(), Name: "test-caller"})
 	c.Start()
@@ -107,8 +109,7 @@ func newCaller(t *testing.T, srv *iiitest.Server) *iii.Client {
 }
 
 func TestWorkerServesConfigAndStopsCleanly(t *testing.T) {
-	srv := iiitest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := iiitest.NewServer(t)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "docs", "team"), 0o755); err != nil {
 		t.Fatal(err)
@@ -151,8 +152,7 @@ func TestWorkerServesConfigAndStopsCleanly(t *testing.T) {
 }
 
 func TestWorkerBootsWithDefaultsOnBadConfig(t *testing.T) {
-	srv := iiitest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := iiitest.NewServer(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "config.yaml"), "scopes: [not, a, map]\nstate_timeout_ms: soon\n")
 
@@ -213,5 +213,14 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The boot log line of the reference worker, derived from the function
+// table rather than spelled out.
+func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
+	got := describeFunctions(registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})}).Functions())
+	if want := "7 skills::*, 1 skill::* and 5 prompts::* functions"; got != want {
+		t.Errorf("describeFunctions = %q, want %q", got, want)
 	}
 }

@@ -1,6 +1,6 @@
 // Package wire defines the iii engine's worker protocol frames (0.22.1 wire,
 // tolerant of 0.23 fields) and their JSON encoding. Both the client in
-// package iii and the local engine in package iiitest speak through it.
+// package iii and the local engine in package engine speak through it.
 //
 // Every frame is one JSON object discriminated by a lowercase "type". Decode
 // rejects frames the engine would drop (missing required fields, a

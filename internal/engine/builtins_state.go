@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"encoding/json"
@@ -36,7 +36,7 @@ func stateBuiltins() []builtinSpec {
 
 // stateSet stores a value and returns {"new_value", "old_value"}; the old
 // value is null when the key was new.
-func stateSet(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateSet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := stateSetInput.decode("state::set", data)
 	if e != nil {
 		return nil, e
@@ -48,7 +48,7 @@ func stateSet(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody
 
 // stateGet returns the stored value; a missing key yields no result at all
 // (not null), while a stored null comes back as null.
-func stateGet(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateGet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := stateGetInput.decode("state::get", data)
 	if e != nil {
 		return nil, e
@@ -59,7 +59,7 @@ func stateGet(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody
 
 // stateDelete removes a key and returns what it held; a missing key yields
 // no result, not an error.
-func stateDelete(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateDelete(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := stateDeleteInput.decode("state::delete", data)
 	if e != nil {
 		return nil, e
@@ -69,7 +69,7 @@ func stateDelete(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorB
 }
 
 // stateList returns a scope's values (no keys) in first-write order.
-func stateList(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := stateGetGroupInput.decode("state::list", data)
 	if e != nil {
 		return nil, e
@@ -97,7 +97,7 @@ func joinArray(values []json.RawMessage) json.RawMessage {
 
 // stateListGroups returns {"groups": [...]}, every scope ever written,
 // sorted.
-func stateListGroups(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateListGroups(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	if _, e := stateListGroupInput.decode("state::list_groups", data); e != nil {
 		return nil, e
 	}

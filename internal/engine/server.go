@@ -1,6 +1,6 @@
 // Package iiitest is a faithful local iii engine for tests and first use,
 // in the shape of net/http/httptest: NewServer, URL, Close,
-// CloseClientConnections, plus Restart.
+// DropConnections, plus Restart.
 //
 // It speaks the 0.22.1 worker protocol (tolerating 0.23 fields) as written
 // down in the project's iii-protocol.md: invocation routing by id, void and
@@ -9,9 +9,10 @@
 // in-process state::* and engine::* functions with their quirks, JSON and
 // WebSocket keepalive, and an /otel socket that discards telemetry. It never
 // sends anything the real engine would not (no registration acks, no pings).
-package iiitest
+package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -24,7 +25,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// Options configures a Server.
+// Options configures an Engine.
 type Options struct {
 	// Logger receives connect, disconnect and registration logs (info) and
 	// dropped frames (debug). Nil discards everything.
@@ -48,9 +49,9 @@ const (
 	relistenTimeout = 5 * time.Second
 )
 
-// Server is a running local engine. Its zero value is not usable; create one
-// with NewServer or Start.
-type Server struct {
+// Engine is a running local engine. Its zero value is not usable; create
+// one with Start.
+type Engine struct {
 	opts      Options
 	log       *zap.Logger
 	addr      string // host:port, fixed for the server's life
@@ -58,7 +59,7 @@ type Server struct {
 	upgrader  websocket.Upgrader
 	state     *stateStore
 
-	admin sync.Mutex // serialises Close, Restart and CloseClientConnections
+	admin sync.Mutex // serialises Close, Restart and DropConnections
 
 	life      sync.Mutex // guards the fields below
 	accepting bool
@@ -81,30 +82,22 @@ type socket struct {
 	exited chan struct{} // closed when its handler has returned
 }
 
-// NewServer starts an engine on 127.0.0.1 at a free port, like
-// httptest.NewServer. It panics if it cannot listen.
-func NewServer() *Server {
-	s, err := Start("127.0.0.1:0", Options{})
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
 // Start starts an engine listening on addr, for example "127.0.0.1:49134"
-// for a standalone run or "127.0.0.1:0" for a free port.
-func Start(addr string, opts Options) (*Server, error) {
+// for a standalone run or "127.0.0.1:0" for a free port. ctx bounds only
+// the start itself; the engine runs until Close.
+func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
 	if opts.MaxFrameBytes <= 0 {
 		opts.MaxFrameBytes = defaultMaxFrameBytes
 	}
-	ln, err := net.Listen("tcp", addr)
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("iiitest: listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("engine: listen on %s: %w", addr, err)
 	}
-	s := &Server{
+	s := &Engine{
 		opts:      opts,
 		log:       opts.Logger,
 		addr:      ln.Addr().String(),
@@ -118,12 +111,12 @@ func Start(addr string, opts Options) (*Server, error) {
 	s.serve(ln)
 	s.bg.Add(1)
 	go s.watchFunctions()
-	s.log.Info("iiitest engine listening", zap.String("url", s.URL()))
+	s.log.Info("local engine listening", zap.String("url", s.URL()))
 	return s, nil
 }
 
 // URL returns the worker endpoint, "ws://127.0.0.1:<port>".
-func (s *Server) URL() string {
+func (s *Engine) URL() string {
 	host, port, err := net.SplitHostPort(s.addr)
 	if err != nil {
 		return "ws://" + s.addr
@@ -137,7 +130,7 @@ func (s *Server) URL() string {
 // Close stops listening, drops every connection (each gets the engine's
 // full disconnect cleanup) and waits for every goroutine the server
 // started. Further calls do nothing.
-func (s *Server) Close() {
+func (s *Engine) Close() {
 	s.admin.Lock()
 	defer s.admin.Unlock()
 	s.life.Lock()
@@ -150,13 +143,13 @@ func (s *Server) Close() {
 	s.stopServing()
 	close(s.quit)
 	s.bg.Wait()
-	s.log.Info("iiitest engine closed", zap.String("url", s.URL()))
+	s.log.Info("local engine closed", zap.String("url", s.URL()))
 }
 
-// CloseClientConnections drops every connection abruptly (no close frame),
+// DropConnections drops every connection abruptly (no close frame),
 // keeps listening, and returns once each dropped worker's cleanup is done,
 // so its functions, bindings and calls are already gone.
-func (s *Server) CloseClientConnections() {
+func (s *Engine) DropConnections() {
 	s.admin.Lock()
 	defer s.admin.Unlock()
 	s.life.Lock()
@@ -177,14 +170,14 @@ func (s *Server) CloseClientConnections() {
 // the same port, as an engine restart would. State (state::*) is kept;
 // everything workers registered is gone and built-ins a worker had replaced
 // are back.
-func (s *Server) Restart() error {
+func (s *Engine) Restart() error {
 	s.admin.Lock()
 	defer s.admin.Unlock()
 	s.life.Lock()
 	closed := s.closed
 	s.life.Unlock()
 	if closed {
-		return errors.New("iiitest: restart of a closed server")
+		return errors.New("engine: restart of a closed server")
 	}
 	s.stopServing()
 	s.mu.Lock()
@@ -195,7 +188,7 @@ func (s *Server) Restart() error {
 		return err
 	}
 	s.serve(ln)
-	s.log.Info("iiitest engine restarted", zap.String("url", s.URL()))
+	s.log.Info("local engine restarted", zap.String("url", s.URL()))
 	return nil
 }
 
@@ -209,14 +202,14 @@ func listenAgain(addr string) (net.Listener, error) {
 			return ln, nil
 		}
 		if !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
-			return nil, fmt.Errorf("iiitest: listen again on %s: %w", addr, err)
+			return nil, fmt.Errorf("engine: listen again on %s: %w", addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
 // serve starts accepting on ln.
-func (s *Server) serve(ln net.Listener) {
+func (s *Engine) serve(ln net.Listener) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.serveWorker)
 	mux.HandleFunc("GET /otel", s.serveOtel)
@@ -240,7 +233,7 @@ func (s *Server) serve(ln net.Listener) {
 
 // stopServing closes the listener and every socket, then waits until every
 // handler has returned (each worker's cleanup included).
-func (s *Server) stopServing() {
+func (s *Engine) stopServing() {
 	s.life.Lock()
 	s.accepting = false
 	srv := s.httpSrv
@@ -262,7 +255,7 @@ func (s *Server) stopServing() {
 
 // trackHTTPConn counts net/http connections so that stopping waits for
 // them, and refuses connections that arrive while stopping.
-func (s *Server) trackHTTPConn(c net.Conn, state http.ConnState) {
+func (s *Engine) trackHTTPConn(c net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateNew:
 		s.httpConns.Add(1)
@@ -278,7 +271,7 @@ func (s *Server) trackHTTPConn(c net.Conn, state http.ConnState) {
 }
 
 // enter registers a request handler; false means the server is stopping.
-func (s *Server) enter() bool {
+func (s *Engine) enter() bool {
 	s.life.Lock()
 	defer s.life.Unlock()
 	if !s.accepting {
@@ -289,7 +282,7 @@ func (s *Server) enter() bool {
 }
 
 // upgrade turns the request into a tracked WebSocket, or returns nil.
-func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, worker func(*websocket.Conn) *conn) *socket {
+func (s *Engine) upgrade(w http.ResponseWriter, r *http.Request, worker func(*websocket.Conn) *conn) *socket {
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", zap.String("path", r.URL.Path), zap.Error(err))
@@ -311,7 +304,7 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, worker func(*we
 }
 
 // release forgets a socket whose handler is about to return.
-func (s *Server) release(sk *socket) {
+func (s *Engine) release(sk *socket) {
 	_ = sk.ws.Close()
 	s.life.Lock()
 	delete(s.sockets, sk)
@@ -321,9 +314,9 @@ func (s *Server) release(sk *socket) {
 
 // serveWorker runs one worker connection: handshake, then its read loop in
 // this goroutine and its writer in another, then the disconnect cleanup.
-func (s *Server) serveWorker(w http.ResponseWriter, r *http.Request) {
+func (s *Engine) serveWorker(w http.ResponseWriter, r *http.Request) {
 	if !s.enter() {
-		http.Error(w, "iiitest: engine is stopping", http.StatusServiceUnavailable)
+		http.Error(w, "engine: engine is stopping", http.StatusServiceUnavailable)
 		return
 	}
 	defer s.handlers.Done()

@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"go.uber.org/zap"
@@ -9,7 +9,7 @@ import (
 // route applies one decoded frame from worker c. It runs in c's read loop,
 // so a connection's frames take effect in arrival order; calls to worker
 // functions are only queued here and complete when the callee answers.
-func (s *Server) route(c *conn, m wire.Message) {
+func (s *Engine) route(c *conn, m wire.Message) {
 	switch m := m.(type) {
 	case wire.RegisterFunction:
 		s.registerFunction(c, m)

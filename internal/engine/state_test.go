@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"encoding/json"

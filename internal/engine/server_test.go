@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
-func TestNewServerURL(t *testing.T) {
-	s := NewServer()
+func TestURLIsLoopbackWebSocket(t *testing.T) {
+	s := newTestServer(t)
 	defer s.Close()
 	if !regexp.MustCompile(`^ws://127\.0\.0\.1:\d+$`).MatchString(s.URL()) {
 		t.Errorf("URL() = %q, want ws://127.0.0.1:<port>", s.URL())
@@ -25,7 +25,7 @@ func TestNewServerURL(t *testing.T) {
 
 func TestStartFailsOnBusyPort(t *testing.T) {
 	s := newTestServer(t)
-	if _, err := Start(strings.TrimPrefix(s.URL(), "ws://"), Options{}); err == nil {
+	if _, err := Start(context.Background(), strings.TrimPrefix(s.URL(), "ws://"), Options{}); err == nil {
 		t.Fatal("Start on a busy port succeeded")
 	}
 }
@@ -94,16 +94,16 @@ func TestOtelSocketDiscardsFrames(t *testing.T) {
 	}
 }
 
-func TestCloseClientConnections(t *testing.T) {
+func TestDropConnections(t *testing.T) {
 	s := newTestServer(t)
 	p := dial(t, s)
 	p.register("svc::f")
 	p.send(wire.RegisterTrigger{ID: "t1", TriggerType: "svc::type", FunctionID: "svc::f", Config: []byte(`{}`)})
 	p.barrier()
 
-	s.CloseClientConnections()
+	s.DropConnections()
 
-	// Cleanup is complete when CloseClientConnections returns.
+	// Cleanup is complete when DropConnections returns.
 	if _, ok := s.Function("svc::f"); ok {
 		t.Error("function survived its connection")
 	}
@@ -118,7 +118,7 @@ func TestCloseClientConnections(t *testing.T) {
 	q := dial(t, s)
 	q.register("svc::f")
 	if _, ok := s.Function("svc::f"); !ok {
-		t.Error("a new connection could not register after CloseClientConnections")
+		t.Error("a new connection could not register after DropConnections")
 	}
 }
 
@@ -152,7 +152,7 @@ func TestRestartKeepsStateAndPort(t *testing.T) {
 }
 
 func TestRestartAfterCloseFails(t *testing.T) {
-	s := NewServer()
+	s := newTestServer(t)
 	s.Close()
 	s.Close() // idempotent
 	if err := s.Restart(); err == nil {
@@ -162,7 +162,7 @@ func TestRestartAfterCloseFails(t *testing.T) {
 
 func TestCloseWaitsForEveryGoroutine(t *testing.T) {
 	before := runtime.NumGoroutine()
-	s := NewServer()
+	s := newTestServer(t)
 	peers := []*peer{dial(t, s), dial(t, s), dial(t, s)}
 	o := dialRaw(t, s.URL()+"/otel")
 	o.start()

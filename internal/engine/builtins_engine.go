@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"cmp"
@@ -48,7 +48,7 @@ func engineBuiltins() []builtinSpec {
 // functionsList lists functions, hiding engine::* (but not
 // engine::queue::*) and metadata.internal ones unless include_internal is
 // set. Sorted by id, or by match quality then id when searching.
-func functionsList(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func functionsList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := functionsListIn.decode("engine::functions::list", data)
 	if e != nil {
 		return nil, e
@@ -100,7 +100,7 @@ func functionsList(s *Server, data json.RawMessage) (json.RawMessage, *wire.Erro
 }
 
 // summaryLocked is a function's row in engine::functions::list.
-func (s *Server) summaryLocked(f *function) map[string]any {
+func (s *Engine) summaryLocked(f *function) map[string]any {
 	row := map[string]any{"function_id": f.id, "worker_name": s.workerNameLocked(f)}
 	if f.description != "" {
 		row["description"] = f.description
@@ -147,7 +147,7 @@ func firstSegment(id string) string {
 // functionsInfo returns one function's detail (function_id) or a batch
 // (function_ids), with the registered request/response formats as
 // request_schema/response_schema.
-func functionsInfo(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func functionsInfo(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := functionInfoIn.decode("engine::functions::info", data)
 	if e != nil {
 		return nil, e
@@ -197,7 +197,7 @@ func functionsInfo(s *Server, data json.RawMessage) (json.RawMessage, *wire.Erro
 }
 
 // detailLocked is engine::functions::info's detail of one function, or nil.
-func (s *Server) detailLocked(id string) map[string]any {
+func (s *Engine) detailLocked(id string) map[string]any {
 	f := s.functions[id]
 	if f == nil {
 		return nil

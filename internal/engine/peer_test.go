@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"context"
@@ -21,14 +21,14 @@ const waitTimeout = 5 * time.Second
 
 // newTestServer starts an engine that logs warnings to t and is closed
 // when the test ends.
-func newTestServer(t testing.TB) *Server {
+func newTestServer(t testing.TB) *Engine {
 	t.Helper()
 	return newTestServerWith(t, Options{Logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))})
 }
 
-func newTestServerWith(t testing.TB, opts Options) *Server {
+func newTestServerWith(t testing.TB, opts Options) *Engine {
 	t.Helper()
-	s, err := Start("127.0.0.1:0", opts)
+	s, err := Start(context.Background(), "127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -57,7 +57,7 @@ type peer struct {
 }
 
 // dial connects a worker and reads its workerregistered frame.
-func dial(t testing.TB, s *Server) *peer {
+func dial(t testing.TB, s *Engine) *peer {
 	t.Helper()
 	p := dialRaw(t, s.URL())
 	_ = p.ws.SetReadDeadline(time.Now().Add(waitTimeout))
@@ -123,7 +123,7 @@ func (p *peer) close() {
 }
 
 // disconnect closes p and waits until the engine has cleaned it up.
-func disconnect(t testing.TB, s *Server, p *peer) {
+func disconnect(t testing.TB, s *Engine, p *peer) {
 	t.Helper()
 	p.close()
 	waitCleanedUp(t, s, p)
@@ -131,7 +131,7 @@ func disconnect(t testing.TB, s *Server, p *peer) {
 
 // waitCleanedUp waits until the engine has run p's disconnect cleanup,
 // whose registry effects are applied at once.
-func waitCleanedUp(t testing.TB, s *Server, p *peer) {
+func waitCleanedUp(t testing.TB, s *Engine, p *peer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()

@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"encoding/json"
@@ -55,7 +55,7 @@ func (b *binding) registerFrame() wire.RegisterTrigger {
 // registerTriggerType makes c the provider of a type (replacing any
 // previous provider, which is not told) and sends it every live and parked
 // binding of that type.
-func (s *Server) registerTriggerType(c *conn, m wire.RegisterTriggerType) {
+func (s *Engine) registerTriggerType(c *conn, m wire.RegisterTriggerType) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.dead {
@@ -92,7 +92,7 @@ func (s *Server) registerTriggerType(c *conn, m wire.RegisterTriggerType) {
 
 // registerTrigger stores a binding. An unknown type parks it silently; a
 // worker-provided type gets it forwarded without waiting for the answer.
-func (s *Server) registerTrigger(c *conn, m wire.RegisterTrigger) {
+func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.dead {
@@ -127,7 +127,7 @@ func (s *Server) registerTrigger(c *conn, m wire.RegisterTrigger) {
 
 // unregisterTrigger removes a binding by id, whoever registered it, and
 // tells the provider when it was live.
-func (s *Server) unregisterTrigger(c *conn, m wire.UnregisterTrigger) {
+func (s *Engine) unregisterTrigger(c *conn, m wire.UnregisterTrigger) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := s.bindings[m.ID]
@@ -148,7 +148,7 @@ func (s *Server) unregisterTrigger(c *conn, m wire.UnregisterTrigger) {
 // triggerResult handles a provider's triggerregistrationresult: success is
 // swallowed; an error parks the binding again and is forwarded to the
 // binding's owner. Results from anyone but the type's provider are ignored.
-func (s *Server) triggerResult(c *conn, m wire.TriggerRegistrationResult) {
+func (s *Engine) triggerResult(c *conn, m wire.TriggerRegistrationResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := s.bindings[m.ID]
@@ -178,7 +178,7 @@ func (s *Server) triggerResult(c *conn, m wire.TriggerRegistrationResult) {
 // releaseTriggersLocked is the trigger part of c's disconnect cleanup: its
 // live bindings are removed (providers are told), its parked ones dropped,
 // and the types it provided removed with other workers' bindings parked.
-func (s *Server) releaseTriggersLocked(c *conn) {
+func (s *Engine) releaseTriggersLocked(c *conn) {
 	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
 		b := s.bindings[id]
 		if b.owner != c {
@@ -213,7 +213,7 @@ func (s *Server) releaseTriggersLocked(c *conn) {
 // fire calls every live binding of a type with data, as the engine does for
 // its own trigger types: engine-originated calls, payload untouched, the
 // binding's metadata passed along, results discarded.
-func (s *Server) fire(triggerTypeID string, data any) {
+func (s *Engine) fire(triggerTypeID string, data any) {
 	payload := mustEncode(data)
 	s.mu.Lock()
 	var targets []*binding
@@ -234,7 +234,7 @@ var functionsPollInterval = 5 * time.Second
 
 // watchFunctions fires engine::functions-available with every function's
 // summary when the set of function ids changed since the last check.
-func (s *Server) watchFunctions() {
+func (s *Engine) watchFunctions() {
 	defer s.bg.Done()
 	ticker := time.NewTicker(functionsPollInterval)
 	defer ticker.Stop()
@@ -260,7 +260,7 @@ func (s *Server) watchFunctions() {
 	}
 }
 
-func (s *Server) functionIDsSignature() string {
+func (s *Engine) functionIDsSignature() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return strings.Join(slices.Sorted(maps.Keys(s.functions)), "\x00")

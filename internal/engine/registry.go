@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func (r *registry) waitFor(ctx context.Context, what string, cond func() bool) e
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return fmt.Errorf("iiitest: waiting for %s: %w", what, ctx.Err())
+			return fmt.Errorf("engine: waiting for %s: %w", what, ctx.Err())
 		}
 	}
 }

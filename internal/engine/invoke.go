@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"encoding/json"
@@ -41,7 +41,7 @@ func functionNotFound(id string) *wire.ErrorBody {
 }
 
 // invoke handles an invokefunction frame from worker c.
-func (s *Server) invoke(c *conn, m wire.InvokeFunction) {
+func (s *Engine) invoke(c *conn, m wire.InvokeFunction) {
 	if m.Action != nil && m.Action.Type == wire.ActionEnqueue {
 		s.enqueue(c, m)
 		return
@@ -78,7 +78,7 @@ type callRequest struct {
 
 // call runs an in-process function inline or forwards the call to the
 // owning worker, reusing the caller's invocation id when there is one.
-func (s *Server) call(r callRequest) {
+func (s *Engine) call(r callRequest) {
 	s.mu.Lock()
 	f := s.functions[r.functionID]
 	if f == nil {
@@ -129,7 +129,7 @@ func (s *Server) call(r callRequest) {
 
 // complete routes an invocationresult purely by id: whoever sends it, it
 // resolves the waiting call; an unknown id is discarded.
-func (s *Server) complete(c *conn, m wire.InvocationResult) {
+func (s *Engine) complete(c *conn, m wire.InvocationResult) {
 	id, _ := normalizeUUID(m.InvocationID)
 	s.mu.Lock()
 	delete(c.invocations, id)
@@ -146,7 +146,7 @@ func (s *Server) complete(c *conn, m wire.InvocationResult) {
 }
 
 // forgetLocked removes an invocation from every table that tracks it.
-func (s *Server) forgetLocked(inv *invocation) {
+func (s *Engine) forgetLocked(inv *invocation) {
 	delete(s.invocations, inv.id)
 	delete(inv.callee.invocations, inv.id)
 	if inv.caller != nil {
@@ -156,7 +156,7 @@ func (s *Server) forgetLocked(inv *invocation) {
 
 // haltLocked stops every invocation c is caller or callee of and returns
 // them; the caller finishes them with invocation_stopped after unlocking.
-func (s *Server) haltLocked(c *conn) []*invocation {
+func (s *Engine) haltLocked(c *conn) []*invocation {
 	var halted []*invocation
 	for id := range c.invocations {
 		if inv := s.invocations[id]; inv != nil {
@@ -190,7 +190,7 @@ func (c *conn) replier(id, functionID, traceparent, baggage string) doneFunc {
 // enqueue hands the call to the queue worker's engine::queue::enqueue, as
 // the engine does, and answers the caller with the message receipt id, or
 // with enqueue_error when no queue worker is installed.
-func (s *Server) enqueue(c *conn, m wire.InvokeFunction) {
+func (s *Engine) enqueue(c *conn, m wire.InvokeFunction) {
 	receipt := uuid.NewString()
 	payload := map[string]any{
 		"queue":            m.Action.Queue,

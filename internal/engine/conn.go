@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // pongs to control pings are written by the read loop via WriteControl,
 // which may run concurrently with it).
 type conn struct {
-	srv         *Server
+	srv         *Engine
 	id          string
 	token       string
 	ws          *websocket.Conn
@@ -48,7 +48,7 @@ type workerMeta struct {
 	telemetry                                          any
 }
 
-func newConn(s *Server, ws *websocket.Conn, remoteAddr string) *conn {
+func newConn(s *Engine, ws *websocket.Conn, remoteAddr string) *conn {
 	ip := remoteAddr
 	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
 		ip = host
@@ -134,7 +134,7 @@ func (c *conn) writeLoop() {
 
 // connect registers a new connection and greets it with workerregistered,
 // its first frame.
-func (s *Server) connect(c *conn) {
+func (s *Engine) connect(c *conn) {
 	s.mu.Lock()
 	s.connSeq++
 	c.seq = s.connSeq
@@ -148,7 +148,7 @@ func (s *Server) connect(c *conn) {
 
 // cleanup runs the engine's disconnect cleanup once; concurrent callers
 // wait until it is complete.
-func (s *Server) cleanup(c *conn) {
+func (s *Engine) cleanup(c *conn) {
 	c.cleanupOnce.Do(func() {
 		s.mu.Lock()
 		c.dead = true
@@ -176,7 +176,7 @@ func (s *Server) cleanup(c *conn) {
 // presents that connection's id and token; anything else is ignored
 // silently. The new connection's later frames wait until the old
 // connection's cleanup is complete.
-func (s *Server) reattach(c *conn, m wire.Reattach) {
+func (s *Engine) reattach(c *conn, m wire.Reattach) {
 	prev, ok := normalizeUUID(m.PreviousWorkerID)
 	if !ok || prev == c.id {
 		c.log.Debug("ignored reattach", zap.String("previous_worker_id", m.PreviousWorkerID))

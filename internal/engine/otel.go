@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"net/http"
@@ -9,9 +9,9 @@ import (
 // serveOtel accepts the SDKs' telemetry socket (GET /otel) and discards
 // every frame. It never registers a worker; WebSocket pings are answered
 // by gorilla's default handler while the read is pending.
-func (s *Server) serveOtel(w http.ResponseWriter, r *http.Request) {
+func (s *Engine) serveOtel(w http.ResponseWriter, r *http.Request) {
 	if !s.enter() {
-		http.Error(w, "iiitest: engine is stopping", http.StatusServiceUnavailable)
+		http.Error(w, "engine: engine is stopping", http.StatusServiceUnavailable)
 		return
 	}
 	defer s.handlers.Done()

@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 // builtinFunc is an in-process engine function. data is the canonical
 // input; a nil result means the invocationresult has no result field.
-type builtinFunc func(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody)
+type builtinFunc func(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody)
 
 // function is one registered function: owned by a worker connection, or
 // run in-process.
@@ -65,7 +65,7 @@ func (r *registry) installBuiltinsLocked() {
 
 // registerFunction applies a registerfunction frame: last writer wins and
 // takes ownership (0.22.1). No acknowledgement is sent.
-func (s *Server) registerFunction(c *conn, m wire.RegisterFunction) {
+func (s *Engine) registerFunction(c *conn, m wire.RegisterFunction) {
 	if m.Invocation != nil {
 		s.registerHTTPFunction(c, m)
 		return
@@ -96,7 +96,7 @@ func (s *Server) registerFunction(c *conn, m wire.RegisterFunction) {
 // The engine would call the URL itself through its http-functions worker;
 // this engine has none, so a well-formed block is logged and ignored, and a
 // malformed one drops the frame as the engine's decoder would.
-func (s *Server) registerHTTPFunction(c *conn, m wire.RegisterFunction) {
+func (s *Engine) registerHTTPFunction(c *conn, m wire.RegisterFunction) {
 	var inv struct {
 		URL *string `json:"url"`
 	}
@@ -110,7 +110,7 @@ func (s *Server) registerHTTPFunction(c *conn, m wire.RegisterFunction) {
 }
 
 // unregisterFunction removes a function only if the sender still owns it.
-func (s *Server) unregisterFunction(c *conn, m wire.UnregisterFunction) {
+func (s *Engine) unregisterFunction(c *conn, m wire.UnregisterFunction) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(c.functionIDs, m.ID)
@@ -123,7 +123,7 @@ func (s *Server) unregisterFunction(c *conn, m wire.UnregisterFunction) {
 
 // releaseFunctionsLocked removes every function c still owns (disconnect
 // cleanup); functions re-registered by another connection survive.
-func (s *Server) releaseFunctionsLocked(c *conn) {
+func (s *Engine) releaseFunctionsLocked(c *conn) {
 	for id := range c.functionIDs {
 		if f := s.functions[id]; f != nil && f.owner == c {
 			delete(s.functions, id)
@@ -134,7 +134,7 @@ func (s *Server) releaseFunctionsLocked(c *conn) {
 // workerNameLocked is the worker_name the engine shows for a function: the
 // in-process worker, the owner's reported name, or the id's first "::"
 // segment.
-func (s *Server) workerNameLocked(f *function) string {
+func (s *Engine) workerNameLocked(f *function) string {
 	if f.run != nil {
 		return f.workerName
 	}

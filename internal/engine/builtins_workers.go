@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"cmp"
@@ -39,7 +39,7 @@ var (
 
 // registerWorker stores the calling connection's metadata (the caller is
 // known from the injected _caller_worker_id) and answers {"success":true}.
-func registerWorker(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func registerWorker(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := registerWorkerIn.decode("engine::workers::register", data)
 	if e != nil {
 		return nil, e
@@ -54,7 +54,7 @@ func registerWorker(s *Server, data json.RawMessage) (json.RawMessage, *wire.Err
 	return mustEncode(map[string]any{"success": true}), nil
 }
 
-func (s *Server) storeWorkerMeta(id string, a args) {
+func (s *Engine) storeWorkerMeta(id string, a args) {
 	s.mu.Lock()
 	c := s.workers[id]
 	if c == nil {
@@ -126,7 +126,7 @@ func sanitizeWorkerText(s string, ok bool) *string {
 
 // workersList lists connected workers that reported a pid, plus the
 // in-process workers, sorted by name then id.
-func workersList(s *Server, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func workersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := workersListIn.decode("engine::workers::list", data)
 	if e != nil {
 		return nil, e

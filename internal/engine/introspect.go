@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"cmp"
@@ -70,7 +70,7 @@ type Worker struct {
 
 // Functions lists every registered function, in-process ones included,
 // sorted by id.
-func (s *Server) Functions() []Function {
+func (s *Engine) Functions() []Function {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]Function, 0, len(s.functions))
@@ -81,7 +81,7 @@ func (s *Server) Functions() []Function {
 }
 
 // Function returns one registered function.
-func (s *Server) Function(id string) (Function, bool) {
+func (s *Engine) Function(id string) (Function, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.functions[id]
@@ -91,7 +91,7 @@ func (s *Server) Function(id string) (Function, bool) {
 	return s.functionLocked(f), true
 }
 
-func (s *Server) functionLocked(f *function) Function {
+func (s *Engine) functionLocked(f *function) Function {
 	out := Function{ID: f.id, Description: f.description, RequestFormat: f.requestFormat,
 		ResponseFormat: f.responseFormat, Metadata: f.metadata}
 	if f.owner != nil {
@@ -101,7 +101,7 @@ func (s *Server) functionLocked(f *function) Function {
 }
 
 // TriggerTypes lists registered trigger types sorted by id.
-func (s *Server) TriggerTypes() []TriggerType {
+func (s *Engine) TriggerTypes() []TriggerType {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]TriggerType, 0, len(s.types))
@@ -119,7 +119,7 @@ func (s *Server) TriggerTypes() []TriggerType {
 
 // Bindings lists live and parked bindings sorted by id (a live binding
 // first when an id is both live and parked).
-func (s *Server) Bindings() []Binding {
+func (s *Engine) Bindings() []Binding {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Binding
@@ -153,7 +153,7 @@ func (s *Server) Bindings() []Binding {
 }
 
 // Workers lists connected workers in connection order.
-func (s *Server) Workers() []Worker {
+func (s *Engine) Workers() []Worker {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	conns := slices.SortedFunc(maps.Values(s.workers), func(x, y *conn) int { return cmp.Compare(x.seq, y.seq) })
@@ -173,24 +173,24 @@ func (s *Server) Workers() []Worker {
 
 // WaitFunction returns once a function with that id is registered, by any
 // worker (or in-process), or when ctx is done.
-func (s *Server) WaitFunction(ctx context.Context, id string) error {
+func (s *Engine) WaitFunction(ctx context.Context, id string) error {
 	return s.waitFor(ctx, fmt.Sprintf("function %q", id), func() bool { return s.functions[id] != nil })
 }
 
 // WaitTriggerType returns once a trigger type with that id is registered.
-func (s *Server) WaitTriggerType(ctx context.Context, id string) error {
+func (s *Engine) WaitTriggerType(ctx context.Context, id string) error {
 	return s.waitFor(ctx, fmt.Sprintf("trigger type %q", id), func() bool { return s.types[id] != nil })
 }
 
 // WaitBinding returns once a binding with that id is live (forwarded to or
 // accepted by its trigger type's provider).
-func (s *Server) WaitBinding(ctx context.Context, id string) error {
+func (s *Engine) WaitBinding(ctx context.Context, id string) error {
 	return s.waitFor(ctx, fmt.Sprintf("live trigger %q", id), func() bool { return s.bindings[id] != nil })
 }
 
 // WaitWorker returns once a connected worker has reported that name
 // through engine::workers::register.
-func (s *Server) WaitWorker(ctx context.Context, name string) error {
+func (s *Engine) WaitWorker(ctx context.Context, name string) error {
 	return s.waitFor(ctx, fmt.Sprintf("worker %q", name), func() bool {
 		for _, c := range s.workers {
 			if c.meta.name != nil && *c.meta.name == name {
@@ -202,22 +202,22 @@ func (s *Server) WaitWorker(ctx context.Context, name string) error {
 }
 
 // State returns a stored state value; false when the key is missing.
-func (s *Server) State(scope, key string) (json.RawMessage, bool) {
+func (s *Engine) State(scope, key string) (json.RawMessage, bool) {
 	return s.state.get(scope, key)
 }
 
 // StateValues lists a scope's values in first-write order, as state::list
 // does.
-func (s *Server) StateValues(scope string) []json.RawMessage {
+func (s *Engine) StateValues(scope string) []json.RawMessage {
 	return s.state.values(scope)
 }
 
 // SetState seeds a state value (for example a row another worker wrote)
 // without going through a socket.
-func (s *Server) SetState(scope, key string, value json.RawMessage) error {
+func (s *Engine) SetState(scope, key string, value json.RawMessage) error {
 	v, err := decodeValue(value)
 	if err != nil {
-		return fmt.Errorf("iiitest: set state %s/%s: %w", scope, key, err)
+		return fmt.Errorf("engine: set state %s/%s: %w", scope, key, err)
 	}
 	s.state.set(scope, key, mustEncode(v))
 	return nil

@@ -1,4 +1,4 @@
-package iiitest
+package engine
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ func provide(p *peer, typeID string) {
 	p.barrier()
 }
 
-func bindingState(t *testing.T, s *Server, id string) (live, parked bool) {
+func bindingState(t *testing.T, s *Engine, id string) (live, parked bool) {
 	t.Helper()
 	for _, b := range s.Bindings() {
 		if b.ID == id {
