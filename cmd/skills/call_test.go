@@ -77,14 +77,6 @@ func TestPrintResult(t *testing.T) {
 	}
 }
 
-// runCmd runs the CLI in-process and returns its exit code and output.
-func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := exitCode(run(ctx, args, stdio{out: &stdout, err: &stderr}), &stderr)
-	return code, stdout.String(), stderr.String()
-}
-
 func TestCallWithoutEngineFailsWithinTimeout(t *testing.T) {
 	start := time.Now()
 	code, _, stderr := runCmd(t, context.Background(), "call", "skills::list", "--url", "ws://127.0.0.1:1", "--timeout", "1500ms")

@@ -58,34 +58,20 @@ func TestManifestVersionHelp(t *testing.T) {
 	}
 }
 
-// startWorker runs the worker in-process against srv until the returned
-// stop function is called; stop returns the exit code.
-func startWorker(t *testing.T, srv *engine.Engine, args ...string) (stop func() int) {
+// startWorker runs the worker in-process against srv and returns once the
+// engine has every worker function; stop it with its stop method (or let
+// t.Cleanup do it).
+func startWorker(t *testing.T, srv *engine.Engine, args ...string) *process {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		code, _, _ := runCmd(t, ctx, append([]string{"--url", srv.URL(), "--log-level", "error"}, args...)...)
-		done <- code
-	}()
+	p := startCmd(t, append([]string{"--url", srv.URL()}, args...)...)
 	waitCtx, waitCancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer waitCancel()
 	for _, id := range workerFunctions {
 		if err := srv.WaitFunction(waitCtx, id); err != nil {
-			cancel()
-			t.Fatalf("worker never registered %s: %v", id, err)
+			t.Fatalf("worker never registered %s: %v\nstdout:\n%s", id, err, p.stdout)
 		}
 	}
-	return func() int {
-		cancel()
-		select {
-		case code := <-done:
-			return code
-		case <-time.After(15 * time.Second):
-			t.Fatal("worker did not stop within 15s of cancellation")
-			return -1
-		}
-	}
+	return p
 }
 
 // workerFunctions are the 13 function ids the worker registers.
@@ -117,7 +103,7 @@ func TestWorkerServesConfigAndStopsCleanly(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "docs", "team", "guide.md"), "# Team guide\n\nHow the team works.\n")
 	writeFile(t, filepath.Join(dir, "config.yaml"), "scopes:\n  skills: my-skills\nskills:\n  - docs/**/*.md\n")
 
-	stop := startWorker(t, srv, "--config", filepath.Join(dir, "config.yaml"))
+	worker := startWorker(t, srv, "--config", filepath.Join(dir, "config.yaml"))
 	caller := newCaller(t, srv)
 	ctx := context.Background()
 
@@ -135,19 +121,13 @@ func TestWorkerServesConfigAndStopsCleanly(t *testing.T) {
 		t.Errorf("fs skill read = %s", out)
 	}
 
-	if code := stop(); code != exitOK {
+	if code := worker.stop(); code != exitOK {
 		t.Errorf("exit code after cancellation = %d, want 0", code)
 	}
-	ctx2, cancel := context.WithTimeout(ctx, 5*time.Second)
+	gone, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	for {
-		if _, ok := srv.Function("skills::register"); !ok {
-			break
-		}
-		if ctx2.Err() != nil {
-			t.Fatal("skills::register still registered after the worker stopped")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := srv.WaitFunctionGone(gone, "skills::register"); err != nil {
+		t.Fatalf("skills::register still registered after the worker stopped: %v", err)
 	}
 }
 
@@ -156,8 +136,7 @@ func TestWorkerBootsWithDefaultsOnBadConfig(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "config.yaml"), "scopes: [not, a, map]\nstate_timeout_ms: soon\n")
 
-	stop := startWorker(t, srv, "--config", filepath.Join(dir, "config.yaml"))
-	defer stop()
+	startWorker(t, srv, "--config", filepath.Join(dir, "config.yaml"))
 	caller := newCaller(t, srv)
 	if _, err := caller.Call(context.Background(), "skills::register", map[string]string{"id": "beta", "skill": "b"}); err != nil {
 		t.Fatalf("register: %v", err)
@@ -169,33 +148,49 @@ func TestWorkerBootsWithDefaultsOnBadConfig(t *testing.T) {
 
 func TestDevStartsEngineAndWorker(t *testing.T) {
 	port := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		code, _, _ := runCmd(t, ctx, "dev", "--port", strconv.Itoa(port), "--config", filepath.Join(t.TempDir(), "none.yaml"), "--log-level", "error")
-		done <- code
-	}()
+	dev := startCmd(t, "dev", "--port", strconv.Itoa(port), "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	dev.stdout.waitFor(t, "skills ready")
 	url := "ws://127.0.0.1:" + strconv.Itoa(port)
-	var out []byte
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		code, stdout, stderr := runCmd(t, context.Background(), "call", "--url", url, "--timeout", "2s", "skills::resources-templates")
-		if code == exitOK {
-			out = []byte(stdout)
-			break
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("dev never served skills::resources-templates: %s", stderr)
-		}
-		time.Sleep(100 * time.Millisecond)
+	code, stdout, stderr := runCmd(t, context.Background(), "call", "--url", url, "skills::resources-templates")
+	if code != exitOK {
+		t.Fatalf("dev did not serve skills::resources-templates: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(string(out), "iii://fn/{function_path}") {
-		t.Errorf("templates = %s", out)
+	if !strings.Contains(stdout, "iii://fn/{function_path}") {
+		t.Errorf("templates = %s", stdout)
 	}
-	cancel()
-	if code := <-done; code != exitOK {
+	if code := dev.stop(); code != exitOK {
 		t.Errorf("dev exit = %d, want 0", code)
+	}
+}
+
+// The worker logs to stdout, as the reference worker does (its tracing
+// subscriber writes there); iii-worker captures both streams.
+func TestWorkerLogsToStdout(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.yaml")
+	worker := startCmd(t, "--config", missing, "--url", "ws://127.0.0.1:1")
+	worker.stdout.waitFor(t, "failed to load config, using defaults")
+	if code := worker.stop(); code != exitOK {
+		t.Errorf("exit %d, stderr %q", code, worker.stderr)
+	}
+	if strings.Contains(worker.stderr.String(), "failed to load config") {
+		t.Errorf("the boot warning went to stderr too: %q", worker.stderr)
+	}
+}
+
+// The reference worker's notable log lines: "registered trigger type" per
+// type, and "trigger subscription registered" / "trigger subscription
+// unregistered" as subscribers come and go.
+func TestTriggerSubscriptionsAreLogged(t *testing.T) {
+	srv := iiitest.NewServer(t)
+	worker := startWorker(t, srv, "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	worker.stdout.waitFor(t, "registered trigger type")
+	caller := newCaller(t, srv)
+	caller.RegisterTrigger(iii.Trigger{ID: "log-sub", Type: "skills::on-change", FunctionID: "log::sink"})
+	worker.stdout.waitFor(t, "trigger subscription registered")
+	caller.UnregisterTrigger("log-sub")
+	worker.stdout.waitFor(t, "trigger subscription unregistered")
+	if code := worker.stop(); code != exitOK {
+		t.Errorf("exit %d", code)
 	}
 }
 

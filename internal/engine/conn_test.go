@@ -217,3 +217,44 @@ func TestReattachToItselfOrUnknownIsIgnored(t *testing.T) {
 		t.Error("a self or unknown reattach cleaned the connection up")
 	}
 }
+
+// TestNonUTF8FramesAreRefused: the real
+// engine reads frames with tungstenite/axum, which refuses a text message
+// that is not valid UTF-8 (Error::Utf8, the socket ends), and parses binary
+// frames with serde_json::from_slice, which refuses invalid UTF-8 inside
+// strings (the frame is dropped). gorilla validates neither and
+// a lenient decoder would repair strings to U+FFFD, so an engine built on
+// them would register "caf\uFFFD" and keep serving: a client that emits
+// non-UTF-8 frames would pass here and break against the real engine.
+func TestNonUTF8FramesAreRefused(t *testing.T) {
+	const frame = "{\"type\":\"registerfunction\",\"id\":\"caf\xe9\"}"
+
+	t.Run("text frame ends the connection", func(t *testing.T) {
+		s := newTestServer(t)
+		p := dial(t, s)
+		p.sendRaw(websocket.TextMessage, frame)
+		// The ping's write may already fail if the engine closed first;
+		// either way the recv below must not get an answer.
+		_ = p.trySend(wire.Ping{})
+		if m, err := p.recv(); err == nil {
+			t.Errorf("engine answered %s after a non-UTF-8 text frame; the real engine ends the socket", m.MessageType())
+		}
+		for _, f := range s.Functions() {
+			if f.ID == "caf\uFFFD" {
+				t.Errorf("non-UTF-8 text frame registered function %q", f.ID)
+			}
+		}
+	})
+
+	t.Run("binary frame is dropped", func(t *testing.T) {
+		s := newTestServer(t)
+		p := dial(t, s)
+		p.sendRaw(websocket.BinaryMessage, frame)
+		p.barrier()
+		for _, f := range s.Functions() {
+			if f.ID == "caf\uFFFD" {
+				t.Errorf("binary frame with a non-UTF-8 string registered function %q; serde_json refuses it", f.ID)
+			}
+		}
+	})
+}

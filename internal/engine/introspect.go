@@ -177,6 +177,12 @@ func (s *Engine) WaitFunction(ctx context.Context, id string) error {
 	return s.waitFor(ctx, fmt.Sprintf("function %q", id), func() bool { return s.functions[id] != nil })
 }
 
+// WaitFunctionGone returns once no function with that id is registered
+// (its worker unregistered it or disconnected), or when ctx is done.
+func (s *Engine) WaitFunctionGone(ctx context.Context, id string) error {
+	return s.waitFor(ctx, fmt.Sprintf("function %q to be gone", id), func() bool { return s.functions[id] == nil })
+}
+
 // WaitTriggerType returns once a trigger type with that id is registered.
 func (s *Engine) WaitTriggerType(ctx context.Context, id string) error {
 	return s.waitFor(ctx, fmt.Sprintf("trigger type %q", id), func() bool { return s.types[id] != nil })

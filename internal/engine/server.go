@@ -33,6 +33,9 @@ type Options struct {
 	// MaxFrameBytes caps one inbound WebSocket message; a bigger one ends the
 	// connection. Zero means 64 MiB, the engine's library default.
 	MaxFrameBytes int64
+	// FunctionsPollInterval is how often the engine compares the set of
+	// function ids to fire engine::functions-available. Zero means 5 s.
+	FunctionsPollInterval time.Duration
 }
 
 const (
@@ -92,6 +95,9 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	if opts.MaxFrameBytes <= 0 {
 		opts.MaxFrameBytes = defaultMaxFrameBytes
 	}
+	if opts.FunctionsPollInterval <= 0 {
+		opts.FunctionsPollInterval = defaultFunctionsPollInterval
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -108,9 +114,9 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		quit:      make(chan struct{}),
 	}
 	s.registry.init()
-	s.serve(ln)
 	s.bg.Add(1)
-	go s.watchFunctions()
+	go s.watchFunctions(s.functionIDsSignature())
+	s.serve(ln)
 	s.log.Info("local engine listening", zap.String("url", s.URL()))
 	return s, nil
 }

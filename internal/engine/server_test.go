@@ -210,6 +210,11 @@ func TestWaitHelpers(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	go func() { errs <- s.WaitFunctionGone(ctx, "svc::f") }()
+	p.send(wire.UnregisterFunction{ID: "svc::f"})
+	if err := <-errs; err != nil {
+		t.Error(err)
+	}
 
 	short, cancelShort := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancelShort()

@@ -228,17 +228,18 @@ func (s *Engine) fire(triggerTypeID string, data any) {
 	}
 }
 
-// functionsPollInterval is how often the engine checks whether the set of
-// function ids changed before firing engine::functions-available.
-var functionsPollInterval = 5 * time.Second
+// defaultFunctionsPollInterval is how often the engine checks whether the
+// set of function ids changed before firing engine::functions-available.
+const defaultFunctionsPollInterval = 5 * time.Second
 
 // watchFunctions fires engine::functions-available with every function's
-// summary when the set of function ids changed since the last check.
-func (s *Engine) watchFunctions() {
+// summary when the set of function ids changed since the last check. last
+// is the signature at start, taken by the caller before any worker can
+// connect, so a change made before this goroutine first runs still fires.
+func (s *Engine) watchFunctions(last string) {
 	defer s.bg.Done()
-	ticker := time.NewTicker(functionsPollInterval)
+	ticker := time.NewTicker(s.opts.FunctionsPollInterval)
 	defer ticker.Stop()
-	last := s.functionIDsSignature()
 	for {
 		select {
 		case <-s.quit:

@@ -214,10 +214,7 @@ func TestTriggerIDsAreGlobalAndUnowned(t *testing.T) {
 }
 
 func TestFunctionsAvailableFiresWhenTheSetChanges(t *testing.T) {
-	old := functionsPollInterval
-	functionsPollInterval = 20 * time.Millisecond
-	t.Cleanup(func() { functionsPollInterval = old })
-	s := newTestServer(t)
+	s := newTestServerWith(t, Options{FunctionsPollInterval: 20 * time.Millisecond})
 	watcher := dial(t, s)
 	// Bind first: the poll that sees the new function then has a target.
 	watcher.send(wire.RegisterTrigger{ID: "fa", TriggerType: "engine::functions-available",
@@ -238,5 +235,31 @@ func TestFunctionsAvailableFiresWhenTheSetChanges(t *testing.T) {
 	}
 	if payload.Event != "functions_changed" || !found {
 		t.Errorf("functions-available payload = %s", inv.Data)
+	}
+}
+
+// The same trigger id registered again (by anyone) replaces the previous
+// binding (docs/engine.md): when the new registration names a type nobody provides, the new
+// binding is parked and the old live one must go (it once stayed, so the
+// id existed twice and the old provider kept a stale subscriber).
+func TestReRegisteringATriggerIDReplacesTheLiveBinding(t *testing.T) {
+	s := newTestServer(t)
+	prov, sub := dial(t, s), dial(t, s)
+	provide(prov, changeType)
+	sub.send(subscription)
+	expect[wire.RegisterTrigger](prov)
+	moved := subscription
+	moved.TriggerType = "nobody::provides-this"
+	sub.send(moved)
+	sub.barrier()
+	var got []Binding
+	for _, b := range s.Bindings() {
+		if b.ID == subscription.ID {
+			got = append(got, b)
+		}
+	}
+	if len(got) != 1 || !got[0].Parked || got[0].TriggerType != moved.TriggerType {
+		t.Errorf("bindings with id %s after re-registration: %+v, want only the parked %s one",
+			subscription.ID, got, moved.TriggerType)
 	}
 }

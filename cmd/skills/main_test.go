@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// stopTimeout bounds how long a command may take to return after its
+// context is cancelled (the worker's shutdown grace is 10 s).
+const stopTimeout = 15 * time.Second
+
+// lineTimeout bounds every wait for a log line.
+const lineTimeout = 10 * time.Second
+
+// runCmd runs the CLI in-process to completion and returns its exit code
+// and output, as main would produce them.
+func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := exitCode(run(ctx, args, stdio{out: &stdout, err: &stderr}), &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// output is a goroutine-safe writer a test can wait on for a line.
+type output struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed and replaced on every write
+}
+
+func newOutput() *output { return &output{changed: make(chan struct{})} }
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n, err := o.buf.Write(p)
+	close(o.changed)
+	o.changed = make(chan struct{})
+	return n, err
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+// waitFor blocks until the output contains want, failing the test after
+// lineTimeout.
+func (o *output) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.NewTimer(lineTimeout)
+	defer deadline.Stop()
+	for {
+		o.mu.Lock()
+		found := strings.Contains(o.buf.String(), want)
+		ch := o.changed
+		o.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("no %q in the output within %s; output so far:\n%s", want, lineTimeout, o.String())
+		}
+	}
+}
+
+// process is a CLI command running in-process in its own goroutine.
+type process struct {
+	t              *testing.T
+	stdout, stderr *output
+	cancel         context.CancelFunc
+	done           chan int
+	stopOnce       sync.Once
+	code           int
+}
+
+// startCmd runs the CLI in a goroutine until stop is called; t.Cleanup
+// stops it too, so it never outlives the test, failed or not.
+func startCmd(t *testing.T, args ...string) *process {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &process{t: t, stdout: newOutput(), stderr: newOutput(), cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		p.done <- exitCode(run(ctx, args, stdio{out: p.stdout, err: p.stderr}), p.stderr)
+	}()
+	t.Cleanup(func() { p.stop() })
+	return p
+}
+
+// stop cancels the command (as SIGINT would) and returns its exit code,
+// failing the test if it does not return within stopTimeout.
+func (p *process) stop() int {
+	p.stopOnce.Do(func() {
+		p.cancel()
+		select {
+		case p.code = <-p.done:
+		case <-time.After(stopTimeout):
+			p.code = -1
+			p.t.Errorf("command did not stop within %s of cancellation", stopTimeout)
+		}
+	})
+	return p.code
+}
