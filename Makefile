@@ -1,20 +1,27 @@
 # The two commands a newcomer needs:
 #   make run    start a local iii engine on 127.0.0.1:49134 with the skills worker attached
-#   make test   install what the tests need, then run every test (race detector on)
+#   make test   install what the tests need, then run every test (race detector on):
+#               unit, BDD, interop with the Node SDK, each fuzz target's seed corpus
+# Longer checks, which CI (.ci/run) runs after make test:
+#   make fuzz           every fuzz target for $(FUZZTIME) of real fuzzing
+#   make release-check  build every release archive and check it as iii worker add would
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/iii-hq/skills-go/internal/buildinfo.Version=$(VERSION)
 CONFIG  ?= config.yaml
 
-.PHONY: run build test test-go interop-deps vet fuzz bench release-check clean
+.PHONY: run build test test-go interop-deps vet fuzz bench release-check race-loop clean
 
-run:
-	$(GO) run ./cmd/skills dev --config $(CONFIG)
+# The worker is built, then run directly (not through `go run`, which
+# exits 1 when the program it runs was interrupted): Ctrl-C stops it
+# gracefully and make ends quietly.
+run: build
+	@exec ./bin/skills dev --config $(CONFIG)
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/skills ./cmd/skills
 
-test: interop-deps vet test-go fuzz release-check
+test: interop-deps vet test-go
 
 interop-deps:
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
@@ -28,7 +35,7 @@ test-go:
 	$(GO) test -race -count=1 ./...
 
 # Each fuzz target runs briefly on top of its seed corpus (which test-go
-# already runs). A failing run is retried once: a real crasher is written to
+# already runs as plain tests). A failing run is retried once: a real crasher is written to
 # testdata/fuzz/ and fails the retry at once as part of the seed corpus, so
 # the retry only absorbs the fuzzer's own hiccups on a loaded machine.
 FUZZTIME ?= 10s
@@ -41,6 +48,12 @@ fuzz:
 	        $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; }; \
 	  done; \
 	done
+
+# The whole suite N times in a row under the race detector; stops at the
+# first failure. Used to hunt flakes: make race-loop N=10
+N ?= 10
+race-loop: interop-deps
+	./scripts/race-loop.sh $(N)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./...
