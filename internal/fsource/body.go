@@ -11,8 +11,9 @@ import (
 	"unicode/utf8"
 )
 
-// MaxBodyBytes is the largest body ReadBody returns: the cap state-backed
-// skill bodies face.
+// MaxBodyBytes is the largest skill body the worker serves, registered
+// over the protocol or read from a file (256 KiB): the one definition of
+// that cap.
 const MaxBodyBytes = 262144
 
 // maxFileBytes bounds how much of a matched file is ever read into memory,

@@ -15,14 +15,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/fsource"
-)
-
-// Defaults for the zero fields of Config.
-const (
-	DefaultSkillsScope  = "skills"
-	DefaultPromptsScope = "prompts"
-	DefaultStateTimeout = 10 * time.Second
 )
 
 // Trigger types the worker provides, with the descriptions it registers.
@@ -33,11 +27,8 @@ const (
 	PromptsOnChangeDescription = "Fires after any mutation of the prompts registry (register / unregister)."
 )
 
-// maxSkillBytes caps a registered skill body (256 KiB).
-const maxSkillBytes = 262144
-
 // Config is what a Registry needs. Zero scopes, timeout, logger and clock
-// take their defaults; Caller is required.
+// take the config defaults (package config); Caller is required.
 type Config struct {
 	SkillsScope  string        // state scope of skill rows; default "skills"
 	PromptsScope string        // state scope of prompt rows; default "prompts"
@@ -83,13 +74,13 @@ func New(cfg Config) *Registry {
 		panic("registry: Config.Caller is required")
 	}
 	if cfg.SkillsScope == "" {
-		cfg.SkillsScope = DefaultSkillsScope
+		cfg.SkillsScope = config.DefaultSkillsScope
 	}
 	if cfg.PromptsScope == "" {
-		cfg.PromptsScope = DefaultPromptsScope
+		cfg.PromptsScope = config.DefaultPromptsScope
 	}
 	if cfg.StateTimeout <= 0 {
-		cfg.StateTimeout = DefaultStateTimeout
+		cfg.StateTimeout = config.DefaultStateTimeoutMS * time.Millisecond
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()

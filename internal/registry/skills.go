@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -69,8 +70,8 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 	if strings.TrimSpace(in.Skill) == "" {
 		return registerSkillOutput{}, invalidf("skill must be non-empty")
 	}
-	if len(in.Skill) > maxSkillBytes {
-		return registerSkillOutput{}, invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), maxSkillBytes)
+	if len(in.Skill) > fsource.MaxBodyBytes {
+		return registerSkillOutput{}, invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), fsource.MaxBodyBytes)
 	}
 	row := skillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: timestamp(r.now())}
 	if err := r.skills.set(ctx, in.ID, row); err != nil {
