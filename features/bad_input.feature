@@ -54,7 +54,7 @@ Feature: Bad input and misbehaving neighbours
       | doubled slash   | a//b        | invalid id (segment 2 of "a//b"): segment must be non-empty                                                               |
       | a tab           | a\tb        | invalid id (segment 1 of "a\tb"): segment may only contain lowercase ASCII letters, digits, '-' and '_': "a\tb"           |
       | reserved fn     | fn/x        | id may not have "fn" as its first segment (reserved as the iii://fn/ section-URI marker): "fn/x"                          |
-      | 1025 bytes      | {big:1025}  | id too long (1025 chars; max 1024): "{big:1025}"                                                                          |
+      | 1025 bytes      | {big:1025}  | id too long (1025 chars; max 1024): "{big:200}"… (1025 bytes)                                                            |
 
   Scenario Outline: prompts::register refuses a malformed payload: <case>
     When I call "prompts::register" with:

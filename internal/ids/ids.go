@@ -78,16 +78,23 @@ func ValidatePromptName(name string) error {
 	return nil
 }
 
+// MaxQuotedChars is how many characters of caller input an error or log
+// line quotes at most (docs/decisions.md D27).
+const MaxQuotedChars = 200
+
 // Quote renders a value the way the reference worker's messages do (Rust's
 // {:?} for str): in double quotes, with '"' and '\\' escaped, \0 \t \n \r
 // as such, and every other character that is not printable (control,
 // format, private-use, unassigned, separators other than ' ') or that is a
-// combining grapheme extender written as \u{hex}.
+// combining grapheme extender written as \u{hex}. Input longer than
+// MaxQuotedChars characters is cut there and followed by "… (N bytes)",
+// so a hostile 10 MB value never comes back whole (D27).
 func Quote(s string) string {
+	cut, total := Clip(s), len(s)
 	var b strings.Builder
-	b.Grow(len(s) + 2)
+	b.Grow(len(cut) + 2)
 	b.WriteByte('"')
-	for _, r := range s {
+	for _, r := range cut {
 		switch {
 		case r == '"':
 			b.WriteString(`\"`)
@@ -110,7 +117,38 @@ func Quote(s string) string {
 		}
 	}
 	b.WriteByte('"')
+	if len(cut) < total {
+		fmt.Fprintf(&b, "… (%d bytes)", total)
+	}
 	return b.String()
+}
+
+// Clip returns s cut to its first MaxQuotedChars characters, for messages
+// that embed caller input without quotes; Quote uses it and says how long
+// the input was. Callers that print the clipped text unquoted should add
+// the length themselves when it was cut (see Unquoted).
+func Clip(s string) string {
+	if len(s) <= MaxQuotedChars {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxQuotedChars {
+			return s[:i]
+		}
+		n++
+	}
+	return s
+}
+
+// Unquoted renders caller input embedded in a message without quotes, as
+// the reference worker's "Skill not found: x" does: whole when short,
+// otherwise clipped and followed by "… (N bytes)" (D27).
+func Unquoted(s string) string {
+	if cut := Clip(s); len(cut) < len(s) {
+		return fmt.Sprintf("%s… (%d bytes)", cut, len(s))
+	}
+	return s
 }
 
 // isGraphemeExtend reports the Unicode Grapheme_Extend property: Mn, Me and

@@ -34,9 +34,10 @@ func TestValidateSkillID(t *testing.T) {
 		{"leading slash", "/a", `id may not have a leading or trailing '/': "/a"`},
 		{"trailing slash", "a/", `id may not have a leading or trailing '/': "a/"`},
 		{"only a slash", "/", `id may not have a leading or trailing '/': "/"`},
-		{"slash checked before length", "/" + long, `id may not have a leading or trailing '/': "/` + long + `"`},
-		{"too long", long, fmt.Sprintf("id too long (%d chars; max 1024): %q", len(long), long)},
-		{"long single segment reports the total", strings.Repeat("a", 1025), fmt.Sprintf("id too long (1025 chars; max 1024): %q", strings.Repeat("a", 1025))},
+		// Caller input is quoted up to 200 characters, then its length (D27).
+		{"slash checked before length", "/" + long, fmt.Sprintf(`id may not have a leading or trailing '/': "/%s"… (%d bytes)`, long[:199], len(long)+1)},
+		{"too long", long, fmt.Sprintf("id too long (%d chars; max 1024): %q… (%d bytes)", len(long), long[:200], len(long))},
+		{"long single segment reports the total", strings.Repeat("a", 1025), fmt.Sprintf("id too long (1025 chars; max 1024): %q… (1025 bytes)", strings.Repeat("a", 200))},
 		{"uppercase", "Bad-Id", `invalid id (segment 1 of "Bad-Id"): segment may only contain lowercase ASCII letters, digits, '-' and '_': "Bad-Id"`},
 		{"65-byte segment", a65, `invalid id (segment 1 of "` + a65 + `"): segment too long (65 chars; max 64): "` + a65 + `"`},
 		{"doubled slash", "doubled//slash", `invalid id (segment 2 of "doubled//slash"): segment must be non-empty`},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"unicode"
+
+	"github.com/iii-hq/skills-go/internal/ids"
 )
 
 type fetchSkillInput struct {
@@ -40,7 +42,7 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 	return b.String(), nil
 }
 
-// fetchURIs selects what to read (worker.md D7): a non-empty uris wins,
+// fetchURIs selects what to read (docs/decisions.md D7): a non-empty uris wins,
 // else uri. Entries are trimmed and blanks dropped (a uris of blanks does
 // not fall back to uri), and every entry is checked for the scheme before
 // anything is read.
@@ -60,7 +62,7 @@ func fetchURIs(in fetchSkillInput) ([]string, error) {
 	}
 	for _, u := range uris {
 		if !strings.HasPrefix(u, Scheme) {
-			return nil, invalidf("Invalid URI (must start with iii://): %s", u)
+			return nil, invalidf("Invalid URI (must start with iii://): %s", ids.Unquoted(u))
 		}
 	}
 	return uris, nil

@@ -52,7 +52,7 @@ func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetO
 	if raw != nil {
 		row, err := decodePromptRow(raw)
 		if err != nil {
-			return promptGetOutput{}, unavailableMsg(fmt.Errorf("decode stored prompt %s: %w", in.Name, err))
+			return promptGetOutput{}, unavailableMsg(fmt.Errorf("decode stored prompt %s: %w", ids.Unquoted(in.Name), err))
 		}
 		return r.runPromptHandler(ctx, row, in.Arguments)
 	}
@@ -60,14 +60,14 @@ func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetO
 	if i := slices.IndexFunc(fsPrompts, func(p fsource.Prompt) bool { return p.Name == in.Name }); i >= 0 {
 		return r.staticPrompt(fsPrompts[i], in.Arguments)
 	}
-	return promptGetOutput{}, notFoundf("Prompt not found: %s", in.Name)
+	return promptGetOutput{}, notFoundf("Prompt not found: %s", ids.Unquoted(in.Name))
 }
 
 // runPromptHandler triggers the prompt's handler with the arguments as its
 // payload ({} when absent or null) and normalises what it returns.
 func (r *Registry) runPromptHandler(ctx context.Context, row promptRow, args json.RawMessage) (promptGetOutput, error) {
 	if isInternal(strings.TrimSpace(row.FunctionID)) {
-		return promptGetOutput{}, forbiddenf("Prompt handler '%s' is in an internal namespace and cannot back a prompt", row.FunctionID)
+		return promptGetOutput{}, forbiddenf("Prompt handler '%s' is in an internal namespace and cannot back a prompt", ids.Unquoted(row.FunctionID))
 	}
 	payload := present(args)
 	if payload == nil {
@@ -78,6 +78,9 @@ func (r *Registry) runPromptHandler(ctx context.Context, row promptRow, args jso
 		return promptGetOutput{}, err
 	}
 	messages, err := promptMessages(res)
+	if err == nil {
+		messages, err = checkMessages(row.FunctionID, messages)
+	}
 	if err != nil {
 		return promptGetOutput{}, unavailableMsg(err)
 	}

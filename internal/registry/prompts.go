@@ -100,7 +100,7 @@ func promptArguments(in []promptArgument) ([]promptArgRow, error) {
 			return nil, invalidf("argument name must be non-empty")
 		}
 		if _, dup := seen[a.Name]; dup {
-			return nil, invalidf("duplicate argument name: %s", a.Name)
+			return nil, invalidf("duplicate argument name: %s", ids.Unquoted(a.Name))
 		}
 		seen[a.Name] = struct{}{}
 		rows = append(rows, promptArgRow(a))

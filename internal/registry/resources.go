@@ -13,7 +13,7 @@ import (
 )
 
 // The MCP resource envelopes, produced here and forwarded verbatim by the
-// mcp worker (ecosystem.md §1.3).
+// mcp worker (docs/reference.md#the-mcp-worker).
 
 type readResourceInput struct {
 	// URI is a pointer so that an absent or null uri ("missing field")
@@ -107,7 +107,7 @@ func (r *Registry) resourcesTemplates(context.Context, emptyInput) (resourceTemp
 	return resourceTemplatesOutput{ResourceTemplates: slices.Clone(resourceTemplates)}, nil
 }
 
-// read resolves an iii:// URI (reference-behaviour.md §5.2).
+// read resolves an iii:// URI (docs/reference.md#uri-resolution).
 func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err error) {
 	u, err := Parse(uri)
 	if err != nil {
@@ -126,7 +126,7 @@ func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err
 
 // skillBody returns the body stored at key: the state row first, then a
 // fresh read of the fs file with that id. A key that fails id validation
-// cannot be registered, so it is simply not found (worker.md D3).
+// cannot be registered, so it is simply not found (docs/decisions.md D3).
 func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	if ids.ValidateSkillID(key) != nil {
 		return "", skillNotFound(key)
@@ -138,7 +138,7 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	if raw != nil {
 		row, err := decodeSkillRow(raw)
 		if err != nil {
-			return "", unavailableMsg(fmt.Errorf("decode stored skill %s: %w", key, err))
+			return "", unavailableMsg(fmt.Errorf("decode stored skill %s: %w", ids.Unquoted(key), err))
 		}
 		return row.Skill, nil
 	}
@@ -158,11 +158,11 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 // such links are written now.
 func skillNotFound(key string) *Error {
 	if !strings.Contains(key, "::") {
-		return notFoundf("Skill not found: %s", key)
+		return notFoundf("Skill not found: %s", ids.Unquoted(key))
 	}
 	fn := key
 	if _, after, ok := strings.Cut(key, "/"); ok {
 		fn = after // v0.1 links were iii://{skill}/{function_id}
 	}
-	return notFoundf("Skill not found: %s (function links are written %s since v0.2.0)", key, SectionURI(fn))
+	return notFoundf("Skill not found: %s (function links are written %s since v0.2.0)", ids.Unquoted(key), ids.Unquoted(SectionURI(fn)))
 }

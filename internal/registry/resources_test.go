@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -68,20 +69,22 @@ func TestResourcesReadErrors(t *testing.T) {
 		{"iii://no-such-skill", "Skill not found: no-such-skill", CodeNotFound},
 		{"iii://no-parent/no-child", "Skill not found: no-parent/no-child", CodeNotFound},
 		{"iii://x/echo", "Skill not found: x/echo", CodeNotFound},
-		// worker.md D3: keys that fail validation are simply not found; a
+		// docs/decisions.md D3: keys that fail validation are simply not found; a
 		// "::" key is a v0.1 link and gets the new spelling.
 		{"iii://Skills", "Skill not found: Skills", CodeNotFound},
 		{"iii://x/worker::fn", "Skill not found: x/worker::fn (function links are written iii://fn/worker/fn since v0.2.0)", CodeNotFound},
 		{"iii://brain/brain::summarize", "Skill not found: brain/brain::summarize (function links are written iii://fn/brain/summarize since v0.2.0)", CodeNotFound},
 		{"iii://demo::guide", "Skill not found: demo::guide (function links are written iii://fn/demo/guide since v0.2.0)", CodeNotFound},
 		{"iii://x/state::get", "Skill not found: x/state::get (function links are written iii://fn/state/get since v0.2.0)", CodeNotFound},
-		{"iii://" + strings.Repeat("a", 1025), "Skill not found: " + strings.Repeat("a", 1025), CodeNotFound},
+		// Caller input is echoed up to 200 characters, then its length (D27).
+		{"iii://" + strings.Repeat("a", 1025), "Skill not found: " + strings.Repeat("a", 200) + "… (1025 bytes)", CodeNotFound},
+		{"http://" + strings.Repeat("b", 10<<20), "Resource URI must start with iii://: http://" + strings.Repeat("b", 193) + "… (10485767 bytes)", CodeInvalidArgument},
 		{"iii://fn/state/set", "Function 'state::set' is in an internal namespace and cannot back a skill resource", CodeForbidden},
 		{"iii://fn/iii.on_foo", `invalid section URI segment "iii.on_foo": segment may only contain lowercase ASCII letters, digits, '-' and '_': "iii.on_foo"`, CodeInvalidArgument},
 		{"iii://fn/missing/fn", "trigger missing::fn: function_not_found: Function missing::fn not found", CodeUnavailable},
 	}
 	for _, tt := range tests {
-		t.Run(tt.uri, func(t *testing.T) {
+		t.Run(ids.Clip(tt.uri), func(t *testing.T) {
 			_, err := f.reg.resourcesRead(f.ctx, readIn(tt.uri))
 			msg, code := errText(err)
 			if msg != tt.wantErr || code != tt.wantCode {
@@ -162,6 +165,24 @@ func TestSectionOutput(t *testing.T) {
 				t.Errorf("sectionOutput(%s) = %s %q, want %s %q", tt.res, mime, text, tt.mime, tt.text)
 			}
 		})
+	}
+}
+
+// TestSectionJSONKeepsLineSeparators (docs/reference.md#section-output):
+// anything that is not a string or {content: string} is
+// "pretty-printed JSON (2-space indent, keys alphabetical)" —
+// serde_json::to_string_pretty, which writes U+2028 and U+2029 as raw
+// characters, where Go's encoder always escapes them.
+func TestSectionJSONKeepsLineSeparators(t *testing.T) {
+	f := newFixture(t, nil)
+	f.engine.returns("demo::sep", "{\"a\":\"x\u2028y\u2029z\"}")
+	mime, text, err := f.reg.read(f.ctx, "iii://fn/demo/sep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"a\": \"x\u2028y\u2029z\"\n}"
+	if mime != mimeJSON || text != want {
+		t.Errorf("section = %s %q, want %s %q", mime, text, mimeJSON, want)
 	}
 }
 
@@ -251,5 +272,19 @@ func TestResourcesReadMissingURI(t *testing.T) {
 	msg, code := errText(err)
 	if code != CodeInvalidArgument || !strings.Contains(msg, "missing field `uri`") {
 		t.Errorf("resources-read {} = %q (%s), want invalid_argument naming the missing uri", msg, code)
+	}
+}
+
+// TestResourcesReadExplicitEmptyURI (docs/reference.md#uri-parsing):
+// `skills::resources-read` with {"uri": ""} runs parse_uri("") and
+// answers "Resource URI must start with iii://: " (serde only says
+// "missing field `uri`" when the key is absent), so an explicit "" is not
+// reported as missing.
+func TestResourcesReadExplicitEmptyURI(t *testing.T) {
+	f := newFixture(t, nil)
+	_, err := call(t, f.reg, FnSkillsResourcesRead, `{"uri":""}`)
+	msg, code := errText(err)
+	if want := "Resource URI must start with iii://: "; msg != want || code != CodeInvalidArgument {
+		t.Errorf("error = %q (%s), want %q (%s)", msg, code, want, CodeInvalidArgument)
 	}
 }

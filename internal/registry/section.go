@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+
+	"github.com/iii-hq/skills-go/internal/ids"
 )
 
 // MIME types of resource contents.
@@ -14,7 +16,7 @@ const (
 )
 
 // internalPrefixes are the namespaces neither a section URI nor a prompt
-// handler may reach (worker.md D2): the engine's and the infrastructure
+// handler may reach (docs/decisions.md D2): the engine's and the infrastructure
 // workers' functions, and this worker's own admin API, so that a crafted
 // iii://fn/state/set cannot tunnel into infra. skill:: (singular, the fetch
 // alias) is deliberately not listed: triggering it with {} fails its own
@@ -37,7 +39,7 @@ func isInternal(functionID string) bool {
 // serves its output.
 func (r *Registry) section(ctx context.Context, functionID string) (mime, text string, err error) {
 	if isInternal(functionID) {
-		return "", "", forbiddenf("Function '%s' is in an internal namespace and cannot back a skill resource", functionID)
+		return "", "", forbiddenf("Function '%s' is in an internal namespace and cannot back a skill resource", ids.Unquoted(functionID))
 	}
 	res, err := r.trigger(ctx, functionID, struct{}{})
 	if err != nil {

@@ -77,7 +77,7 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 	if err := r.skills.set(ctx, in.ID, row); err != nil {
 		return registerSkillOutput{}, err
 	}
-	r.log.Info("skill registered", zap.String("skill_id", in.ID))
+	r.log.Info("skill registered", zap.String("skill_id", ids.Unquoted(in.ID)))
 	r.notify(ctx, r.skillsChanged, skillChange{Op: opRegister, ID: in.ID})
 	return registerSkillOutput{ID: in.ID, RegisteredAt: row.RegisteredAt}, nil
 }
@@ -90,7 +90,7 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 	if err != nil {
 		return unregisterSkillOutput{}, err
 	}
-	r.log.Info("skill unregister", zap.String("skill_id", in.ID), zap.Bool("removed", removed))
+	r.log.Info("skill unregister", zap.String("skill_id", ids.Unquoted(in.ID)), zap.Bool("removed", removed))
 	if removed {
 		r.notify(ctx, r.skillsChanged, skillChange{Op: opUnregister, ID: in.ID})
 	}
