@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -20,28 +21,69 @@ const fetchSeparator = "\n\n---\n\n"
 // document: "# <uri>\n\n<text>" per URI (text without trailing
 // whitespace), joined by "\n\n---\n\n". The first failing read fails the
 // whole call, unchanged, so an agent never gets a partial answer.
+//
+// Each distinct URI is read once, however often it is named, and the size
+// of the document is checked against the response budget as the reads
+// come in (docs/decisions.md D26): a request that would exceed it fails
+// before the document is built, so naming a large skill a thousand times
+// costs one read and no memory.
 func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error) {
 	uris, err := fetchURIs(in)
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for i, uri := range uris {
+	count := make(map[string]int, len(uris))
+	for _, uri := range uris {
+		count[uri]++
+	}
+	texts := make(map[string]string, len(count))
+	size := len(fetchSeparator) * (len(uris) - 1)
+	for _, uri := range uris {
+		if _, done := texts[uri]; done {
+			continue
+		}
 		_, text, err := r.read(ctx, uri)
 		if err != nil {
 			return "", err
 		}
+		text = strings.TrimRightFunc(text, unicode.IsSpace)
+		texts[uri] = text
+		size += count[uri] * (len("# ") + len(uri) + len("\n\n") + len(text))
+		if size > r.maxResponse {
+			return "", invalidf("skill::fetch response would exceed %s (at least %s for %d uris, %d distinct); fetch fewer uris",
+				formatBytes(r.maxResponse), formatBytes(size), len(uris), len(count))
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i, uri := range uris {
 		if i > 0 {
 			b.WriteString(fetchSeparator)
 		}
 		b.WriteString("# ")
 		b.WriteString(uri)
 		b.WriteString("\n\n")
-		b.WriteString(strings.TrimRightFunc(text, unicode.IsSpace))
+		b.WriteString(texts[uri])
 	}
 	return b.String(), nil
 }
 
+// formatBytes renders a byte count for messages: "16 MiB", "16.3 MiB",
+// "2.0 KiB", "512 bytes" (binary units; one decimal unless exact).
+func formatBytes(n int) string {
+	for _, u := range []struct {
+		size int
+		name string
+	}{{1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		switch {
+		case n >= u.size && n%u.size == 0:
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		case n >= u.size:
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 // fetchURIs selects what to read (docs/decisions.md D7): a non-empty uris wins,
 // else uri. Entries are trimmed and blanks dropped (a uris of blanks does
 // not fall back to uri), and every entry is checked for the scheme before

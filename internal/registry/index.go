@@ -2,12 +2,13 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
-// The fixed parts of the iii://skills index (reference-behaviour.md §6.1).
+// The fixed parts of the iii://skills index (docs/reference.md#index-layout).
 const (
 	indexIntro = "# Skills\n\n" +
 		"Read each skill's resource for orientation on when and why to call its functions. " +
@@ -44,13 +45,13 @@ func (r *Registry) index(ctx context.Context) string {
 	if err != nil {
 		return indexErrorStart + err.Error() + indexErrorEnd
 	}
-	fsSkills, _ := r.fsSkills()
+	fsSkills, _ := r.fsSkills(ctx)
 	fsSkills = unshadowedSkills(fsSkills, rows)
 	state := make([]bullet, len(rows))
 	for i, row := range rows {
 		state[i] = row.bullet
 	}
-	return renderBullets(state, bulletsOf(readFSEntries(fsSkills)))
+	return renderBullets(state, bulletsOf(readFSEntries(fsSkills)), r.maxResponse)
 }
 
 // readFSEntries reads each fs skill's body fresh; an unreadable file keeps
@@ -78,7 +79,7 @@ func renderIndex(state, fs []indexEntry) string {
 	for _, e := range fs {
 		all = append(all, newBullet(e))
 	}
-	return renderBullets(all[:len(state)], all[len(state):])
+	return renderBullets(all[:len(state)], all[len(state):], 0)
 }
 
 func bulletsOf(entries []indexEntry) []bullet {
@@ -90,8 +91,11 @@ func bulletsOf(entries []indexEntry) []bullet {
 }
 
 // renderBullets lays out the index from state and fs bullets already
-// sorted by id, sizing the output once.
-func renderBullets(state, fs []bullet) string {
+// sorted by id, sizing the output once. With a budget (bytes; 0 means
+// none) an index that would exceed it is cut after the last bullet that
+// fits, and a last line says how many entries were left out and how to
+// reach them (docs/decisions.md D26).
+func renderBullets(state, fs []bullet, budget int) string {
 	size := len(indexIntro) + len(indexEmpty)
 	for _, bl := range state {
 		size += bl.size()
@@ -101,6 +105,9 @@ func renderBullets(state, fs []bullet) string {
 	}
 	if len(fs) > 0 {
 		size += 1 + len(indexCustomSection)
+	}
+	if budget > 0 && size > budget {
+		return renderCut(state, fs, budget)
 	}
 
 	var b strings.Builder
@@ -122,6 +129,46 @@ func renderBullets(state, fs []bullet) string {
 			bl.write(&b)
 		}
 	}
+	return b.String()
+}
+
+// indexCutNote is the last line of an index cut at the response budget.
+const indexCutNote = "\n_%d more skills are not listed: this index is cut at the worker's response budget " +
+	"(max_response_bytes, %d bytes). List every id with the skills::list function, then read iii://{id}._\n"
+
+// renderCut renders as many bullets as fit in budget, keeping room for the
+// note that says how many were left out.
+func renderCut(state, fs []bullet, budget int) string {
+	total := len(state) + len(fs)
+	room := budget - len(indexIntro) - len(fmt.Sprintf(indexCutNote, total, budget))
+	var b strings.Builder
+	b.Grow(budget)
+	b.WriteString(indexIntro)
+	written := 0
+	for _, bl := range state {
+		if room -= bl.size(); room < 0 {
+			break
+		}
+		bl.write(&b)
+		written++
+	}
+	if written == len(state) && len(fs) > 0 {
+		if header := 1 + len(indexCustomSection); room-header >= 0 {
+			room -= header
+			if len(state) > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(indexCustomSection)
+			for _, bl := range fs {
+				if room -= bl.size(); room < 0 {
+					break
+				}
+				bl.write(&b)
+				written++
+			}
+		}
+	}
+	fmt.Fprintf(&b, indexCutNote, total-written, budget)
 	return b.String()
 }
 

@@ -4,8 +4,8 @@
 // the 13 function handlers; it reaches the engine only through the Caller
 // and Notifier interfaces, and the filesystem through an fsource.Source.
 //
-// Behaviour follows the Rust worker (spec/reference-behaviour.md) as
-// amended by spec/worker.md.
+// Behaviour follows the Rust worker (docs/reference.md) as amended by the
+// decisions in docs/decisions.md.
 package registry
 
 import (
@@ -27,6 +27,12 @@ const (
 	PromptsOnChangeDescription = "Fires after any mutation of the prompts registry (register / unregister)."
 )
 
+// defaultMaxResponseBytes is the response budget when none is configured:
+// 16 MiB, well under the engine's 64 MiB frame (docs/decisions.md D26).
+// TODO(config): move to config.DefaultMaxResponseBytes with the
+// max_response_bytes key.
+const defaultMaxResponseBytes = 16 << 20
+
 // Config is what a Registry needs. Zero scopes, timeout, logger and clock
 // take the config defaults (package config); Caller is required.
 type Config struct {
@@ -44,6 +50,10 @@ type Config struct {
 	// skills::on-change and prompts::on-change; nil means nobody listens.
 	SkillsChanged  Notifier
 	PromptsChanged Notifier
+
+	// MaxResponseBytes bounds every response the registry builds
+	// (docs/decisions.md D26); zero means 16 MiB.
+	MaxResponseBytes int
 
 	Logger *zap.Logger      // default: no logging
 	Now    func() time.Time // clock for registered_at; default time.Now
@@ -65,6 +75,7 @@ type Registry struct {
 	log            *zap.Logger
 	now            func() time.Time
 	summaries      *summaryCache
+	maxResponse    int
 }
 
 // New returns a Registry for cfg. It panics if cfg.Caller is nil: that is
@@ -88,6 +99,9 @@ func New(cfg Config) *Registry {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = defaultMaxResponseBytes
+	}
 	return &Registry{
 		skills:         store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.StateTimeout},
 		prompts:        store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.StateTimeout},
@@ -99,6 +113,7 @@ func New(cfg Config) *Registry {
 		log:            cfg.Logger,
 		now:            cfg.Now,
 		summaries:      newSummaryCache(),
+		maxResponse:    cfg.MaxResponseBytes,
 	}
 }
 
@@ -125,19 +140,19 @@ func (r *Registry) notify(ctx context.Context, n Notifier, payload any) {
 }
 
 // fsSkills lists the overlay's skills; none without an overlay.
-func (r *Registry) fsSkills() ([]fsource.Skill, []fsource.Skip) {
+func (r *Registry) fsSkills(ctx context.Context) ([]fsource.Skill, []fsource.Skip) {
 	if r.fs == nil {
 		return nil, nil
 	}
-	return r.fs.Skills()
+	return r.fs.SkillsContext(ctx)
 }
 
 // fsPrompts lists the overlay's prompts; none without an overlay.
-func (r *Registry) fsPrompts() ([]fsource.Prompt, []fsource.Skip) {
+func (r *Registry) fsPrompts(ctx context.Context) ([]fsource.Prompt, []fsource.Skip) {
 	if r.fs == nil {
 		return nil, nil
 	}
-	return r.fs.Prompts()
+	return r.fs.PromptsContext(ctx)
 }
 
 // fsBase is the overlay's glob base directory, "" without an overlay.

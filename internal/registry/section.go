@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/ids"
@@ -45,8 +46,24 @@ func (r *Registry) section(ctx context.Context, functionID string) (mime, text s
 	if err != nil {
 		return "", "", err
 	}
+	// Pretty-printing can only grow the output, so a result already over
+	// the budget is refused before it is rendered (docs/decisions.md D26).
+	if len(res) > r.maxResponse {
+		return "", "", sectionTooLarge(functionID, len(res), r.maxResponse)
+	}
 	mime, text = sectionOutput(res)
+	if len(text) > r.maxResponse {
+		return "", "", sectionTooLarge(functionID, len(text), r.maxResponse)
+	}
 	return mime, text, nil
+}
+
+// sectionTooLarge is the error for a section whose output is over the
+// response budget.
+func sectionTooLarge(functionID string, size, budget int) error {
+	return &Error{Code: CodeUnavailable, Message: fmt.Sprintf(
+		"section function %s returned %s, over the worker's response budget of %s (max_response_bytes); make the section smaller or split it",
+		ids.Unquoted(functionID), formatBytes(size), formatBytes(budget))}
 }
 
 // sectionOutput normalises a section function's result: a JSON string or
