@@ -69,8 +69,8 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 	client := iii.New(iii.Options{URL: engineURL, Name: "skills-call", Version: buildinfo.Version, Logger: log.Named("iii")})
 	client.Start()
 	defer client.Close()
-	if err := client.WaitReady(ctx); err != nil {
-		return fmt.Errorf("skills call: cannot reach the iii engine at %s within %s (is it running? start one with 'skills dev'): %w", engineURL, *timeout, err)
+	if err := client.WaitFirstAttempt(ctx); err != nil {
+		return fmt.Errorf("skills call: cannot reach the iii engine at %s (is it running? start one with 'skills dev'): %w", engineURL, err)
 	}
 	result, err := client.Invoke(ctx, iii.Invocation{FunctionID: functionID, Data: payload, Timeout: time.Until(deadline(ctx))})
 	if err != nil {

@@ -23,9 +23,9 @@ import (
 const (
 	DefaultCallTimeout      = 30 * time.Second
 	DefaultMaxFrameBytes    = 64 << 20
-	DefaultReconnectInitial = time.Second
-	DefaultReconnectMax     = 30 * time.Second
-	DefaultReconnectJitter  = 0.3
+	DefaultReconnectInitial = 100 * time.Millisecond // docs/decisions.md D28: back ≤ 2 s after the engine is
+	DefaultReconnectMax     = 1500 * time.Millisecond
+	DefaultReconnectJitter  = 0.25
 	DefaultPingInterval     = 20 * time.Second
 	DefaultIdleTimeout      = 60 * time.Second
 	DefaultHandshakeTimeout = 10 * time.Second
@@ -177,6 +177,34 @@ func (c *Client) WaitReady(ctx context.Context) error {
 			if lastErr != nil {
 				return fmt.Errorf("wait ready: %w (last attempt: %v)", ctx.Err(), lastErr)
 			}
+			return fmt.Errorf("wait ready: %w", ctx.Err())
+		}
+	}
+}
+
+// WaitFirstAttempt is WaitReady for one-shot tools such as `skills call`:
+// it also returns when a connection attempt has failed, with that
+// attempt's error (an unreachable engine or a URL that cannot work), so
+// the caller can report it at once instead of waiting out ctx while the
+// client retries.
+func (c *Client) WaitFirstAttempt(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		fatal, closed, ready, lastErr, changed := c.fatal, c.closed, c.ready, c.lastErr, c.changed
+		c.mu.Unlock()
+		switch {
+		case fatal != nil:
+			return fatal
+		case closed:
+			return ErrClosed
+		case ready:
+			return nil
+		case lastErr != nil:
+			return lastErr
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
 			return fmt.Errorf("wait ready: %w", ctx.Err())
 		}
 	}

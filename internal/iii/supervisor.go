@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -32,6 +33,7 @@ func (c *Client) supervise() {
 		attempt++
 		c.mu.Lock()
 		c.lastErr = err
+		c.notifyLocked()
 		c.mu.Unlock()
 		if greeted {
 			c.log.Info("disconnected from engine", zap.String("worker_id", workerID),
@@ -72,6 +74,9 @@ func (c *Client) session(ctx context.Context) (workerID string, greeted bool, er
 }
 
 func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
+	if u, err := url.Parse(c.opts.URL); err == nil && u.Scheme != "ws" && u.Scheme != "wss" {
+		return nil, fmt.Errorf("dial %s: the engine URL must start with ws:// or wss://", c.opts.URL)
+	}
 	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: c.opts.HandshakeTimeout}
 	ws, resp, err := d.DialContext(ctx, c.opts.URL, nil)
 	if err != nil {
