@@ -76,6 +76,8 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		var ie *iii.Error
 		switch {
+		case errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound:
+			return fmt.Errorf("error: %s: %s%s", ie.Code, ie.Message, suggestFunctions(ctx, client, functionID))
 		case errors.As(err, &ie):
 			return fmt.Errorf("error: %s: %s", ie.Code, ie.Message)
 		case errors.Is(err, iii.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

@@ -156,4 +156,33 @@ func TestCallAgainstLocalEngine(t *testing.T) {
 	if want := "error: function_not_found: Function nope::missing not found\n"; stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
+
+	// A near miss gets the nearest registered ids from the engine.
+	code, _, stderr = runCmd(t, context.Background(), "call", "state::lst", "--url", srv.URL())
+	if code != exitError {
+		t.Errorf("misspelt function exit = %d, want %d", code, exitError)
+	}
+	if want := "error: function_not_found: Function state::lst not found; did you mean state::list or state::set?\n"; stderr != want {
+		t.Errorf("stderr = %q, want %q", stderr, want)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	ids := []string{"skills::list", "skills::register", "skills::unregister", "prompts::list", "skill::fetch", "state::get"}
+	tests := []struct {
+		target string
+		want   []string
+	}{
+		{"skills::lst", []string{"skills::list"}},
+		{"skill::list", []string{"skills::list"}},
+		{"skills::registr", []string{"skills::register", "skills::unregister"}},
+		{"prompt::list", []string{"prompts::list"}},
+		{"totally::different", []string{}},
+		{"skills::list", []string{}}, // the id itself is never suggested
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, nearest(tt.target, ids)); diff != "" {
+			t.Errorf("nearest(%q) (-want +got):\n%s", tt.target, diff)
+		}
+	}
 }
