@@ -162,7 +162,7 @@ func TestCallAgainstLocalEngine(t *testing.T) {
 	if code != exitError {
 		t.Errorf("misspelt function exit = %d, want %d", code, exitError)
 	}
-	if want := "error: function_not_found: Function state::lst not found; did you mean state::list or state::set?\n"; stderr != want {
+	if want := "error: function_not_found: Function state::lst not found; did you mean state::list, state::get or state::set?\n"; stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 }

@@ -14,8 +14,8 @@ import (
 // answer suggests at most.
 const maxSuggestions = 3
 
-// suggestFunctions asks the engine for its functions and returns " (did
-// you mean a or b?)" for the ids nearest to the one that was not found,
+// suggestFunctions asks the engine for its functions and returns "; did
+// you mean a, b or c?" for the ids nearest to the one that was not found,
 // or "" when none is near or the engine cannot say (docs/decisions.md D28).
 func suggestFunctions(ctx context.Context, client *iii.Client, missing string) string {
 	raw, err := client.Call(ctx, "engine::functions::list", map[string]any{})
@@ -38,7 +38,10 @@ func suggestFunctions(ctx context.Context, client *iii.Client, missing string) s
 	if len(near) == 0 {
 		return ""
 	}
-	return "; did you mean " + strings.Join(near, " or ") + "?"
+	if len(near) > 1 {
+		return "; did you mean " + strings.Join(near[:len(near)-1], ", ") + " or " + near[len(near)-1] + "?"
+	}
+	return "; did you mean " + near[0] + "?"
 }
 
 // nearest returns up to maxSuggestions candidates within a small edit

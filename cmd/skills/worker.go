@@ -137,7 +137,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		SkillsScope:    cfg.Scopes.Skills,
 		PromptsScope:   cfg.Scopes.Prompts,
 		StateTimeout:   cfg.StateTimeout(),
-		FS:             fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts),
+		FS:             fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...), fsource.MaxFiles(cfg.MaxFiles)),
 		Caller:         client,
 		SkillsChanged:  skillsChanged,
 		PromptsChanged: promptsChanged,
