@@ -163,8 +163,8 @@ func TestSkills(t *testing.T) {
 			patterns: []string{"nope/**/*.md", "", "missing.md"},
 		},
 		{
-			name:       "symbolic links are followed; broken ones are reported",
-			files:      map[string]string{"real/x.md": "x", "s/link.md": "->../real/x.md", "s/broken.md": "->../nowhere.md"},
+			name:       "symbolic links inside the root are followed; broken ones are reported",
+			files:      map[string]string{"s/real/x.md": "x", "s/link.md": "->real/x.md", "s/broken.md": "->../nowhere.md"},
 			patterns:   []string{"s/*.md"},
 			wantSkills: []string{"link {dir}/s/link.md"},
 			wantSkips:  []string{"skill {dir}/s/broken.md: stat: no such file or directory"},
@@ -192,6 +192,23 @@ func TestSkills(t *testing.T) {
 				t.Errorf("skips (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSkillsLaterPatternLoadsFileAnEarlierPatternSkipped
+// (docs/reference.md#precedence and #ids-from-paths; upstream fs_source.rs
+// expand_skill_globs):
+// each pattern's matches are validated independently, and a file is
+// skipped only as a duplicate of the same id from a different path. A
+// file whose id under the first pattern is invalid (skipped) is still
+// loaded under a later pattern that derives a valid id: here the
+// reference serves `a` (from "Team/*.md"). Dropping every path an earlier
+// pattern had matched, before validating, used to lose it.
+func TestSkillsLaterPatternLoadsFileAnEarlierPatternSkipped(t *testing.T) {
+	dir := writeTree(t, map[string]string{"Team/a.md": "# A\n"})
+	skills, skips := New(dir, []string{"**/*.md", "Team/*.md"}, nil).Skills()
+	if len(skills) != 1 || skills[0].ID != "a" {
+		t.Errorf("skills = %v (skips %v), want one skill a", skillLines(dir, skills), skipLines(dir, skips))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,7 +65,7 @@ func TestOversizedFrameReconnects(t *testing.T) {
 	if err, _ := entry.ContextMap()["error"].(string); !strings.Contains(err, "larger than 1024 bytes") {
 		t.Errorf("logged error %q, want the size limit", err)
 	}
-	eventually(t, "reconnected", func() bool { return c.WorkerID() == workerID(2) })
+	waitState(t, c, "reconnected", func() bool { return c.WorkerID() == workerID(2) })
 	if got, err := c.Call(context.Background(), "echo", json.RawMessage(`1`)); err != nil || string(got) != "1" {
 		t.Errorf("call after reconnect = %s, %v", got, err)
 	}
@@ -160,7 +161,7 @@ func TestRegistrationRejected(t *testing.T) {
 	for _, code := range []string{wire.CodeWorkerNamespaceConflict, "SOMETHING_NEWER"} {
 		t.Run(code+" is fatal", func(t *testing.T) {
 			p := callPeer(t)
-			c, _ := newClient(t, p)
+			c, logs := newClient(t, p)
 			startReady(t, c)
 			pending := make(chan error, 1)
 			go func() {
@@ -173,11 +174,7 @@ func TestRegistrationRejected(t *testing.T) {
 			pc.send(rej)
 			want := &RegistrationRejectedError{Code: code, Namespace: "default", WorkerName: "skills", OwnerWorkerID: "w-1"}
 
-			select {
-			case <-c.Done():
-			case <-time.After(waitFor):
-				t.Fatal("Done() not closed after a fatal rejection")
-			}
+			waitClosed(t, c.Done(), "Done() to close after a fatal rejection")
 			var gotErr *RegistrationRejectedError
 			if err := <-pending; !asRejected(err, &gotErr) || cmp.Diff(want, gotErr) != "" {
 				t.Errorf("pending call err = %v, want %v", err, want)
@@ -194,10 +191,70 @@ func TestRegistrationRejected(t *testing.T) {
 				t.Errorf("call after rejection = %v, want the rejection", err)
 			}
 			p.waitEnded(pc)
-			time.Sleep(50 * time.Millisecond) // ten reconnect delays
+			// The supervisor logs this as it returns instead of dialling
+			// again; nothing connects after it.
+			waitLog(t, logs, "engine connection closed")
 			if n := p.connCount(); n != 1 {
 				t.Errorf("%d connections; a fatal rejection must stop reconnecting", n)
 			}
 		})
+	}
+}
+
+// TestReadErrorIsNotMaskedByWriterError (conn.serve): when the read side
+// ends the connection, gorilla has already sent a close frame (read limit,
+// protocol error, or its reply to the engine's close), so a write the
+// writer goroutine attempts before serve marks the conn dead fails with
+// "close sent"; that error must not hide the reader's, the real cause (it
+// once did, which made TestOversizedFrameReconnects flaky). Here the
+// writer is kept busy and the scenario repeats on 12 connections.
+func TestReadErrorIsNotMaskedByWriterError(t *testing.T) {
+	p := newPeer(t)
+	c, logs := newClient(t, p, func(o *Options) { o.MaxFrameBytes = 1 << 16 })
+	for i := range 500 {
+		c.RegisterFunction(Function{ID: fmt.Sprintf("f%04d", i), Description: strings.Repeat("d", 1024),
+			Handler: func(context.Context, Request) (any, error) { return nil, nil }})
+	}
+	var mu sync.Mutex
+	sent := map[int]bool{}
+	p.setScript(func(pc *peerConn, m wire.Message) {
+		mu.Lock()
+		first := !sent[pc.n]
+		sent[pc.n] = true
+		mu.Unlock()
+		if first {
+			pc.sendRaw(websocket.TextMessage, []byte(`{"type":"ping","pad":"`+strings.Repeat("x", 1<<17)+`"}`))
+		}
+	})
+
+	// The busy writers are stopped before the client closes (cleanups run
+	// last-registered first), whether the test passes or fails.
+	busy, stop := context.WithCancel(context.Background())
+	var writers sync.WaitGroup
+	t.Cleanup(func() {
+		stop()
+		writers.Wait()
+	})
+	c.Start()
+	for range 8 {
+		writers.Go(func() {
+			for busy.Err() == nil {
+				if c.InvokeVoid(Invocation{FunctionID: "busy"}) != nil {
+					// Disconnected: wait for the next connection rather
+					// than spin; give up once stopped or the client is.
+					if c.WaitReady(busy) != nil {
+						return
+					}
+				}
+			}
+		})
+	}
+	logs.wait(t, "12 disconnects", func() bool { return logs.FilterMessage("disconnected from engine").Len() >= 12 })
+	stop()
+	writers.Wait()
+	for _, e := range logs.FilterMessage("disconnected from engine").All() {
+		if err, _ := e.ContextMap()["error"].(string); !strings.Contains(err, "larger than 65536 bytes") {
+			t.Errorf("logged error %q, want the size limit", err)
+		}
 	}
 }

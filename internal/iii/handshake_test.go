@@ -30,7 +30,7 @@ func metadataInvoke(name, description string) wire.InvokeFunction {
 	}
 }
 
-// TestHandshakeOrder checks worker.md D12 on the first connection and on a
+// TestHandshakeOrder checks docs/decisions.md D12 on the first connection and on a
 // reconnect: reattach (reconnect only, with the previous id and token),
 // the metadata call, trigger types, functions, triggers, each sorted.
 func TestHandshakeOrder(t *testing.T) {
@@ -67,7 +67,7 @@ func TestHandshakeOrder(t *testing.T) {
 	if diff := cmp.Diff(want, p.framesOn(2)); diff != "" {
 		t.Errorf("reconnection (-want +got):\n%s", diff)
 	}
-	eventually(t, "second worker id", func() bool { return c.WorkerID() == workerID(2) })
+	waitState(t, c, "second worker id", func() bool { return c.WorkerID() == workerID(2) })
 
 	p.dropAll()
 	reattach := p.waitFrame("third handshake", isType(3, wire.TypeReattach))

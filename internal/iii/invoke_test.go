@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -203,7 +204,7 @@ func TestCallWhileDisconnected(t *testing.T) {
 	if err := <-done; !errors.Is(err, ErrNotConnected) {
 		t.Errorf("connection lost mid-call: err = %v, want ErrNotConnected", err)
 	}
-	eventually(t, "WorkerID cleared", func() bool { return c.WorkerID() == "" })
+	waitState(t, c, "WorkerID cleared", func() bool { return c.WorkerID() == "" })
 	if _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, ErrNotConnected) {
 		t.Errorf("after drop: err = %v, want ErrNotConnected", err)
 	}
@@ -237,5 +238,25 @@ func TestInvokeBadInput(t *testing.T) {
 				t.Errorf("InvokeVoid err = %v, want an encoding error", err)
 			}
 		})
+	}
+}
+
+// TestCallPayloadWithInvalidUTF8IsNotSent (docs/protocol.md#frames): a WebSocket text
+// message must be valid UTF-8, and an engine fails the whole connection
+// on one that is not (see TestHandlerResultWithInvalidUTF8IsNotSent). A
+// json.RawMessage call payload holding such bytes once went out verbatim;
+// it must be refused, or at least never reach the wire as it is.
+func TestCallPayloadWithInvalidUTF8IsNotSent(t *testing.T) {
+	bad := json.RawMessage("\"caf\xe9\"") // Latin-1 é, e.g. a file read from disk
+	p := newPeer(t)
+	c, _ := newClient(t, p)
+	startReady(t, c)
+	err := c.InvokeVoid(Invocation{FunctionID: "x::y", Data: bad})
+	if err != nil {
+		return // refusing the payload is fine
+	}
+	inv := sentInvoke(p, "x::y")
+	if !utf8.Valid(inv.Data) {
+		t.Errorf("client sent a text frame that is not UTF-8: data %q", inv.Data)
 	}
 }

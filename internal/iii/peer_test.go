@@ -47,6 +47,11 @@ type peerConn struct {
 	workerID string
 	token    string
 	ended    bool // the read loop has returned (guarded by p.mu)
+
+	// The data messages of the connection as they went over the socket,
+	// in order, for transcripts (guarded by p.mu).
+	fromClient [][]byte
+	toClient   [][]byte
 }
 
 // received is one frame the client sent, with the connection it came on.
@@ -113,6 +118,7 @@ func (p *peer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		m, err := wire.Decode(data)
 		p.mu.Lock()
+		pc.fromClient = append(pc.fromClient, data)
 		if err != nil {
 			p.badOut = append(p.badOut, fmt.Sprintf("%s: %v", data, err))
 			p.mu.Unlock()
@@ -143,7 +149,8 @@ func (p *peer) setScript(f func(pc *peerConn, m wire.Message)) {
 // wait blocks until cond (called under the peer's lock) holds.
 func (p *peer) wait(what string, cond func() bool) {
 	p.t.Helper()
-	deadline := time.After(waitFor)
+	deadline := time.NewTimer(waitFor)
+	defer deadline.Stop()
 	for {
 		p.mu.Lock()
 		ok, changed := cond(), p.changed
@@ -153,7 +160,7 @@ func (p *peer) wait(what string, cond func() bool) {
 		}
 		select {
 		case <-changed:
-		case <-deadline:
+		case <-deadline.C:
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			p.t.Fatalf("timed out waiting for %s; frames: %s", what, p.dumpLocked())
@@ -256,6 +263,9 @@ func (pc *peerConn) send(m wire.Message) {
 func (pc *peerConn) sendRaw(kind int, data []byte) {
 	pc.wmu.Lock()
 	defer pc.wmu.Unlock()
+	pc.p.mu.Lock()
+	pc.toClient = append(pc.toClient, data)
+	pc.p.mu.Unlock()
 	pc.ws.SetWriteDeadline(time.Now().Add(time.Second))
 	pc.ws.WriteMessage(kind, data) // a closed connection is the test's business
 }

@@ -131,7 +131,7 @@ func TestProvider(t *testing.T) {
 	// Disconnected (the reconnect delay is an hour): the fan-out fails,
 	// is logged and swallowed.
 	p.dropAll()
-	eventually(t, "disconnect", func() bool { return c.WorkerID() == "" })
+	waitState(t, c, "disconnect", func() bool { return c.WorkerID() == "" })
 	if n := prov.Fire(context.Background(), "x"); n != 0 {
 		t.Errorf("Fire while disconnected sent %d", n)
 	}

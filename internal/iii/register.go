@@ -107,7 +107,7 @@ func (c *Client) UnregisterTrigger(id string) {
 }
 
 // handshakeLocked returns the frames every connection starts with
-// (worker.md D12): reattach when a previous connection was greeted, the
+// (docs/decisions.md D12): reattach when a previous connection was greeted, the
 // worker metadata call first so a 0.23 engine does not hold the
 // registrations, then trigger types, functions and triggers, each sorted
 // by id. During Shutdown functions are not re-registered.

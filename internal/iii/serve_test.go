@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -177,11 +181,7 @@ func TestInvocationWithoutID(t *testing.T) {
 	if got := <-ran; string(got) != `{"x":1}` {
 		t.Errorf("handler got %s", got)
 	}
-	eventually(t, "handler finished", func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.inflight == 0
-	})
+	waitHandlers(t, c)
 	roundTrip(t, p, pc) // a reply, had one been queued, would precede the pong
 	for _, m := range p.framesOn(1) {
 		if m.MessageType() == wire.TypeInvocationResult {
@@ -236,5 +236,90 @@ func TestReplyStaysOnItsConnection(t *testing.T) {
 		if m.MessageType() == wire.TypeInvocationResult {
 			t.Errorf("result leaked onto the next connection: %#v", m)
 		}
+	}
+}
+
+// TestHandlerResultWithInvalidUTF8IsNotSent (docs/protocol.md#frames): every frame
+// is a JSON text frame, and a WebSocket text message must be valid UTF-8
+// (RFC 6455 §8.1; tungstenite, which the engine uses, fails the
+// connection with Error::Utf8, and Node's ws closes with 1007). json.Valid
+// and wire.Valid once accepted bytes that are not UTF-8, so a
+// json.RawMessage handler result holding such bytes went out verbatim in
+// a text frame: on a real engine the whole connection (and every call in
+// flight on it) would die. Such a result must be refused instead.
+func TestHandlerResultWithInvalidUTF8IsNotSent(t *testing.T) {
+	bad := json.RawMessage("\"caf\xe9\"") // Latin-1 é, e.g. a file read from disk
+	p := newPeer(t)
+	c, _ := newClient(t, p)
+	c.RegisterFunction(Function{ID: "latin1", Handler: func(context.Context, Request) (any, error) {
+		return bad, nil
+	}})
+	startReady(t, c)
+	id := invocationID(1)
+	p.waitConn(1).send(wire.InvokeFunction{InvocationID: id, FunctionID: "latin1", Data: json.RawMessage(`{}`)})
+	res := p.waitFrame("result", resultFor(id)).msg.(wire.InvocationResult)
+	// Raw fields alias the received text frame.
+	if !utf8.Valid(res.Result) {
+		t.Errorf("client sent a text frame that is not UTF-8: result %q", res.Result)
+	}
+}
+
+// panickyResult is a handler result whose encoding panics.
+type panickyResult struct{}
+
+func (panickyResult) MarshalJSON() ([]byte, error) { panic("boom in MarshalJSON") }
+
+// ptrCodedErr is a domain error with a pointer receiver; a handler
+// returning a typed nil *ptrCodedErr is a classic Go slip.
+type ptrCodedErr struct{ code, msg string }
+
+func (e *ptrCodedErr) Error() string     { return e.msg }
+func (e *ptrCodedErr) ErrorCode() string { return e.code }
+
+// TestPanicWhileEncodingTheReplyIsRecovered
+// (docs/protocol.md#worker-obligations, "recover panics"):
+// encoding the result (encoding/json re-panics a MarshalJSON panic) and
+// mapping the error (errorBody calls ErrorCode/Error, which panic on a
+// typed nil) run after the handler returns; a panic there must become one
+// invocation_failed, not kill the worker. The scenario runs in a child
+// process, so that a regression crashes only the child.
+func TestPanicWhileEncodingTheReplyIsRecovered(t *testing.T) {
+	cases := map[string]Handler{
+		"marshal": func(context.Context, Request) (any, error) { return panickyResult{}, nil },
+		"typed-nil-error": func(context.Context, Request) (any, error) {
+			var e *ptrCodedErr
+			return nil, e
+		},
+	}
+	const childEnv = "III_REPLY_PANIC_CHILD"
+	if name := os.Getenv(childEnv); name != "" {
+		p := newPeer(t)
+		c, _ := newClient(t, p)
+		c.RegisterFunction(Function{ID: "f", Handler: cases[name]})
+		startReady(t, c)
+		id := invocationID(1)
+		p.waitConn(1).send(wire.InvokeFunction{InvocationID: id, FunctionID: "f", Data: json.RawMessage(`{}`)})
+		res := p.waitFrame("result", resultFor(id)).msg.(wire.InvocationResult)
+		if res.Error == nil || res.Error.Code != CodeInvocationFailed {
+			t.Errorf("result %+v, want invocation_failed", res)
+		}
+		return
+	}
+	for name := range cases {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestPanicWhileEncodingTheReplyIsRecovered$", "-test.count=1")
+			cmd.Env = append(os.Environ(), childEnv+"="+name)
+			out, err := cmd.CombinedOutput()
+			if strings.Contains(string(out), "no tests to run") {
+				t.Fatalf("the child process ran no test: its -test.run pattern is stale\n%s", out)
+			}
+			if err != nil {
+				s := string(out)
+				if i := strings.Index(s, "panic:"); i >= 0 {
+					s = s[i:min(len(s), i+400)]
+				}
+				t.Errorf("worker process died instead of answering invocation_failed: %v\n%s", err, s)
+			}
+		})
 	}
 }

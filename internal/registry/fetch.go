@@ -84,6 +84,7 @@ func formatBytes(n int) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
 // fetchURIs selects what to read (docs/decisions.md D7): a non-empty uris wins,
 // else uri. Entries are trimmed and blanks dropped (a uris of blanks does
 // not fall back to uri), and every entry is checked for the scheme before

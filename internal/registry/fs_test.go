@@ -206,10 +206,10 @@ func TestFSPrompts(t *testing.T) {
 
 func TestNilOverlayIsNoOverlay(t *testing.T) {
 	f := newFixture(t, nil)
-	if s, p := f.reg.fsSkills(); s != nil || p != nil {
+	if s, p := f.reg.fsSkills(f.ctx); s != nil || p != nil {
 		t.Errorf("fsSkills = %v, %v", s, p)
 	}
-	if s, p := f.reg.fsPrompts(); s != nil || p != nil {
+	if s, p := f.reg.fsPrompts(f.ctx); s != nil || p != nil {
 		t.Errorf("fsPrompts = %v, %v", s, p)
 	}
 	if b := f.reg.fsBase(); b != "" {

@@ -180,3 +180,43 @@ func TestDecodeRejects(t *testing.T) {
 		t.Errorf("unknown type error %v is not ErrUnknownType", err)
 	}
 }
+
+// benchFrames are the frames a worker handles most: an invocation in, its
+// result out.
+var benchFrames = []Message{
+	InvokeFunction{InvocationID: testID, FunctionID: "skills::resources-read",
+		Data:     rawJSON(`{"uri":"iii://skills/resend","_caller_worker_id":"` + testID + `"}`),
+		Metadata: rawJSON(`{"m":1}`), Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		Action: &Action{Type: ActionVoid}},
+	InvocationResult{InvocationID: testID, FunctionID: "skills::resources-read",
+		Result: rawJSON(`{"contents":[{"uri":"iii://skills/resend","mimeType":"text/markdown","text":"# resend\n\nEmail."}]}`)},
+	InvocationResult{InvocationID: testID, FunctionID: "f", Error: &ErrorBody{Code: "not_found", Message: "Skill not found: x"}},
+}
+
+func BenchmarkEncode(b *testing.B) {
+	for b.Loop() {
+		for _, m := range benchFrames {
+			if _, err := Encode(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	var frames [][]byte
+	for _, m := range benchFrames {
+		f, err := Encode(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames = append(frames, f)
+	}
+	for b.Loop() {
+		for _, f := range frames {
+			if _, err := Decode(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

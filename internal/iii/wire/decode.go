@@ -11,61 +11,6 @@ import (
 // ErrUnknownType reports a frame whose "type" this package does not know.
 var ErrUnknownType = errors.New("unknown frame type")
 
-// field names a key any frame may carry.
-type field int
-
-const (
-	fType field = iota
-	fID
-	fFunctionID
-	fInvocationID
-	fData
-	fMetadata
-	fTraceparent
-	fBaggage
-	fAction
-	fNamespace
-	fResult
-	fError
-	fDescription
-	fRequestFormat
-	fResponseFormat
-	fInvocation
-	fTriggerType
-	fConfig
-	fTriggerRequestFormat
-	fCallRequestFormat
-	fTriggerNamespace
-	fName
-	fParentServiceID
-	fWorkerID
-	fReattachToken
-	fPreviousWorkerID
-	fCode
-	fWorkerName
-	fOwnerWorkerID
-	fMessage
-	fStacktrace
-	fQueue
-	numFields
-)
-
-var fieldNames = [numFields]string{
-	"type", "id", "function_id", "invocation_id", "data", "metadata", "traceparent", "baggage",
-	"action", "namespace", "result", "error", "description", "request_format", "response_format",
-	"invocation", "trigger_type", "config", "trigger_request_format", "call_request_format",
-	"trigger_namespace", "name", "parent_service_id", "worker_id", "reattach_token",
-	"previous_worker_id", "code", "worker_name", "owner_worker_id", "message", "stacktrace", "queue",
-}
-
-var fieldByName = func() map[string]field {
-	m := make(map[string]field, numFields)
-	for i, n := range fieldNames {
-		m[n] = field(i)
-	}
-	return m
-}()
-
 // object holds the raw extent of every known key of one JSON object; nil
 // means absent. Keys are matched exactly (case-sensitive, as serde does).
 type object [numFields][]byte

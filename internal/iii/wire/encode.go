@@ -13,49 +13,51 @@ import (
 // markdown, not HTML).
 func Encode(m Message) ([]byte, error) {
 	e := encoder{buf: make([]byte, 0, 128+rawSize(m))}
-	e.buf = append(e.buf, `{"type":"`...)
-	e.buf = append(e.buf, m.MessageType()...)
+	e.buf = append(e.buf, '{')
+	e.member(fType)
+	e.buf = append(e.buf, '"')
+	e.buf = append(e.buf, m.MessageType()...) // a lowercase ASCII constant: nothing to escape
 	e.buf = append(e.buf, '"')
 	switch m := m.(type) {
 	case RegisterFunction:
-		e.str("id", m.ID, true).str("description", m.Description, false).
-			raw("request_format", m.RequestFormat, false).raw("response_format", m.ResponseFormat, false).
-			raw("metadata", m.Metadata, false).raw("invocation", m.Invocation, false)
+		e.str(fID, m.ID, true).str(fDescription, m.Description, false).
+			raw(fRequestFormat, m.RequestFormat, false).raw(fResponseFormat, m.ResponseFormat, false).
+			raw(fMetadata, m.Metadata, false).raw(fInvocation, m.Invocation, false)
 	case UnregisterFunction:
-		e.str("id", m.ID, true)
+		e.str(fID, m.ID, true)
 	case InvokeFunction:
-		e.str("invocation_id", m.InvocationID, false).str("function_id", m.FunctionID, true).
-			raw("data", m.Data, true).raw("metadata", m.Metadata, false).
-			str("traceparent", m.Traceparent, false).str("baggage", m.Baggage, false).action(m.Action).
-			str("namespace", m.Namespace, false)
+		e.str(fInvocationID, m.InvocationID, false).str(fFunctionID, m.FunctionID, true).
+			raw(fData, m.Data, true).raw(fMetadata, m.Metadata, false).
+			str(fTraceparent, m.Traceparent, false).str(fBaggage, m.Baggage, false).action(m.Action).
+			str(fNamespace, m.Namespace, false)
 	case InvocationResult:
-		e.str("invocation_id", m.InvocationID, true).str("function_id", m.FunctionID, true).
-			raw("result", m.Result, false).errorBody(m.Error).
-			str("traceparent", m.Traceparent, false).str("baggage", m.Baggage, false)
+		e.str(fInvocationID, m.InvocationID, true).str(fFunctionID, m.FunctionID, true).
+			raw(fResult, m.Result, false).errorBody(m.Error).
+			str(fTraceparent, m.Traceparent, false).str(fBaggage, m.Baggage, false)
 	case RegisterTriggerType:
-		e.str("id", m.ID, true).str("description", m.Description, true).
-			raw("trigger_request_format", m.TriggerRequestFormat, false).
-			raw("call_request_format", m.CallRequestFormat, false).str("namespace", m.Namespace, false)
+		e.str(fID, m.ID, true).str(fDescription, m.Description, true).
+			raw(fTriggerRequestFormat, m.TriggerRequestFormat, false).
+			raw(fCallRequestFormat, m.CallRequestFormat, false).str(fNamespace, m.Namespace, false)
 	case RegisterTrigger:
-		e.str("id", m.ID, true).str("trigger_type", m.TriggerType, true).str("function_id", m.FunctionID, true).
-			raw("config", m.Config, true).raw("metadata", m.Metadata, false).
-			str("namespace", m.Namespace, false).str("trigger_namespace", m.TriggerNamespace, false)
+		e.str(fID, m.ID, true).str(fTriggerType, m.TriggerType, true).str(fFunctionID, m.FunctionID, true).
+			raw(fConfig, m.Config, true).raw(fMetadata, m.Metadata, false).
+			str(fNamespace, m.Namespace, false).str(fTriggerNamespace, m.TriggerNamespace, false)
 	case UnregisterTrigger:
-		e.str("id", m.ID, true).str("trigger_type", m.TriggerType, false)
+		e.str(fID, m.ID, true).str(fTriggerType, m.TriggerType, false)
 	case TriggerRegistrationResult:
-		e.str("id", m.ID, true).str("trigger_type", m.TriggerType, true).str("function_id", m.FunctionID, true).
+		e.str(fID, m.ID, true).str(fTriggerType, m.TriggerType, true).str(fFunctionID, m.FunctionID, true).
 			errorBody(m.Error)
 	case RegisterService:
-		e.str("id", m.ID, true).str("name", m.Name, false).str("description", m.Description, false).
-			str("parent_service_id", m.ParentServiceID, false)
+		e.str(fID, m.ID, true).str(fName, m.Name, false).str(fDescription, m.Description, false).
+			str(fParentServiceID, m.ParentServiceID, false)
 	case Ping, Pong:
 	case WorkerRegistered:
-		e.str("worker_id", m.WorkerID, true).str("reattach_token", m.ReattachToken, false)
+		e.str(fWorkerID, m.WorkerID, true).str(fReattachToken, m.ReattachToken, false)
 	case Reattach:
-		e.str("previous_worker_id", m.PreviousWorkerID, true).str("reattach_token", m.ReattachToken, false)
+		e.str(fPreviousWorkerID, m.PreviousWorkerID, true).str(fReattachToken, m.ReattachToken, false)
 	case RegistrationRejected:
-		e.str("code", m.Code, true).str("namespace", m.Namespace, true).str("worker_name", m.WorkerName, false).
-			str("function_id", m.FunctionID, false).str("owner_worker_id", m.OwnerWorkerID, true)
+		e.str(fCode, m.Code, true).str(fNamespace, m.Namespace, true).str(fWorkerName, m.WorkerName, false).
+			str(fFunctionID, m.FunctionID, false).str(fOwnerWorkerID, m.OwnerWorkerID, true)
 	default:
 		return nil, fmt.Errorf("encode %s: unsupported message %T", m.MessageType(), m)
 	}
@@ -84,39 +86,46 @@ type encoder struct {
 	err error
 }
 
-func (e *encoder) key(name string) {
-	e.buf = append(e.buf, ',', '"')
-	e.buf = append(e.buf, name...)
+// member writes the key of an object's first member: "name":.
+func (e *encoder) member(f field) {
+	e.buf = append(e.buf, '"')
+	e.buf = append(e.buf, fieldNames[f]...)
 	e.buf = append(e.buf, '"', ':')
 }
 
+// key writes the key of a later member: ,"name":.
+func (e *encoder) key(f field) {
+	e.buf = append(e.buf, ',')
+	e.member(f)
+}
+
 // str writes a string field; an empty optional one is omitted.
-func (e *encoder) str(name, v string, required bool) *encoder {
+func (e *encoder) str(f field, v string, required bool) *encoder {
 	if v == "" && !required {
 		return e
 	}
-	e.key(name)
+	e.key(f)
 	e.buf = appendString(e.buf, v)
 	return e
 }
 
 // raw writes a JSON field verbatim. An empty optional one is omitted; an
 // empty required one is written as null.
-func (e *encoder) raw(name string, v json.RawMessage, required bool) *encoder {
+func (e *encoder) raw(f field, v json.RawMessage, required bool) *encoder {
 	if len(v) == 0 {
 		if required {
-			e.key(name)
+			e.key(f)
 			e.buf = append(e.buf, "null"...)
 		}
 		return e
 	}
 	if !Valid(v) {
 		if e.err == nil {
-			e.err = fmt.Errorf("field %q is not valid JSON", name)
+			e.err = fmt.Errorf("field %q is not valid JSON", fieldNames[f])
 		}
 		return e
 	}
-	e.key(name)
+	e.key(f)
 	e.buf = append(e.buf, v...)
 	return e
 }
@@ -125,15 +134,11 @@ func (e *encoder) errorBody(b *ErrorBody) *encoder {
 	if b == nil {
 		return e
 	}
-	e.key("error")
-	e.buf = append(e.buf, `{"code":`...)
+	e.key(fError)
+	e.buf = append(e.buf, '{')
+	e.member(fCode)
 	e.buf = appendString(e.buf, b.Code)
-	e.buf = append(e.buf, `,"message":`...)
-	e.buf = appendString(e.buf, b.Message)
-	if b.Stacktrace != "" {
-		e.buf = append(e.buf, `,"stacktrace":`...)
-		e.buf = appendString(e.buf, b.Stacktrace)
-	}
+	e.str(fMessage, b.Message, true).str(fStacktrace, b.Stacktrace, false)
 	e.buf = append(e.buf, '}')
 	return e
 }
@@ -142,13 +147,11 @@ func (e *encoder) action(a *Action) *encoder {
 	if a == nil {
 		return e
 	}
-	e.key("action")
-	e.buf = append(e.buf, `{"type":`...)
+	e.key(fAction)
+	e.buf = append(e.buf, '{')
+	e.member(fType)
 	e.buf = appendString(e.buf, a.Type)
-	if a.Queue != "" {
-		e.buf = append(e.buf, `,"queue":`...)
-		e.buf = appendString(e.buf, a.Queue)
-	}
+	e.str(fQueue, a.Queue, false)
 	e.buf = append(e.buf, '}')
 	return e
 }
