@@ -50,3 +50,26 @@ func TestBackoffDelay(t *testing.T) {
 		t.Errorf("delays without jitter (-want +got):\n%s", diff)
 	}
 }
+
+// With the default policy a worker is back within 2 s of the engine after
+// an outage of any length (docs/decisions.md D28): 100 ms doubling to a
+// 1.5 s cap, ±25 %, so no wait between attempts exceeds 1.875 s.
+func TestDefaultBackoffIsBackWithinTwoSeconds(t *testing.T) {
+	b := backoff{initial: DefaultReconnectInitial, max: DefaultReconnectMax, jitter: DefaultReconnectJitter}
+	var mid []time.Duration
+	for n := range 7 {
+		mid = append(mid, b.delay(n, func() float64 { return 0.5 }))
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
+		800 * time.Millisecond, 1500 * time.Millisecond, 1500 * time.Millisecond, 1500 * time.Millisecond}
+	if diff := cmp.Diff(want, mid); diff != "" {
+		t.Errorf("delays without jitter's offset (-want +got):\n%s", diff)
+	}
+	for n := range 1000 {
+		for _, r := range []float64{0, 0.5, 0.999999} {
+			if d := b.delay(n, func() float64 { return r }); d > 1875*time.Millisecond || d < 75*time.Millisecond {
+				t.Fatalf("delay(%d) with rnd %v = %v, outside [75ms, 1.875s]", n, r, d)
+			}
+		}
+	}
+}
