@@ -1,5 +1,5 @@
 @decisions
-Feature: Decisions where the sources disagree (worker.md §2, D1–D16)
+Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
   One or more scenarios per decision, each tagged with its number, e.g.
   go test ./features/ -godog.tags=@D12
 

@@ -3,7 +3,6 @@ package features
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -47,10 +46,45 @@ type run struct {
 	binOnce sync.Once
 	binErr  error
 	bin     string
+
+	// events is bumped by the engine's own trigger types
+	// (engine::functions-available, engine::workers-available), to which
+	// the harness subscribes when the engine is external: the waits that
+	// the local engine answers directly re-check on them instead.
+	events *pulse
+
+	gateMu sync.Mutex
+	gate   *slowGate // the current scenario's bdd::slow gate
 }
 
+// slowGate returns the current scenario's bdd::slow gate.
+func (r *run) slowGate() *slowGate {
+	r.gateMu.Lock()
+	defer r.gateMu.Unlock()
+	if r.gate == nil {
+		r.gate = newSlowGate()
+	}
+	return r.gate
+}
+
+// newSlowGate gives the next scenario a closed bdd::slow gate; the
+// previous one is opened, so none of its calls is left waiting.
+func (r *run) newSlowGate() {
+	r.gateMu.Lock()
+	old := r.gate
+	r.gate = newSlowGate()
+	r.gateMu.Unlock()
+	if old != nil {
+		old.open()
+	}
+}
+
+// engineEventTypes are the engine's own trigger types the harness
+// subscribes to on an external engine.
+var engineEventTypes = []string{"engine::functions-available", "engine::workers-available"}
+
 func newRun(t *testing.T) *run {
-	r := &run{t: t, tmp: t.TempDir()}
+	r := &run{t: t, tmp: t.TempDir(), events: newPulse()}
 	t.Cleanup(r.close)
 	if url := os.Getenv(engineEnv); url != "" {
 		// A configured engine that does not answer fails the suite: the
@@ -80,14 +114,29 @@ func (r *run) engine() error {
 			URL: r.url, Name: "bdd harness", Logger: zap.NewNop(),
 			ReconnectInitial: 100 * time.Millisecond, ReconnectMax: time.Second,
 		})
-		for _, f := range helperFunctions() {
+		for _, f := range r.helperFunctions() {
 			r.client.RegisterFunction(f)
+		}
+		if r.srv == nil {
+			r.client.RegisterFunction(iii.Function{ID: "bdd::engine-events", Description: "bdd harness: engine changes",
+				Handler: func(context.Context, iii.Request) (any, error) { r.events.bump(); return nil, nil }})
+			for _, typ := range engineEventTypes {
+				r.client.RegisterTrigger(iii.Trigger{ID: "bdd-harness-" + typ, Type: typ, FunctionID: "bdd::engine-events"})
+			}
 		}
 		r.client.Start()
 		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 		defer cancel()
 		if err := r.client.WaitReady(ctx); err != nil {
 			r.engineErr = fmt.Errorf("engine not reachable within %s: %w", connectTimeout, err)
+			return
+		}
+		if r.srv == nil {
+			// The engine provides these types itself: its answer to a
+			// later call from this connection comes after the bindings.
+			if _, err := r.client.Invoke(ctx, iii.Invocation{FunctionID: "engine::functions::list", Data: map[string]any{}, Timeout: callTimeout}); err != nil {
+				r.engineErr = fmt.Errorf("engine::functions::list: %w", err)
+			}
 		}
 	})
 	return r.engineErr
@@ -116,56 +165,45 @@ func (r *run) call(ctx context.Context, functionID string, payload any) (json.Ra
 
 // waitBindings returns once the engine has handed every binding (id →
 // trigger type) to its type's provider, so that the next change reaches
-// them. The local engine says so directly; a real engine lists live (not
-// parked) bindings; an engine with neither gets a short grace period (its
-// forward to the provider precedes any later call from this connection).
-func (r *run) waitBindings(ctx context.Context, bindings map[string]string) error {
+// them. The local engine says so directly. With an external engine,
+// barrier makes a call from the connection that registered the bindings
+// and returns once it is answered: the engine forwards a connection's
+// bindings to their provider before any later call from that connection,
+// and the provider handles its frames in order.
+func (r *run) waitBindings(ctx context.Context, bindings map[string]string, barrier func(context.Context) error) error {
+	if r.srv == nil {
+		return barrier(ctx)
+	}
 	for id, typ := range bindings {
-		if r.srv != nil {
-			if err := r.srv.WaitBinding(ctx, id); err != nil {
-				return fmt.Errorf("binding %s of %s never became live: %w", id, typ, err)
-			}
-			continue
-		}
-		if err := r.pollBinding(ctx, id, typ); errors.Is(err, errNoBindingList) {
-			time.Sleep(100 * time.Millisecond)
-			return nil
-		} else if err != nil {
-			return err
+		if err := r.srv.WaitBinding(ctx, id); err != nil {
+			return fmt.Errorf("binding %s of %s never became live: %w", id, typ, err)
 		}
 	}
 	return nil
 }
 
-// errNoBindingList: the engine has no engine::registered-triggers::list.
-var errNoBindingList = errors.New("engine::registered-triggers::list is not available")
+// pulse is a change counter to wait on: whoever changes something bumps
+// it, whoever waits for a condition re-checks it at every bump.
+type pulse struct {
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced by bump
+}
 
-func (r *run) pollBinding(ctx context.Context, id, typ string) error {
-	for {
-		res, err := r.call(ctx, "engine::registered-triggers::list", map[string]any{"trigger_type": typ})
-		if e, ok := errors.AsType[*iii.Error](err); ok && e.Code == iii.CodeFunctionNotFound {
-			return errNoBindingList
-		}
-		if err == nil {
-			var out struct {
-				RegisteredTriggers []struct {
-					ID string `json:"id"`
-				} `json:"registered_triggers"`
-			}
-			if json.Unmarshal(res, &out) == nil {
-				for _, b := range out.RegisteredTriggers {
-					if b.ID == id {
-						return nil
-					}
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("binding %s of %s never became live: %w", id, typ, errors.Join(ctx.Err(), err))
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+func newPulse() *pulse { return &pulse{changed: make(chan struct{})} }
+
+func (p *pulse) bump() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// next returns a channel closed at the next bump; take it before checking
+// the condition, so that no bump is missed.
+func (p *pulse) next() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.changed
 }
 
 func (r *run) close() {

@@ -17,7 +17,7 @@ import (
 
 // recordingEngine is a minimal engine that only greets each connection
 // with workerregistered and records every frame the worker sends, to check
-// the handshake order (worker.md D12). It answers nothing else.
+// the handshake order (docs/decisions.md D12). It answers nothing else.
 type recordingEngine struct {
 	srv     *httptest.Server
 	mu      sync.Mutex
@@ -45,6 +45,7 @@ func newRecordingEngine() *recordingEngine {
 		e.mu.Lock()
 		e.conns = append(e.conns, c)
 		e.mu.Unlock()
+		e.signal()
 		hello, _ := json.Marshal(map[string]string{"type": "workerregistered", "worker_id": c.workerID, "reattach_token": c.token})
 		if ws.WriteMessage(websocket.TextMessage, hello) != nil {
 			return
@@ -89,8 +90,7 @@ func (e *recordingEngine) frames(n, want int, timeout time.Duration) ([]json.Raw
 			return got, c, nil
 		}
 		select {
-		case <-e.changed:
-		case <-time.After(20 * time.Millisecond):
+		case <-e.changed: // a connection or a frame arrived (the signal is kept until taken)
 		case <-deadline:
 			return nil, nil, fmt.Errorf("connection %d: %d frames within %s, want %d: %s", n, len(got), timeout, want, got)
 		}

@@ -29,15 +29,32 @@ func (w *world) startBackground(fn string, doc *godog.DocString) error {
 	if err := w.ensureWorker(); err != nil {
 		return err
 	}
+	gate := w.run.slowGate()
+	before, _ := gate.state()
 	bg := &backgroundCall{fn: fn, done: make(chan struct{})}
 	w.bg = bg
 	go func() {
 		defer close(bg.done)
 		bg.result, bg.err = w.run.call(context.Background(), fn, raw)
 	}()
-	// Give the call time to reach the worker and its upstream function.
-	time.Sleep(100 * time.Millisecond)
-	return nil
+	// Every background call of the suite goes through bdd::slow, which
+	// holds it until "the background call finishes": wait until it got
+	// there, so the call is in flight at the worker and its upstream.
+	deadline := time.NewTimer(callTimeout)
+	defer deadline.Stop()
+	for {
+		n, changed := gate.state()
+		if n > before {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-bg.done:
+			return fmt.Errorf("the background call to %s finished before reaching bdd::slow (result %s, error %v)", fn, bg.result, bg.err)
+		case <-deadline.C:
+			return fmt.Errorf("the background call to %s did not reach bdd::slow within %s", fn, callTimeout)
+		}
+	}
 }
 
 func (w *world) backgroundRunning() error {
@@ -52,12 +69,13 @@ func (w *world) backgroundRunning() error {
 	}
 }
 
-// backgroundFinishes waits for the background call and makes its outcome
-// the one later steps assert on.
+// backgroundFinishes lets bdd::slow answer, waits for the background
+// call and makes its outcome the one later steps assert on.
 func (w *world) backgroundFinishes() error {
 	if w.bg == nil {
 		return fmt.Errorf("no background call was started")
 	}
+	w.run.slowGate().open()
 	select {
 	case <-w.bg.done:
 	case <-time.After(callTimeout + time.Second):

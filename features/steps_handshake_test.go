@@ -16,7 +16,7 @@ import (
 const frameWait = 5 * time.Second
 
 // Steps about the frames the worker sends to a recording engine
-// (worker.md D12).
+// (docs/decisions.md D12).
 func (w *world) handshakeSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^I start the worker against a recording engine$`, func() error {
 		cfg, err := w.writeConfig()

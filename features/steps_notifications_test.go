@@ -5,113 +5,95 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/cucumber/godog"
-
-	"github.com/iii-hq/skills-go/internal/iii"
 )
 
 // The trigger types the worker provides.
 var changeTypes = []string{"skills::on-change", "prompts::on-change"}
 
-// settle is how long a notification count must stay put to count as final.
-const settle = 200 * time.Millisecond
-
-// recorder is the scenario's subscriber to both on-change types: one
-// function per type on the harness client, bound with RegisterTrigger,
-// unbound at scenario end.
-type recorder struct {
-	mu       sync.Mutex
-	events   map[string][]json.RawMessage // by trigger type
-	changed  chan struct{}                // signalled on every event
-	bindings []string
-	fns      []string
-}
-
-// subscribe binds a fresh recorder to both on-change types and waits until
-// the worker knows both bindings.
-func subscribe(r *run, uid string) (*recorder, error) {
-	rec := &recorder{events: map[string][]json.RawMessage{}, changed: make(chan struct{}, 1)}
-	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
-	defer cancel()
-	bindings := map[string]string{}
-	for _, typ := range changeTypes {
-		kind := strings.TrimSuffix(typ, "::on-change")
-		fn := fmt.Sprintf("bdd::recorder::%s-%s", kind, uid)
-		binding := fmt.Sprintf("bdd-%s-%s", kind, uid)
-		r.client.RegisterFunction(iii.Function{ID: fn, Description: "bdd recorder of " + typ,
-			Handler: func(_ context.Context, req iii.Request) (any, error) {
-				rec.add(typ, req.Data)
-				return nil, nil
-			}})
-		r.client.RegisterTrigger(iii.Trigger{ID: binding, Type: typ, FunctionID: fn})
-		rec.fns = append(rec.fns, fn)
-		rec.bindings = append(rec.bindings, binding)
-		bindings[binding] = typ
-	}
-	return rec, r.waitBindings(ctx, bindings)
-}
-
-func (rec *recorder) add(typ string, data json.RawMessage) {
-	rec.mu.Lock()
-	rec.events[typ] = append(rec.events[typ], data)
-	rec.mu.Unlock()
-	select {
-	case rec.changed <- struct{}{}:
-	default:
-	}
-}
-
-func (rec *recorder) snapshot(typ string) []json.RawMessage {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return append([]json.RawMessage(nil), rec.events[typ]...)
-}
-
-// close unbinds the recorder; nil does nothing.
-func (rec *recorder) close(r *run) {
-	if rec == nil {
-		return
-	}
-	for _, b := range rec.bindings {
-		r.client.UnregisterTrigger(b)
-	}
-	for _, fn := range rec.fns {
-		r.client.UnregisterFunction(fn)
-	}
-}
+// markerTimeout bounds the wait for a marker change's notification.
+const markerTimeout = 5 * time.Second
 
 // await waits until typ has had exactly want events: at least want within
-// the timeout, and no more once the count has settled.
-func (rec *recorder) await(typ string, want int, timeout time.Duration) error {
-	deadline := time.After(timeout)
-	for len(rec.snapshot(typ)) < want {
+// the timeout, and no more by the time a marker change made afterwards has
+// been notified.
+func (w *world) await(typ string, want int, timeout time.Duration) error {
+	rec := w.rec
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		rec.mu.Lock()
+		changed := rec.changed
+		rec.mu.Unlock()
+		if len(rec.snapshot(typ)) >= want {
+			break
+		}
 		select {
-		case <-rec.changed:
-		case <-time.After(20 * time.Millisecond):
-		case <-deadline:
+		case <-changed:
+		case <-rec.done:
+			return fmt.Errorf("%s: the recorder's connection ended with %d events, want %d", typ, len(rec.snapshot(typ)), want)
+		case <-deadline.C:
 			return fmt.Errorf("%s: %d events within %s, want %d: %s", typ, len(rec.snapshot(typ)), timeout, want, rec.snapshot(typ))
 		}
 	}
-	time.Sleep(settle)
+	if err := w.marker(typ); err != nil {
+		return err
+	}
 	if got := rec.snapshot(typ); len(got) != want {
-		return fmt.Errorf("%s: %d events, want exactly %d: %s", typ, len(got), want, got)
+		return fmt.Errorf("%s: %d events before the marker change, want exactly %d: %s", typ, len(got), want, got)
 	}
 	return nil
 }
 
+// marker makes a marker change of typ's kind (a skill or prompt
+// bdd-marker-<n>, registered and unregistered at once, so the scenario's
+// state is as before) and waits for the notification of its unregister.
+// Every notification of an earlier change has arrived by then.
+func (w *world) marker(typ string) error {
+	w.markers++
+	name := fmt.Sprintf("%s%d", markerPrefix, w.markers)
+	var calls [2]struct {
+		fn      string
+		payload map[string]any
+	}
+	key := "id"
+	switch typ {
+	case "skills::on-change":
+		calls[0].fn, calls[0].payload = "skills::register", map[string]any{"id": name, "skill": "# Marker"}
+		calls[1].fn, calls[1].payload = "skills::unregister", map[string]any{"id": name}
+	case "prompts::on-change":
+		key = "name"
+		calls[0].fn, calls[0].payload = "prompts::register", map[string]any{"name": name, "description": "marker", "function_id": "bdd::prompt-string"}
+		calls[1].fn, calls[1].payload = "prompts::unregister", map[string]any{"name": name}
+	default:
+		return fmt.Errorf("no marker change for %s", typ)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	for _, c := range calls {
+		if _, err := w.run.call(ctx, c.fn, c.payload); err != nil {
+			return fmt.Errorf("marker change %s %s: %w", c.fn, name, err)
+		}
+	}
+	return w.rec.waitFor(typ, "notification of the marker change "+name, markerTimeout, func(e json.RawMessage) bool {
+		var v map[string]any
+		return json.Unmarshal(e, &v) == nil && v["op"] == "unregister" && v[key] == name
+	})
+}
+
 func (w *world) notificationSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^(\d+) "([^"]*)" events? arrives? within (\d+) ms$`, w.eventsArrive)
-	sc.Step(`^no "([^"]*)" event arrives within (\d+) ms$`, func(typ string, ms int) error {
+	sc.Step(`^no "([^"]*)" event arrives before a marker change$`, func(typ string) error {
 		if err := w.needRecorder(); err != nil {
 			return err
 		}
-		time.Sleep(time.Duration(ms) * time.Millisecond)
+		if err := w.marker(typ); err != nil {
+			return err
+		}
 		if got := w.rec.snapshot(typ); len(got) != 0 {
-			return fmt.Errorf("%s: want no events, got %s", typ, got)
+			return fmt.Errorf("%s: want no events before the marker change, got %s", typ, got)
 		}
 		return nil
 	})
@@ -123,7 +105,7 @@ func (w *world) notificationSteps(sc *godog.ScenarioContext) {
 		if err := json.Unmarshal([]byte(w.expand(doc.Content)), &want); err != nil {
 			return fmt.Errorf("expected events must be a JSON array: %w", err)
 		}
-		if err := w.rec.await(typ, len(want), 5*time.Second); err != nil {
+		if err := w.await(typ, len(want), 5*time.Second); err != nil {
 			return err
 		}
 		got := w.rec.snapshot(typ)
@@ -140,7 +122,7 @@ func (w *world) eventsArrive(n int, typ string, ms int) error {
 	if err := w.needRecorder(); err != nil {
 		return err
 	}
-	return w.rec.await(typ, n, time.Duration(ms)*time.Millisecond)
+	return w.await(typ, n, time.Duration(ms)*time.Millisecond)
 }
 
 func (w *world) needRecorder() error {

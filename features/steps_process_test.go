@@ -98,14 +98,7 @@ func (w *world) processSteps(sc *godog.ScenarioContext) {
 		if w.worker == nil {
 			return fmt.Errorf("no worker was started")
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for !strings.Contains(w.worker.out.String(), want) {
-			if time.Now().After(deadline) {
-				return fmt.Errorf("the worker output has no %q:\n%s", want, w.worker.out)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return nil
+		return w.worker.waitOutput(want, 5*time.Second)
 	})
 	sc.Step(`^the engine no longer lists the function "([^"]*)"$`, w.functionGone)
 	w.handshakeSteps(sc)
@@ -173,11 +166,21 @@ func (w *world) startWorkerWith(doc *godog.DocString) error {
 	return w.spawnWorker(spec.Args, spec.Env)
 }
 
-// functionGone waits until engine::functions::list no longer has id.
+// functionGone waits until the engine no longer lists id: the local
+// engine says so directly; an external one is asked again at every change
+// it announces (engine::functions-available, engine::workers-available).
+// Either way engine::functions::list must then not have it.
 func (w *world) functionGone(id string) error {
-	deadline := time.Now().Add(3 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if srv := w.run.srv; srv != nil {
+		if err := srv.WaitFunctionGone(ctx, id); err != nil {
+			return err
+		}
+	}
 	for {
-		res, err := w.run.call(context.Background(), "engine::functions::list", map[string]any{"include_internal": true})
+		next := w.run.events.next()
+		res, err := w.run.call(ctx, "engine::functions::list", map[string]any{"include_internal": true})
 		if err != nil {
 			return err
 		}
@@ -190,10 +193,11 @@ func (w *world) functionGone(id string) error {
 		if !slices.ContainsFunc(out.Functions, func(f functionRow) bool { return f.ID == id }) {
 			return nil
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-next:
+		case <-ctx.Done():
 			return fmt.Errorf("the engine still lists %s: %s", id, res)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -23,14 +23,29 @@ type process struct {
 
 // syncBuffer collects a process's stdout and stderr.
 type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed and replaced on every write; nil until first needed
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
 	return b.buf.Write(p)
+}
+
+// next returns the output so far and a channel closed at the next write.
+func (b *syncBuffer) next() (string, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.buf.String(), b.changed
 }
 
 func (b *syncBuffer) String() string {
@@ -110,27 +125,79 @@ func (p *process) wait(timeout time.Duration) (int, error) {
 	}
 }
 
-// waitServing returns once the worker answers skills::resources-templates
-// through the engine, or fails with the worker's output.
+// waitOutput waits until the process's output contains want; it fails
+// when the process exits without having written it, or after timeout.
+func (p *process) waitOutput(want string, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		out, changed := p.out.next()
+		if strings.Contains(out, want) {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-p.done:
+			// cmd.Wait returns only after the output was copied in full.
+			if out := p.out.String(); !strings.Contains(out, want) {
+				return fmt.Errorf("the worker exited with code %d; its output has no %q:\n%s", p.code, want, out)
+			}
+			return nil
+		case <-deadline.C:
+			return fmt.Errorf("the worker output has no %q within %s:\n%s", want, timeout, p.out)
+		}
+	}
+}
+
+// servingProbe is the function the readiness probe calls.
+const servingProbe = "skills::resources-templates"
+
+// waitServing returns once the worker serves through the engine: with the
+// local engine, once the engine holds its trigger types and functions, then
+// a probe call answers; with an external engine, a probe call is made again
+// at every change the engine announces (engine::functions-available,
+// engine::workers-available). It fails with the worker's output when the
+// worker exits or does not serve within readyTimeout.
 func (w *world) waitServing(p *process) error {
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
-	var lastErr error
-	for {
-		probe, cancelProbe := context.WithTimeout(ctx, 500*time.Millisecond)
-		_, err := w.run.call(probe, "skills::resources-templates", nil)
-		cancelProbe()
-		if err == nil {
-			return nil
+	go func() {
+		select {
+		case <-p.done:
+			cancel()
+		case <-ctx.Done():
 		}
-		lastErr = err
+	}()
+	fail := func(err error) error {
 		if p.exited() {
 			return fmt.Errorf("the worker exited with code %d before serving; its output:\n%s", p.code, p.out)
 		}
+		return fmt.Errorf("the worker did not serve %s within %s (%v); its output:\n%s", servingProbe, readyTimeout, err, p.out)
+	}
+	if srv := w.run.srv; srv != nil {
+		for _, typ := range changeTypes {
+			if err := srv.WaitTriggerType(ctx, typ); err != nil {
+				return fail(err)
+			}
+		}
+		if err := srv.WaitFunction(ctx, servingProbe); err != nil {
+			return fail(err)
+		}
+		if _, err := w.run.call(ctx, servingProbe, nil); err != nil {
+			return fail(err)
+		}
+		return nil
+	}
+	for {
+		next := w.run.events.next()
+		_, err := w.run.call(ctx, servingProbe, nil)
+		if err == nil {
+			return nil
+		}
 		select {
+		case <-next:
 		case <-ctx.Done():
-			return fmt.Errorf("the worker did not serve skills::resources-templates within %s (last error: %v); its output:\n%s", readyTimeout, lastErr, p.out)
-		case <-time.After(50 * time.Millisecond):
+			return fail(err)
 		}
 	}
 }

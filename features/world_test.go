@@ -36,9 +36,10 @@ type world struct {
 	result json.RawMessage
 	err    error
 
-	vars map[string]string // remembered values as JSON, by name: {{name}}
-	bg   *backgroundCall
-	rec  *recorder // on-change notifications received
+	vars    map[string]string // remembered values as JSON, by name: {{name}}
+	bg      *backgroundCall
+	rec     *recorder // on-change notifications received
+	markers int       // marker changes made so far
 
 	engineUsed bool // state scopes may hold rows to clean up
 	procs      procState
@@ -70,6 +71,7 @@ func (w *world) begin() error {
 		return err
 	}
 	w.uid = hex.EncodeToString(b)
+	w.run.newSlowGate()
 	dir, err := os.MkdirTemp(w.run.tmp, "scenario-"+w.uid+"-")
 	if err != nil {
 		return err
@@ -94,7 +96,8 @@ func (w *world) begin() error {
 // state rows of the scenario's scopes.
 func (w *world) end() error {
 	var errs []error
-	w.rec.close(w.run)
+	w.rec.close()
+	w.run.slowGate().open() // bdd::slow calls still waiting answer now
 	if w.bg != nil {
 		<-w.bg.done
 	}
@@ -108,6 +111,15 @@ func (w *world) end() error {
 		}
 	}
 	w.procs.close()
+	if w.worker != nil && w.run.srv != nil {
+		// The next scenario's worker registers the same functions: wait
+		// until the engine has let go of this one's.
+		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+		if err := w.run.srv.WaitFunctionGone(ctx, servingProbe); err != nil {
+			errs = append(errs, fmt.Errorf("after the worker exited: %w", err))
+		}
+		cancel()
+	}
 	if w.engineUsed {
 		errs = append(errs, w.cleanState())
 	}

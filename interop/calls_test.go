@@ -17,7 +17,8 @@ import (
 func TestNodeCallsGo(t *testing.T) {
 	t.Parallel()
 	srv := newEngine(t)
-	gw := newGoWorker(t, srv, "go-callee")
+	tap := newFrameTap(t, srv.URL())
+	gw := newGoWorkerAt(t, tap.url(), "go-callee")
 	gw.register("go::echo", gw.echo())
 	gw.register("go::record", gw.record(map[string]any{"ignored": true}, nil))
 	gw.start(srv, "go::echo", "go::record")
@@ -53,10 +54,16 @@ func TestNodeCallsGo(t *testing.T) {
 		if req.InvocationID == "" {
 			t.Error("the engine forwarded a void call without an invocation id (it always sends one to the callee)")
 		}
-		// The Go handler has answered; once the engine has nothing in
-		// flight, every result it was going to send has been sent. Node
-		// must have received results for its synchronous calls only.
-		gw.waitIdle()
+		// The Go handler's answer has gone to the engine; a call Go makes
+		// afterwards is handled after it, and finds nothing in flight.
+		// Whatever the engine did with that answer it did by then, so it
+		// reached Node before the answer to Node's next call. Node must
+		// have received results for its synchronous calls only.
+		tap.await("Go's answer to the void call", func(f tapFrame) bool {
+			typ, id := f.message()
+			return f.Up && typ == "invocationresult" && id == req.InvocationID
+		})
+		gw.assertIdle()
 		if r := node.call("go::echo", map[string]any{"barrier": true}, 5*time.Second); !r.OK {
 			t.Fatalf("barrier call failed: %+v", r.Error)
 		}
@@ -69,9 +76,10 @@ func TestNodeCallsGo(t *testing.T) {
 func TestGoCallsNode(t *testing.T) {
 	t.Parallel()
 	srv := newEngine(t)
+	tap := newFrameTap(t, srv.URL())
 	gw := newGoWorker(t, srv, "go-caller")
 	gw.start(srv)
-	node := startPeer(t, srv, "node-callee", peerOptions{})
+	node := startPeer(t, srv, "node-callee", peerOptions{url: tap.url()})
 	node.registerFunction("node::echo", "echo", nil)
 	node.registerFunction("node::record", "record", nil)
 	node.waitConnected(srv)
@@ -137,7 +145,27 @@ func TestGoCallsNode(t *testing.T) {
 		if invokeID == "" {
 			t.Fatal("the engine's invokefunction for a void call carried no invocation_id")
 		}
-		gw.waitIdle()
+		// Node's answer has gone to the engine; Node's next call is
+		// handled after it and finds nothing in flight.
+		tap.await("Node's answer to the void call", func(f tapFrame) bool {
+			typ, id := f.message()
+			return f.Up && typ == "invocationresult" && id == invokeID
+		})
+		r := node.call("engine::workers::list", map[string]any{}, 5*time.Second)
+		if !r.OK {
+			t.Fatalf("Node call of engine::workers::list: %+v", *r.Error)
+		}
+		var list struct {
+			Workers []workerRow `json:"workers"`
+		}
+		if err := jsonUnmarshal(r.Result, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range list.Workers {
+			if w.ActiveInvocations != 0 {
+				t.Errorf("worker %s has %d invocations in flight after Node answered the void call, want none", w.ID, w.ActiveInvocations)
+			}
+		}
 	})
 }
 

@@ -97,28 +97,29 @@ func TestNodeTelemetrySocket(t *testing.T) {
 	gw := newGoWorker(t, srv, "go-otel")
 	gw.register("go::echo", gw.echo())
 	gw.start(srv, "go::echo")
-	node := startPeer(t, srv, "node-otel", peerOptions{otel: true})
+	tap := newFrameTap(t, srv.URL())
+	node := startPeer(t, srv, "node-otel", peerOptions{otel: true, url: tap.url()})
 	node.registerFunction("node::echo", "echo", nil)
 	node.waitConnected(srv)
 	waitFunctions(t, srv, "node::echo")
 
 	// Calls in both directions make spans and logs to export.
 	checkBothWays(t, gw, node, "with telemetry")
-	connected := "[OTel] Connected to engine at " + srv.URL() + "/otel"
-	var tap otelTap
-	eventually(t, waitTimeout, "telemetry frames sent on /otel", func() error {
-		_, tap = node.frames()
-		switch {
-		case tap.Opened != 1:
-			return fmt.Errorf("the SDK opened /otel %d times, want 1", tap.Opened)
-		case tap.BinaryOut == 0:
-			return fmt.Errorf("no telemetry frame sent yet")
-		case !strings.Contains(node.stderr.String(), connected):
+	// The peer reaches the engine through the relay, which sees the
+	// telemetry frames pass; the peer counts a frame before it sends it.
+	tap.await("telemetry frame on /otel", func(f tapFrame) bool { return f.Up && f.Binary && f.Path == "/otel" })
+	connected := "[OTel] Connected to engine at " + tap.url() + "/otel"
+	waitUntil(t, waitTimeout, "the SDK's connected line", func() error {
+		if !strings.Contains(node.stderr.String(), connected) {
 			return fmt.Errorf("the SDK never logged %q", connected)
 		}
 		return nil
 	})
-	for prefix := range tap.Prefixes {
+	_, otel := node.frames()
+	if otel.Opened != 1 || otel.BinaryOut == 0 {
+		t.Errorf("the SDK opened /otel %d times and sent %d telemetry frames, want 1 and some", otel.Opened, otel.BinaryOut)
+	}
+	for prefix := range otel.Prefixes {
 		if prefix != "OTLP" && prefix != "MTRC" && prefix != "LOGS" {
 			t.Errorf("telemetry frame with prefix %q, want OTLP, MTRC or LOGS", prefix)
 		}

@@ -30,7 +30,7 @@ func TestReattachAfterPartition(t *testing.T) {
 
 	proxy.partition()
 
-	eventually(t, recoverTimeout, "both workers reattached", func() error {
+	waitUntil(t, recoverTimeout, "both workers reattached", func() error {
 		var ids []string
 		for _, w := range srv.Workers() {
 			ids = append(ids, w.ID)
@@ -43,7 +43,7 @@ func TestReattachAfterPartition(t *testing.T) {
 		}
 		return nil
 	})
-	eventually(t, recoverTimeout, "Node→Go call after the partition", func() error {
+	waitUntil(t, recoverTimeout, "Node→Go call after the partition", func() error {
 		if r := node.call("go::echo", map[string]any{"after": "partition"}, time.Second); !r.OK {
 			return fmt.Errorf("Node call failed: %+v", *r.Error)
 		}

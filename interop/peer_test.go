@@ -314,6 +314,7 @@ type syncBuffer struct {
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
+	defer bump() // a peer's stderr line, or a log entry
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)

@@ -49,7 +49,7 @@ func TestRecovery(t *testing.T) {
 				"function_id": "node::on-change", "config": map[string]any{}})
 			node.waitConnected(srv)
 			waitFunctions(t, srv, "node::echo", "node::on-change")
-			nodeTriggerID := waitSubscribers(t, provider, 1)[0].ID
+			nodeTriggerID := waitSubscribers(t, srv, gw, "go::echo", provider, "go::changes", 1)[0].ID
 			node.awaitEvent("provider_register", "")
 			checkBothWays(t, gw, node, "before")
 			checkTriggersBothWays(t, gw, provider, node, "before")
@@ -57,14 +57,14 @@ func TestRecovery(t *testing.T) {
 
 			tc.drop(t, srv)
 
-			eventually(t, recoverTimeout, "Node→Go call after the drop", func() error {
+			waitUntil(t, recoverTimeout, "Node→Go call after the drop", func() error {
 				r := node.call("go::echo", map[string]any{"after": "drop"}, time.Second)
 				if !r.OK {
 					return fmt.Errorf("Node call failed: %+v", *r.Error)
 				}
 				return nil
 			})
-			eventually(t, recoverTimeout, "Go→Node call after the drop", func() error {
+			waitUntil(t, recoverTimeout, "Go→Node call after the drop", func() error {
 				_, err := gw.call("node::echo", map[string]any{"after": "drop"})
 				return err
 			})
@@ -72,7 +72,7 @@ func TestRecovery(t *testing.T) {
 
 			// Each side replays its binding; the engine hands it to the
 			// provider's new connection. Node keeps its trigger id.
-			eventually(t, recoverTimeout, "Node's binding back at the Go provider", func() error {
+			waitUntil(t, recoverTimeout, "Node's binding back at the Go provider", func() error {
 				if got := hooks.ids("register"); !slices.Equal(got, []string{nodeTriggerID, nodeTriggerID}) {
 					return fmt.Errorf("OnRegister saw %v, want %s twice", got, nodeTriggerID)
 				}
@@ -183,7 +183,12 @@ func TestCalleeDisconnect(t *testing.T) {
 		release := make(chan struct{})
 		releaseOnce := sync.OnceFunc(func() { close(release) })
 		t.Cleanup(releaseOnce)
+		entered := make(chan struct{}, 1)
 		gw.register("go::hang", func(ctx context.Context, _ iii.Request) (any, error) {
+			select {
+			case entered <- struct{}{}:
+			default:
+			}
 			<-ctx.Done()
 			<-release
 			return nil, ctx.Err()
@@ -193,14 +198,21 @@ func TestCalleeDisconnect(t *testing.T) {
 		node.waitConnected(srv)
 
 		ref := node.send("call", map[string]any{"function_id": "go::hang", "payload": map[string]any{}, "timeout_ms": 5000})
-		eventually(t, waitTimeout, "go::hang running", func() error {
-			for _, w := range gw.listWorkers() {
-				if w.Name != nil && *w.Name == "go-leaving" && w.ActiveInvocations == 1 {
-					return nil
-				}
+		select {
+		case <-entered:
+		case <-time.After(waitTimeout):
+			t.Fatalf("go::hang was not called within %v", waitTimeout)
+		}
+		// The engine recorded the call before Go could see it.
+		inFlight := false
+		for _, w := range gw.listWorkers() {
+			if w.Name != nil && *w.Name == "go-leaving" && w.ActiveInvocations == 1 {
+				inFlight = true
 			}
-			return fmt.Errorf("go::hang is not in flight")
-		})
+		}
+		if !inFlight {
+			t.Fatalf("go::hang is not in flight at the engine: %+v", gw.listWorkers())
+		}
 		closed := make(chan struct{})
 		go func() {
 			defer close(closed)

@@ -75,7 +75,8 @@ func TestDataShapes(t *testing.T) {
 			req := gw.awaitCall("go::echo", before)
 			jsonEqual(t, "payload the Go handler saw", req.Data, payload)
 			if payload == nil {
-				// A null result travels without a result field (§8.22).
+				// A null result travels without a result field
+				// (docs/protocol.md#invocation-results).
 				if r.HasResult {
 					t.Errorf("echo of null: Node got %s (%s), want undefined", r.Result, r.ResultType)
 				}
@@ -102,15 +103,23 @@ func TestDataShapes(t *testing.T) {
 
 	t.Run("absent payload never arrives", func(t *testing.T) {
 		// The Node SDK sends no data field when the payload is left out;
-		// the engine drops that frame, so the caller times out (§12.1).
+		// the engine drops that frame, so the caller times out
+		// (docs/protocol.md#node-sdk-observations).
 		before := gw.callCount("go::echo")
 		r := node.call("go::echo", noPayload, 300*time.Millisecond)
 		if r.OK || r.Error.Code != "TIMEOUT" {
 			t.Errorf("Node call without payload: %+v, want a TIMEOUT", r)
 		}
-		if n := gw.callCount("go::echo"); n != before {
-			t.Errorf("the Go handler ran %d times for a frame without data", n-before)
+		// A later call on the same socket is handled after that frame:
+		// once it is answered, it must be the only new call the Go
+		// handler saw.
+		if r := node.call("go::echo", map[string]any{"barrier": true}, 5*time.Second); !r.OK {
+			t.Fatalf("barrier call failed: %+v", *r.Error)
 		}
+		if n := gw.callCount("go::echo"); n != before+1 {
+			t.Errorf("the Go handler ran %d times for a frame without data", n-before-1)
+		}
+		jsonEqual(t, "first call after the frame without data", withoutCaller(t, gw.awaitCall("go::echo", before).Data), map[string]any{"barrier": true})
 	})
 
 	for _, tc := range []struct {

@@ -40,6 +40,7 @@ func TestGoProviderNodeSubscribers(t *testing.T) {
 	}
 
 	gw := newGoWorker(t, srv, "go-provider")
+	gw.register("go::barrier", gw.echo())
 	var hooks hookLog
 	provider := gw.c.ProvideTriggerType(iii.TriggerType{
 		ID:           typeID,
@@ -47,8 +48,8 @@ func TestGoProviderNodeSubscribers(t *testing.T) {
 		OnRegister:   func(_ context.Context, s iii.Subscription) error { hooks.add("register", s); return nil },
 		OnUnregister: func(_ context.Context, s iii.Subscription) { hooks.add("unregister", s) },
 	})
-	gw.start(srv)
-	subs := waitSubscribers(t, provider, 1)
+	gw.start(srv, "go::barrier")
+	subs := waitSubscribers(t, srv, gw, "go::barrier", provider, typeID, 1)
 	want := iii.Subscription{ID: earlyBinding.ID, TriggerType: typeID, FunctionID: "node::early",
 		Config: json.RawMessage(`{"scope":"early"}`), Metadata: json.RawMessage(`{"sub":"early"}`)}
 	if diff := cmp.Diff([]iii.Subscription{want}, subs, jsonRawComparer); diff != "" {
@@ -60,7 +61,7 @@ func TestGoProviderNodeSubscribers(t *testing.T) {
 
 	node.do("register_trigger", "trigger_registered", map[string]any{"type": typeID,
 		"function_id": "node::late", "config": map[string]any{"scope": "late"}})
-	subs = waitSubscribers(t, provider, 2)
+	subs = waitSubscribers(t, srv, gw, "go::barrier", provider, typeID, 2)
 	late := subs[slices.IndexFunc(subs, func(s iii.Subscription) bool { return s.FunctionID == "node::late" })]
 	jsonEqual(t, "late subscription config", late.Config, map[string]any{"scope": "late"})
 	if late.Metadata != nil {
@@ -101,8 +102,8 @@ func TestGoProviderNodeSubscribers(t *testing.T) {
 	}
 
 	node.do("unregister_trigger", "trigger_unregistered", map[string]any{"trigger_ref": early})
-	waitSubscribers(t, provider, 1)
-	eventually(t, waitTimeout, "OnUnregister called", func() error {
+	waitSubscribers(t, srv, gw, "go::barrier", provider, typeID, 1)
+	waitUntil(t, waitTimeout, "OnUnregister called", func() error {
 		if got := hooks.ids("unregister"); !slices.Equal(got, []string{earlyBinding.ID}) {
 			return fmt.Errorf("OnUnregister saw %v, want [%s]", got, earlyBinding.ID)
 		}
@@ -184,7 +185,7 @@ func TestNodeProviderGoSubscriber(t *testing.T) {
 	var gone nodeTriggerConfig
 	node.awaitEvent("provider_unregister", "").decode(t, &gone)
 	// The engine's unregistertrigger carries no function_id; the SDK
-	// fills in "" (iii-protocol.md §12.7).
+	// fills in "" (docs/protocol.md#node-sdk-observations).
 	wantGone := nodeTriggerConfig{TriggerType: typeID, ID: "go-sub-late", FunctionID: ptr("")}
 	if diff := cmp.Diff(wantGone, gone, jsonRawComparer); diff != "" {
 		t.Errorf("Node provider's unregister saw (-want +got):\n%s", diff)
@@ -196,7 +197,7 @@ func TestNodeProviderGoSubscriber(t *testing.T) {
 func waitBindingFor(t *testing.T, srv *engine.Engine, functionID string) engine.Binding {
 	t.Helper()
 	var found []engine.Binding
-	eventually(t, waitTimeout, "a binding to "+functionID, func() error {
+	waitUntil(t, waitTimeout, "a binding to "+functionID, func() error {
 		found = found[:0]
 		for _, b := range srv.Bindings() {
 			if b.FunctionID == functionID {
@@ -214,7 +215,7 @@ func waitBindingFor(t *testing.T, srv *engine.Engine, functionID string) engine.
 // waitParked waits until the engine holds trigger id as parked.
 func waitParked(t *testing.T, srv *engine.Engine, id string) {
 	t.Helper()
-	eventually(t, waitTimeout, "trigger "+id+" parked", func() error {
+	waitUntil(t, waitTimeout, "trigger "+id+" parked", func() error {
 		for _, b := range srv.Bindings() {
 			if b.ID == id && b.Parked {
 				return nil
@@ -224,17 +225,33 @@ func waitParked(t *testing.T, srv *engine.Engine, id string) {
 	})
 }
 
-// waitSubscribers waits until the provider holds n bindings.
-func waitSubscribers(t *testing.T, p *iii.Provider, n int) []iii.Subscription {
+// waitSubscribers waits until the engine holds n live bindings of typeID
+// and returns the subscribers of p, gw's provider of that type, which must
+// then be n. The engine has sent those bindings (and removals) to gw
+// before it forwards gw's call of barrier, a function of gw's own; gw
+// handles its frames in order, so once that call is answered p is up to
+// date.
+func waitSubscribers(t *testing.T, srv *engine.Engine, gw *goWorker, barrier string, p *iii.Provider, typeID string, n int) []iii.Subscription {
 	t.Helper()
-	var subs []iii.Subscription
-	eventually(t, waitTimeout, "provider subscribers", func() error {
-		subs = p.Subscribers()
-		if len(subs) != n {
-			return fmt.Errorf("%d subscribers, want %d: %+v", len(subs), n, subs)
+	waitUntil(t, waitTimeout, fmt.Sprintf("%d live bindings of %s", n, typeID), func() error {
+		var live []engine.Binding
+		for _, b := range srv.Bindings() {
+			if b.TriggerType == typeID && !b.Parked {
+				live = append(live, b)
+			}
+		}
+		if len(live) != n {
+			return fmt.Errorf("%d live bindings, want %d: %+v", len(live), n, live)
 		}
 		return nil
 	})
+	if _, err := gw.call(barrier, map[string]any{"barrier": true}); err != nil {
+		t.Fatalf("barrier call of %s: %v", barrier, err)
+	}
+	subs := p.Subscribers()
+	if len(subs) != n {
+		t.Fatalf("%d subscribers, want %d: %+v", len(subs), n, subs)
+	}
 	return subs
 }
 
@@ -250,6 +267,7 @@ type hookCall struct {
 }
 
 func (h *hookLog) add(kind string, s iii.Subscription) {
+	defer bump()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.calls = append(h.calls, hookCall{kind, s})

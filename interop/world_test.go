@@ -51,7 +51,47 @@ func testLogger(t *testing.T, name string) *zap.Logger {
 			t.Logf("%s log:\n%s", name, buf.tail(64<<10))
 		}
 	})
-	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(buf), zapcore.InfoLevel)).Named(name)
+	core := zapcore.NewCore(enc, zapcore.AddSync(buf), zapcore.InfoLevel)
+	return zap.New(zapcore.NewTee(core, pulseCore{})).Named(name)
+}
+
+// changes is bumped by every log entry of an engine or Go client (debug
+// included), every write of a Node peer's stderr and every provider hook
+// call: the events that come with the changes waitUntil waits for. It is
+// shared by the tests running in parallel; a bump from another test only
+// makes a wait check once more.
+var changes = struct {
+	mu sync.Mutex
+	ch chan struct{} // closed and replaced by bump
+}{ch: make(chan struct{})}
+
+func bump() {
+	changes.mu.Lock()
+	defer changes.mu.Unlock()
+	close(changes.ch)
+	changes.ch = make(chan struct{})
+}
+
+// nextChange returns a channel closed at the next bump.
+func nextChange() <-chan struct{} {
+	changes.mu.Lock()
+	defer changes.mu.Unlock()
+	return changes.ch
+}
+
+// pulseCore is a zap core that writes nothing and bumps changes for every
+// entry, at every level.
+type pulseCore struct{}
+
+func (pulseCore) Enabled(zapcore.Level) bool          { return true }
+func (c pulseCore) With([]zapcore.Field) zapcore.Core { return c }
+func (pulseCore) Sync() error                         { return nil }
+func (pulseCore) Write(zapcore.Entry, []zapcore.Field) error {
+	bump()
+	return nil
+}
+func (c pulseCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	return ce.AddCore(e, c)
 }
 
 // goWorker is the Go side of a test: a client plus what its handlers saw.
@@ -215,34 +255,37 @@ func (w *goWorker) listWorkers() []workerRow {
 	return out.Workers
 }
 
-// waitIdle waits until no worker has an invocation in flight, so that any
-// result the engine was going to send has been sent.
-func (w *goWorker) waitIdle() {
+// assertIdle fails unless no worker has an invocation in flight. The
+// list is computed when the engine handles this call, after every frame
+// this client sent before it.
+func (w *goWorker) assertIdle() {
 	w.t.Helper()
-	eventually(w.t, waitTimeout, "no invocation in flight", func() error {
-		for _, r := range w.listWorkers() {
-			if r.ActiveInvocations != 0 {
-				return fmt.Errorf("worker %s has %d invocations in flight", r.ID, r.ActiveInvocations)
-			}
+	for _, r := range w.listWorkers() {
+		if r.ActiveInvocations != 0 {
+			w.t.Errorf("worker %s has %d invocations in flight, want none", r.ID, r.ActiveInvocations)
 		}
-		return nil
-	})
+	}
 }
 
-// eventually retries check every 100 ms until it returns nil, and fails
-// the test with its last error after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, check func() error) {
+// waitUntil checks check again at every change (see changes) until it
+// returns nil, and fails the test with its last error after timeout. A
+// check must be a condition that one of those changes makes true, or a
+// call whose failure is retried once something changed.
+func waitUntil(t *testing.T, timeout time.Duration, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
 	for {
+		next := nextChange()
 		err := check()
 		if err == nil {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-next:
+		case <-deadline.C:
 			t.Fatalf("%s: not reached within %v: %v", what, timeout, err)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -126,6 +126,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	client := iii.New(iii.Options{
 		URL: url, Name: workerName(), Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
+		MaxResultBytes: cfg.MaxResponseBytes,
 	})
 	triggerTypes := []iii.TriggerType{
 		changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log),
@@ -142,6 +143,8 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		SkillsChanged:  skillsChanged,
 		PromptsChanged: promptsChanged,
 		Logger:         log.Named("registry"),
+
+		MaxResponseBytes: cfg.MaxResponseBytes,
 	})
 	functions := reg.Functions()
 	for _, f := range functions {
@@ -157,6 +160,16 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		defer wg.Done()
 		if client.WaitReady(readyCtx) != nil {
 			return
+		}
+		// The engine sends no acknowledgement of registrations, but it
+		// handles one connection's frames in order and the handshake is
+		// queued before any call: once a call made now is answered, every
+		// function is registered, and "ready" is true for other workers too.
+		if _, err := client.Call(readyCtx, "engine::functions::list", map[string]any{}); err != nil {
+			if readyCtx.Err() != nil {
+				return
+			}
+			log.Debug("could not confirm registration with engine::functions::list", zap.Error(err))
 		}
 		log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(functions), len(triggerTypes)), zap.String("worker_id", client.WorkerID()))
 		reg.LogFSHealth(readyCtx)

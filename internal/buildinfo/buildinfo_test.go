@@ -46,7 +46,7 @@ func TestTargetIsThisPlatform(t *testing.T) {
 	}
 }
 
-// referenceManifest is reference-behaviour.md §1.5 for a v0.2.4 build on
+// referenceManifest is docs/reference.md#manifest for a v0.2.4 build on
 // x86-64 Linux, byte for byte, plus the trailing newline.
 const referenceManifest = `{
   "name": "skills",

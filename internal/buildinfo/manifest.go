@@ -7,8 +7,8 @@ import (
 	"github.com/iii-hq/skills-go/internal/config"
 )
 
-// Manifest is the document `skills --manifest` prints (reference §1.5 with
-// worker.md D13). Field order is the JSON key order.
+// Manifest is the document `skills --manifest` prints (docs/reference.md#manifest
+// with docs/decisions.md D13). Field order is the JSON key order.
 type Manifest struct {
 	Name             string        `json:"name"`
 	Version          string        `json:"version"`

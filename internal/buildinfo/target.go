@@ -24,7 +24,7 @@ func Target() string {
 }
 
 // TargetFor maps a Go platform to the Rust target triple the iii registry
-// names release assets by (ecosystem.md §5.3):
+// names release assets by (docs/reference.md#release-artifacts):
 //
 //	darwin/amd64         x86_64-apple-darwin
 //	darwin/arm64         aarch64-apple-darwin

@@ -17,7 +17,24 @@ const (
 	DefaultSkillsScope    = "skills"
 	DefaultPromptsScope   = "prompts"
 	DefaultStateTimeoutMS = 10000
+	// DefaultMaxFiles bounds the directory entries one glob walks
+	// (docs/decisions.md D25).
+	DefaultMaxFiles = 100000
+	// DefaultMaxResponseBytes bounds every response the worker builds:
+	// 16 MiB, well under the engine's 64 MiB frame (docs/decisions.md D26).
+	DefaultMaxResponseBytes = 16 << 20
 )
+
+// The range max_response_bytes accepts: at least 1 KiB, at most 63 MiB
+// (the engine's 64 MiB frame less room for the envelope).
+const (
+	MinMaxResponseBytes = 1 << 10
+	MaxMaxResponseBytes = 63 << 20
+)
+
+// MaxMaxFiles is the largest max_files accepted: the largest int on every
+// platform.
+const MaxMaxFiles = math.MaxInt32
 
 // MaxStateTimeoutMS is the longest state_timeout_ms a time.Duration holds.
 const MaxStateTimeoutMS = math.MaxInt64 / int64(time.Millisecond)
@@ -35,9 +52,21 @@ type Config struct {
 	// Prompts are glob patterns of filesystem-backed prompts.
 	Prompts []string `yaml:"prompts"`
 	// BaseDir, when set, is the directory relative glob patterns resolve
-	// against (worker.md D10); a relative BaseDir is itself resolved
+	// against (docs/decisions.md D10); a relative BaseDir is itself resolved
 	// against Dir. "~" is not expanded.
 	BaseDir string `yaml:"base_dir"`
+	// AllowPaths are directories outside the globs' roots that symbolic
+	// links under a glob may point into and still be served
+	// (docs/decisions.md D24). Relative entries resolve against GlobBase, as patterns do;
+	// "~" is not expanded.
+	AllowPaths []string `yaml:"allow_paths"`
+	// MaxFiles bounds the directory entries one glob pattern's walk reads
+	// (docs/decisions.md D25); a walk that reaches it stops and says so.
+	MaxFiles int `yaml:"max_files"`
+	// MaxResponseBytes bounds every response: a skill::fetch over it is
+	// refused, the index is cut with a note, any other result over it is
+	// an unavailable error (docs/decisions.md D26).
+	MaxResponseBytes int `yaml:"max_response_bytes"`
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
@@ -56,6 +85,10 @@ func Default() Config {
 		StateTimeoutMS: DefaultStateTimeoutMS,
 		Skills:         []string{},
 		Prompts:        []string{},
+		AllowPaths:     []string{},
+		MaxFiles:       DefaultMaxFiles,
+
+		MaxResponseBytes: DefaultMaxResponseBytes,
 	}
 }
 
@@ -82,6 +115,20 @@ func (c Config) GlobBase() string {
 	default:
 		return filepath.Join(dir, c.BaseDir)
 	}
+}
+
+// AllowDirs is AllowPaths made absolute and cleaned: relative entries
+// join GlobBase, as relative glob patterns do.
+func (c Config) AllowDirs() []string {
+	base := c.GlobBase()
+	dirs := make([]string, 0, len(c.AllowPaths))
+	for _, p := range c.AllowPaths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(base, p)
+		}
+		dirs = append(dirs, filepath.Clean(p))
+	}
+	return dirs
 }
 
 // workingDir is the current directory, or "." if it cannot be found (it

@@ -182,3 +182,36 @@ func TestStateTimeout(t *testing.T) {
 		})
 	}
 }
+
+func TestAllowDirs(t *testing.T) {
+	dir := t.TempDir()
+	path := writeConfig(t, dir, "etc/config.yaml", "base_dir: ../content\nallow_paths: [/srv/shared/, ../vendor, .]\nmax_files: 20\n")
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := []string{"/srv/shared", filepath.Join(dir, "vendor"), filepath.Join(dir, "content")}
+	if diff := cmp.Diff(want, cfg.AllowDirs()); diff != "" {
+		t.Errorf("AllowDirs (-want +got):\n%s", diff)
+	}
+	if cfg.MaxFiles != 20 {
+		t.Errorf("MaxFiles = %d, want 20", cfg.MaxFiles)
+	}
+	if got := Default().AllowDirs(); len(got) != 0 {
+		t.Errorf("Default().AllowDirs() = %v, want none", got)
+	}
+}
+
+func TestLoadRejectsInvalidHardeningKeys(t *testing.T) {
+	dir := t.TempDir()
+	path := writeConfig(t, dir, "config.yaml", "max_files: -1\nallow_paths: ['  ']\n")
+	cfg, err := Load(path)
+	want := "config " + path + ": `max_files` must be a whole number of directory entries from 1 to 2147483647 (default 100000), got -1; " +
+		"`allow_paths[0]` must be a directory path (a non-blank string), got \"  \""
+	if err == nil || err.Error() != want {
+		t.Errorf("Load error = %v, want %s", err, want)
+	}
+	if diff := cmp.Diff(Default(), cfg); diff != "" {
+		t.Errorf("config on error is not Default (-want +got):\n%s", diff)
+	}
+}

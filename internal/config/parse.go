@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -14,7 +15,8 @@ import (
 // defaults on its own (`scopes: {skills: x}` keeps the prompts scope);
 // unknown keys are ignored; a key set to null keeps its default. Types
 // are checked strictly: scopes and base_dir are strings, state_timeout_ms
-// a whole number, skills and prompts lists of strings; anything else is
+// and max_files whole numbers, skills, prompts and allow_paths lists of
+// strings; anything else is
 // an error naming the key, its line and what is allowed. An empty
 // document is the defaults. Parse does not Validate value ranges.
 func Parse(data []byte) (cfg Config, err error) {
@@ -39,7 +41,7 @@ func Parse(data []byte) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir), got %s", root.Line, yamlnode.Describe(root))
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
 	p.mapping(root, "", func(key string, v *yaml.Node) {
@@ -54,6 +56,12 @@ func Parse(data []byte) (cfg Config, err error) {
 			p.patterns(v, key, &cfg.Prompts)
 		case "base_dir":
 			p.str(v, key, "a directory path", &cfg.BaseDir)
+		case "allow_paths":
+			p.dirs(v, key, &cfg.AllowPaths)
+		case "max_files":
+			p.wholeNumber(v, maxFilesRule, &cfg.MaxFiles)
+		case "max_response_bytes":
+			p.wholeNumber(v, maxResponseBytesRule, &cfg.MaxResponseBytes)
 		}
 	})
 	if len(p.problems) > 0 {
@@ -141,6 +149,43 @@ func (p *parser) patterns(v *yaml.Node, key string, out *[]string) {
 		list = append(list, item.Value)
 	}
 	*out = list
+}
+
+// dirs reads a list of directory paths (allow_paths).
+func (p *parser) dirs(v *yaml.Node, key string, out *[]string) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
+		return
+	}
+	if v.Kind != yaml.SequenceNode {
+		p.fail(v, "`%s` must be a list of directories (e.g. `%s: [\"/srv/shared-skills\"]`), got %s", key, key, yamlnode.Describe(v))
+		return
+	}
+	list := make([]string, 0, len(v.Content))
+	for _, item := range v.Content {
+		item = yamlnode.Resolve(item)
+		if item.Kind != yaml.ScalarNode || item.ShortTag() != "!!str" {
+			p.fail(item, "`%s` entries must be directory path strings, got %s (quote the value)", key, yamlnode.Describe(item))
+			continue
+		}
+		list = append(list, item.Value)
+	}
+	*out = list
+}
+
+// wholeNumber sets *out to an integer scalar within rule's range as far
+// as parsing can tell (Validate checks the range); null keeps the default.
+func (p *parser) wholeNumber(v *yaml.Node, rule intRule, out *int) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
+		return
+	}
+	var n int64
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&n) != nil || n < math.MinInt32 || n > math.MaxInt32 {
+		p.fail(v, "%s, got %s", rule.text, yamlnode.Describe(v))
+		return
+	}
+	*out = int(n)
 }
 
 // str sets *out to a string scalar; null keeps the default. what says what

@@ -13,6 +13,10 @@ func TestDefault(t *testing.T) {
 		StateTimeoutMS: 10000,
 		Skills:         []string{},
 		Prompts:        []string{},
+		AllowPaths:     []string{},
+		MaxFiles:       100000,
+
+		MaxResponseBytes: 16 << 20,
 	}
 	if diff := cmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default() (-want +got):\n%s", diff)
@@ -51,6 +55,9 @@ skills:
   - shared/skills/**/*.md
 prompts: ["my-custom-prompts-folder/**/*.md"]
 base_dir: /srv/docs
+allow_paths: [/srv/shared-skills, ../vendor]
+max_files: 5000
+max_response_bytes: 1048576
 `,
 			want: Config{
 				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
@@ -58,6 +65,10 @@ base_dir: /srv/docs
 				Skills:         []string{"my-custom-skills-folder/**/*.md", "shared/skills/**/*.md"},
 				Prompts:        []string{"my-custom-prompts-folder/**/*.md"},
 				BaseDir:        "/srv/docs",
+				AllowPaths:     []string{"/srv/shared-skills", "../vendor"},
+				MaxFiles:       5000,
+
+				MaxResponseBytes: 1 << 20,
 			},
 		},
 		{
@@ -77,7 +88,7 @@ base_dir: /srv/docs
 		},
 		{
 			name: "null values keep the defaults",
-			yaml: "scopes: ~\nstate_timeout_ms: null\nskills:\nprompts: ~\nbase_dir:\n",
+			yaml: "scopes: ~\nstate_timeout_ms: null\nskills:\nprompts: ~\nbase_dir:\nallow_paths: ~\nmax_files: ~\n",
 			want: Default(),
 		},
 		{
@@ -111,9 +122,24 @@ base_dir: /srv/docs
 			want: with(func(c *Config) { c.BaseDir = "../content" }),
 		},
 		{
+			name: "empty allow_paths",
+			yaml: "allow_paths: []\n",
+			want: Default(),
+		},
+		{
+			name: "max_files spellings",
+			yaml: "max_files: 1_000\n",
+			want: with(func(c *Config) { c.MaxFiles = 1000 }),
+		},
+		{
 			name: "out-of-range values are left to Validate",
-			yaml: "state_timeout_ms: -5\nscopes: {skills: ''}\n",
-			want: with(func(c *Config) { c.StateTimeoutMS = -5; c.Scopes.Skills = "" }),
+			yaml: "state_timeout_ms: -5\nscopes: {skills: ''}\nmax_files: 0\nallow_paths: ['']\n",
+			want: with(func(c *Config) {
+				c.StateTimeoutMS = -5
+				c.Scopes.Skills = ""
+				c.MaxFiles = 0
+				c.AllowPaths = []string{""}
+			}),
 		},
 	}
 	for _, tt := range tests {
@@ -141,7 +167,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes), got a list",
 		},
 		{
 			name: "scopes is a string",
@@ -197,6 +223,37 @@ func TestParseErrors(t *testing.T) {
 			name: "base_dir is a list",
 			yaml: "base_dir: [a]\n",
 			want: "line 1: `base_dir` must be a string (a directory path), got a list (quote the value)",
+		},
+		{
+			name: "allow_paths is a single string",
+			yaml: "allow_paths: /srv/shared\n",
+			want: "line 1: `allow_paths` must be a list of directories (e.g. `allow_paths: [\"/srv/shared-skills\"]`), got str \"/srv/shared\"",
+		},
+		{
+			name: "allow_paths entry is not a string",
+			yaml: "allow_paths:\n  - /srv/ok\n  - {a: b}\n  - 3\n",
+			want: "line 3: `allow_paths` entries must be directory path strings, got a mapping (quote the value); " +
+				"line 4: `allow_paths` entries must be directory path strings, got int \"3\" (quote the value)",
+		},
+		{
+			name: "max_files is text",
+			yaml: "max_files: lots\n",
+			want: "line 1: `max_files` must be a whole number of directory entries from 1 to 2147483647 (default 100000), got str \"lots\"",
+		},
+		{
+			name: "max_response_bytes is text",
+			yaml: "max_response_bytes: 16MiB\n",
+			want: "line 1: `max_response_bytes` must be a whole number of bytes from 1024 (1 KiB) to 66060288 (63 MiB) (default 16777216, 16 MiB), got str \"16MiB\"",
+		},
+		{
+			name: "max_files is fractional",
+			yaml: "max_files: 1.5\n",
+			want: "line 1: `max_files` must be a whole number of directory entries from 1 to 2147483647 (default 100000), got float \"1.5\"",
+		},
+		{
+			name: "max_files overflows",
+			yaml: "max_files: 4294967296\n",
+			want: "line 1: `max_files` must be a whole number of directory entries from 1 to 2147483647 (default 100000), got int \"4294967296\"",
 		},
 		{
 			name: "repeated key",
@@ -266,6 +323,26 @@ func TestValidate(t *testing.T) {
 			cfg:  with(func(c *Config) { c.StateTimeoutMS = MaxStateTimeoutMS + 1 }),
 			want: "`state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got 9223372036855",
 		},
+		{name: "max_files bounds", cfg: with(func(c *Config) { c.MaxFiles = 1; c.AllowPaths = []string{"/a", "b"} })},
+		{name: "largest max_files", cfg: with(func(c *Config) { c.MaxFiles = MaxMaxFiles })},
+		{name: "max_response_bytes bounds", cfg: with(func(c *Config) { c.MaxResponseBytes = MinMaxResponseBytes })},
+		{name: "largest max_response_bytes", cfg: with(func(c *Config) { c.MaxResponseBytes = MaxMaxResponseBytes })},
+		{
+			name: "max_response_bytes over the engine frame",
+			cfg:  with(func(c *Config) { c.MaxResponseBytes = 64 << 20 }),
+			want: "`max_response_bytes` must be a whole number of bytes from 1024 (1 KiB) to 66060288 (63 MiB) (default 16777216, 16 MiB), got 67108864",
+		},
+		{
+			name: "zero max_files",
+			cfg:  with(func(c *Config) { c.MaxFiles = 0 }),
+			want: "`max_files` must be a whole number of directory entries from 1 to 2147483647 (default 100000), got 0",
+		},
+		{
+			name: "blank allow_paths entries",
+			cfg:  with(func(c *Config) { c.AllowPaths = []string{"/ok", "", " "} }),
+			want: "`allow_paths[1]` must be a directory path (a non-blank string), got \"\"; " +
+				"`allow_paths[2]` must be a directory path (a non-blank string), got \" \"",
+		},
 		{
 			name: "blank scopes",
 			cfg:  with(func(c *Config) { c.Scopes = Scopes{Skills: "", Prompts: " \t"} }),
@@ -287,7 +364,7 @@ func TestValidate(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"", "scopes: {skills: a}", "state_timeout_ms: 1", "skills: [a, b]", "- x", "a: &a [*a]"} {
+	for _, s := range []string{"", "scopes: {skills: a}", "state_timeout_ms: 1", "skills: [a, b]", "- x", "a: &a [*a]", "allow_paths: [a, ~]", "max_files: 0x10"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -6,8 +6,32 @@ import (
 	"strings"
 )
 
-// Validate checks values Parse cannot: non-blank scopes and a timeout a
-// time.Duration can hold. It reports every problem, each naming the key,
+// What the whole-number keys accept, for Parse and Validate.
+var (
+	maxFilesRule = intRule{key: "max_files", min: 1, max: MaxMaxFiles, text: fmt.Sprintf(
+		"`max_files` must be a whole number of directory entries from 1 to %d (default %d)", MaxMaxFiles, DefaultMaxFiles)}
+	maxResponseBytesRule = intRule{key: "max_response_bytes", min: MinMaxResponseBytes, max: MaxMaxResponseBytes, text: fmt.Sprintf(
+		"`max_response_bytes` must be a whole number of bytes from %d (1 KiB) to %d (63 MiB) (default %d, 16 MiB)", MinMaxResponseBytes, MaxMaxResponseBytes, DefaultMaxResponseBytes)}
+)
+
+// intRule is the range of a whole-number key and the sentence that says so.
+type intRule struct {
+	key      string
+	min, max int64
+	text     string
+}
+
+// check returns the problem with n, or "".
+func (r intRule) check(n int) string {
+	if int64(n) < r.min || int64(n) > r.max {
+		return fmt.Sprintf("%s, got %d", r.text, n)
+	}
+	return ""
+}
+
+// Validate checks values Parse cannot: non-blank scopes, a timeout a
+// time.Duration can hold, max_files and max_response_bytes in range and non-blank allow_paths
+// entries. It reports every problem, each naming the key,
 // the value and what is allowed.
 func (c Config) Validate() error {
 	var problems []string
@@ -21,6 +45,16 @@ func (c Config) Validate() error {
 	}
 	if c.StateTimeoutMS < 1 || c.StateTimeoutMS > MaxStateTimeoutMS {
 		problems = append(problems, fmt.Sprintf("`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %d", MaxStateTimeoutMS, c.StateTimeoutMS))
+	}
+	for _, p := range []string{maxFilesRule.check(c.MaxFiles), maxResponseBytesRule.check(c.MaxResponseBytes)} {
+		if p != "" {
+			problems = append(problems, p)
+		}
+	}
+	for i, p := range c.AllowPaths {
+		if strings.TrimSpace(p) == "" {
+			problems = append(problems, fmt.Sprintf("`allow_paths[%d]` must be a directory path (a non-blank string), got %q", i, p))
+		}
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))

@@ -1,9 +1,9 @@
-// Package iiitest is a faithful local iii engine for tests and first use,
-// in the shape of net/http/httptest: NewServer, URL, Close,
-// DropConnections, plus Restart.
+// Package engine is a faithful local iii engine for tests and first use
+// (`skills dev`, `skills engine`): Start, URL, Close, DropConnections and
+// Restart; package iiitest wraps it for tests.
 //
-// It speaks the 0.22.1 worker protocol (tolerating 0.23 fields) as written
-// down in the project's iii-protocol.md: invocation routing by id, void and
+// It speaks the 0.22.1 worker protocol (tolerating 0.23 fields) as
+// summarised in docs/protocol.md (see docs/engine.md): invocation routing by id, void and
 // enqueue actions, _caller_worker_id injection, function ownership, trigger
 // type providers with parking and replay, disconnect cleanup, reattach, the
 // in-process state::* and engine::* functions with their quirks, JSON and

@@ -101,7 +101,8 @@ func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger) {
 	b := &binding{id: m.ID, triggerType: m.TriggerType, functionID: m.FunctionID,
 		config: canonical(m.Config), metadata: canonical(m.Metadata), owner: c}
 	tt := s.types[m.TriggerType]
-	// The same id replaces the previous binding (§2.6). When the new one
+	// The same id replaces the previous binding
+	// (docs/protocol.md#trigger-types-and-bindings). When the new one
 	// goes to another type, or is parked, the old provider is told, so it
 	// does not keep a subscriber that no longer exists.
 	if old := s.bindings[m.ID]; old != nil && (tt == nil || old.triggerType != m.TriggerType) {

@@ -29,7 +29,7 @@ func (e *tooLargeError) Error() string {
 }
 
 // ReadBody reads a file fresh and returns its body with any frontmatter
-// removed, or an error worded as in reference-behaviour.md §10.4
+// removed, or an error worded as in docs/reference.md#frontmatter-and-body
 // ("read <path>: …", "file <path> has empty body", "file <path> is too
 // large (<n> bytes; max 262144)"), with the path made absolute.
 //
@@ -60,35 +60,52 @@ func ReadBody(path string) (string, error) {
 }
 
 // readMatched stats and reads a file, refusing anything that is not a
-// regular file (reading a FIFO would block).
+// regular file without opening it (opening a device can have effects).
 func readMatched(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
-	if fi.IsDir() {
-		return nil, errors.New("is a directory")
+	if err := checkRegular(fi); err != nil {
+		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (mode %s)", fi.Mode().Type())
-	}
-	return readRegular(path, fi.Size())
+	return readRegular(path)
 }
 
-// readRegular reads a regular file whose size was already stat'ed, and
-// checks that it is UTF-8 text. Errors carry no path: callers word their
-// own prefix.
-func readRegular(path string, size int64) ([]byte, error) {
-	if size > maxFileBytes {
-		return nil, &tooLargeError{size: size}
+// checkRegular refuses a file that is not a regular file, naming its kind.
+func checkRegular(fi fs.FileInfo) error {
+	switch {
+	case fi.Mode().IsRegular():
+		return nil
+	case fi.IsDir():
+		return errors.New("is a directory")
+	default:
+		return errors.New("is " + describeIrregular(fi.Mode()) + "; only regular files are served")
 	}
-	f, err := os.Open(path)
+}
+
+// readRegular reads a regular file and checks that it is UTF-8 text. The
+// file is opened without blocking and checked again after opening, so a
+// FIFO swapped in after a stat cannot hang the call (next.md D25). Errors
+// carry no path: callers word their own prefix.
+func readRegular(path string) ([]byte, error) {
+	f, err := openNoBlock(path)
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
 	defer f.Close()
-	// The file may have grown since the stat: read one byte past the cap
-	// to notice.
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	if err := checkRegular(fi); err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxFileBytes {
+		return nil, &tooLargeError{size: fi.Size()}
+	}
+	// The file may grow while it is read: read one byte past the cap to
+	// notice.
 	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 	if err != nil {
 		return nil, unwrapPath(err)

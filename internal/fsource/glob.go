@@ -15,8 +15,10 @@ import (
 
 // match is one path a pattern produced, before it is stat'ed or read.
 type match struct {
-	path   string // absolute, with the OS separator
-	prefix string // static prefix of the pattern that produced it, with '/'
+	path     string // absolute, with the OS separator
+	prefix   string // static prefix of the pattern that produced it, with '/'
+	root     string // that prefix as an OS path: the pattern's root (D24)
+	realRoot string // root with symbolic links resolved
 }
 
 // expand runs the patterns in order. It returns every match in pattern
@@ -26,17 +28,23 @@ type match struct {
 // so a file whose id is invalid under one pattern can still load under
 // another; the callers drop a repeat of the same id from the same file
 // silently. Directories are not filtered here.
-func (s *Source) expand(kind string, patterns []string) ([]match, []Skip) {
-	var (
-		out   []match
-		skips []Skip
-	)
+//
+// The walks' refusals (links leaving the root, loops, depth, max_files)
+// are recorded in sc. If sc's context ends, expand stops, records why and
+// returns false.
+func (s *Source) expand(sc *scan, patterns []string) ([]match, bool) {
+	var out []match
 	for _, pattern := range patterns {
+		if err := sc.ctx.Err(); err != nil {
+			sc.stopped(pattern, err)
+			return out, false
+		}
 		abs := s.absPattern(pattern)
-		paths, err := glob(abs)
+		w := newWalk(sc, pattern, s.maxFiles)
+		paths, err := glob(w, abs)
 		if err != nil {
-			skips = append(skips, Skip{
-				Kind:   kind,
+			sc.skips = append(sc.skips, Skip{
+				Kind:   sc.kind,
 				Path:   pattern,
 				Reason: fmt.Sprintf("invalid glob %s: %v", ids.Quote(pattern), err),
 			})
@@ -44,14 +52,26 @@ func (s *Source) expand(kind string, patterns []string) ([]match, []Skip) {
 		}
 		prefix := staticPrefix(filepath.ToSlash(abs))
 		for _, p := range paths {
-			out = append(out, match{path: p, prefix: prefix})
+			out = append(out, match{path: p, prefix: prefix, root: w.root, realRoot: w.realRoot})
+		}
+		switch {
+		case errors.Is(w.stop, errCapped):
+			sc.skips = append(sc.skips, Skip{
+				Kind: sc.kind,
+				Path: pattern,
+				Reason: fmt.Sprintf("walk stopped after %d directory entries (max_files); "+
+					"the files after them are not listed: narrow the pattern or raise max_files", s.maxFiles),
+			})
+		case w.stop != nil:
+			sc.stopped(pattern, w.stop)
+			return out, false
 		}
 	}
-	return out, skips
+	return out, true
 }
 
 // absPattern joins a relative pattern to the base and cleans it, as
-// doublestar.FilepathGlob will, so that the static prefix is computed on
+// walk.glob will, so that the static prefix is computed on
 // the same text the matches are built from. The base is a directory, not
 // a pattern: its glob characters are escaped, so a base such as
 // /home/me/[work] matches itself. (Windows has no escape character, as
@@ -79,13 +99,14 @@ func escapeMeta(dir string) string {
 }
 
 // glob expands one absolute pattern into matching paths (files and
-// directories) in sorted path order. I/O errors while walking are ignored,
-// as by the reference: an unreadable directory contributes nothing.
-func glob(abs string) ([]string, error) {
+// directories) in sorted path order, walking with w (see walk). I/O errors
+// while walking are ignored, as by the reference: an unreadable directory
+// contributes nothing.
+func glob(w *walk, abs string) ([]string, error) {
 	if err := checkPattern(filepath.ToSlash(abs)); err != nil {
 		return nil, err
 	}
-	paths, err := doublestar.FilepathGlob(abs)
+	paths, err := w.glob(abs)
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,8 @@ package fsource
 
 import (
 	"cmp"
+	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -24,16 +24,34 @@ const (
 // `name` (optional) overrides the last segment of the path-derived id.
 // Skip reasons, checked in this order: "read: …", missing frontmatter,
 // invalid frontmatter YAML (including a non-string name or description),
-// invalid prompt name, missing description, duplicate name.
+// invalid prompt name, missing description, duplicate name. Directories
+// are ignored; other non-regular files and files whose real path leaves
+// their root are skipped with their own reasons (see the package
+// documentation).
+//
+// Prompts is PromptsContext without a deadline.
 func (s *Source) Prompts() ([]Prompt, []Skip) {
-	matches, skips := s.expand(KindPrompt, s.promptPatterns)
+	return s.PromptsContext(context.Background())
+}
+
+// PromptsContext is Prompts, stopped when ctx ends: the prompts loaded so
+// far come back with a Skip saying the walk stopped.
+func (s *Source) PromptsContext(ctx context.Context) ([]Prompt, []Skip) {
+	sc := s.newScan(ctx, KindPrompt)
+	matches, complete := s.expand(sc, s.promptPatterns)
 	var prompts []Prompt
 	first := make(map[string]string) // name -> path of the prompt that won it
 	for _, m := range matches {
-		p, reason, ok := loadPrompt(m)
+		if err := ctx.Err(); err != nil {
+			if complete {
+				sc.stopped(m.path, err)
+			}
+			break
+		}
+		p, reason, ok := sc.loadPrompt(m)
 		if !ok {
 			if reason != "" {
-				skips = append(skips, Skip{Kind: KindPrompt, Path: m.path, Reason: reason})
+				sc.skips = append(sc.skips, Skip{Kind: KindPrompt, Path: m.path, Reason: reason})
 			}
 			continue
 		}
@@ -41,32 +59,28 @@ func (s *Source) Prompts() ([]Prompt, []Skip) {
 			if prev == m.path {
 				continue // the same file through another pattern
 			}
-			skips = append(skips, Skip{Kind: KindPrompt, Path: m.path, Reason: fmt.Sprintf("duplicate name %s also produced by %s", ids.Quote(p.Name), prev)})
+			sc.skips = append(sc.skips, Skip{Kind: KindPrompt, Path: m.path, Reason: fmt.Sprintf("duplicate name %s also produced by %s", ids.Quote(p.Name), prev)})
 			continue
 		}
 		first[p.Name] = m.path
 		prompts = append(prompts, p)
 	}
 	slices.SortFunc(prompts, func(a, b Prompt) int { return cmp.Compare(a.Name, b.Name) })
-	return prompts, skips
+	return prompts, sc.skips
 }
 
 // loadPrompt stats, reads and checks one match. ok is false with an empty
-// reason for a match that is silently ignored (a directory or another
-// non-regular file).
-func loadPrompt(m match) (p Prompt, reason string, ok bool) {
-	fi, err := os.Stat(m.path)
+// reason for a match that is silently ignored (a directory).
+func (sc *scan) loadPrompt(m match) (p Prompt, reason string, ok bool) {
+	fi, err := sc.admit(m)
 	if err != nil {
-		return Prompt{}, "read: " + unwrapPath(err).Error(), false
-	}
-	if !fi.Mode().IsRegular() {
-		return Prompt{}, "", false
+		return Prompt{}, admitReason("read: ", err), false
 	}
 	id, err := deriveID(m.prefix, m.path)
 	if err != nil {
 		return Prompt{}, err.Error(), false
 	}
-	b, err := readRegular(m.path, fi.Size())
+	b, err := readRegular(m.path)
 	if err != nil {
 		return Prompt{}, "read: " + err.Error(), false
 	}

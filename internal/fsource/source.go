@@ -3,18 +3,32 @@
 // patterns are expanded and files re-read on every call, so an edit is
 // visible on the next call.
 //
-// Patterns use doublestar syntax (worker.md D4): `*` and `?` within one
+// Patterns use doublestar syntax (docs/decisions.md D4): `*` and `?` within one
 // path segment, `**` across directories, `[abc]`/`[!abc]` classes and
 // `{a,b}` alternation; `\` escapes the next character on Unix. Matching is
 // case-sensitive, `*` also matches dotfiles, and symbolic links are
-// followed. Relative patterns resolve against Source.Base (D10); absolute
-// patterns are used as they are.
+// followed within the limits below. Relative patterns resolve against
+// Source.Base (docs/decisions.md D10); absolute patterns are used as they
+// are.
+//
+// Hardening (docs/decisions.md D24, D25): a pattern's root is its static prefix,
+// the directory before its first glob character. Symbolic links are
+// followed while they stay inside the root; a file or directory whose real
+// path leaves it is skipped with a reason naming the link, its target and
+// allow_paths, unless an allow_paths directory holds the target. Walks
+// skip directory loops, stop 32 directories below the root and after
+// max_files directory entries, and stop when the caller's context ends.
+// Only regular files are served; FIFOs, sockets and devices are skipped
+// with a reason, and files are opened without blocking and re-checked
+// after opening.
 package fsource
 
 import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/iii-hq/skills-go/internal/config"
 )
 
 // Skip kinds.
@@ -25,7 +39,7 @@ const (
 
 // Skill is a filesystem-backed skill.
 type Skill struct {
-	ID      string    // derived from the path (see reference-behaviour.md §10.3)
+	ID      string    // derived from the path (see docs/reference.md#ids-from-paths)
 	Path    string    // absolute path of the file
 	Size    int64     // file size in bytes, frontmatter included
 	ModTime time.Time // zero when unavailable
@@ -52,21 +66,53 @@ type Source struct {
 	base           string
 	skillPatterns  []string
 	promptPatterns []string
+	allow          []string // allow_paths, absolute and cleaned
+	maxFiles       int      // max_files
+}
+
+// Option configures a Source.
+type Option func(*Source)
+
+// AllowPaths lets symbolic links under a glob reach files inside these
+// directories (the allow_paths config key, docs/decisions.md D24). Relative
+// directories resolve against the Source's base.
+func AllowPaths(dirs ...string) Option {
+	return func(s *Source) { s.allow = append(s.allow, dirs...) }
+}
+
+// MaxFiles bounds the directory entries one pattern's walk reads (the
+// max_files config key, docs/decisions.md D25); n < 1 means
+// config.DefaultMaxFiles.
+func MaxFiles(n int) Option {
+	return func(s *Source) { s.maxFiles = n }
 }
 
 // New returns a Source whose relative patterns resolve against base. A
 // relative base is made absolute against the current directory now, so
 // that every path the Source reports is absolute; an empty base means the
 // current directory.
-func New(base string, skillPatterns, promptPatterns []string) *Source {
+func New(base string, skillPatterns, promptPatterns []string, opts ...Option) *Source {
 	if abs, err := filepath.Abs(base); err == nil {
 		base = abs
 	}
-	return &Source{
+	s := &Source{
 		base:           base,
 		skillPatterns:  slices.Clone(skillPatterns),
 		promptPatterns: slices.Clone(promptPatterns),
 	}
+	for _, opt := range opts {
+		opt(s)
+	}
+	for i, dir := range s.allow {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, dir)
+		}
+		s.allow[i] = filepath.Clean(dir)
+	}
+	if s.maxFiles < 1 {
+		s.maxFiles = config.DefaultMaxFiles
+	}
+	return s
 }
 
 // Base is the directory relative patterns resolve against.

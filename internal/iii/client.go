@@ -23,6 +23,7 @@ import (
 const (
 	DefaultCallTimeout      = 30 * time.Second
 	DefaultMaxFrameBytes    = 64 << 20
+	DefaultMaxResultBytes   = 63 << 20
 	DefaultReconnectInitial = 100 * time.Millisecond // docs/decisions.md D28: back ≤ 2 s after the engine is
 	DefaultReconnectMax     = 1500 * time.Millisecond
 	DefaultReconnectJitter  = 0.25
@@ -46,6 +47,13 @@ type Options struct {
 	// that, so the client logs it and reconnects.
 	MaxFrameBytes int64
 
+	// MaxResultBytes caps the encoded result of one handler. A bigger
+	// result is answered with an unavailable error that says so, instead
+	// of a frame the engine would refuse by closing the connection
+	// (docs/decisions.md D26). Zero means 63 MiB: the engine's 64 MiB
+	// frame less room for the envelope.
+	MaxResultBytes int
+
 	ReconnectInitial time.Duration // first reconnect delay; doubles per failed attempt
 	ReconnectMax     time.Duration // cap of the reconnect delay
 	ReconnectJitter  float64       // ± fraction of the delay; negative disables jitter
@@ -67,6 +75,7 @@ func (o Options) withDefaults() Options {
 	}
 	setDefault(&o.CallTimeout, DefaultCallTimeout)
 	setDefault(&o.MaxFrameBytes, DefaultMaxFrameBytes)
+	setDefault(&o.MaxResultBytes, DefaultMaxResultBytes)
 	setDefault(&o.ReconnectInitial, DefaultReconnectInitial)
 	setDefault(&o.ReconnectMax, DefaultReconnectMax)
 	setDefault(&o.ReconnectJitter, DefaultReconnectJitter)
@@ -77,7 +86,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func setDefault[T time.Duration | int64 | float64](v *T, def T) {
+func setDefault[T time.Duration | int | int64 | float64](v *T, def T) {
 	if *v == 0 {
 		*v = def
 	}

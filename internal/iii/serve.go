@@ -100,6 +100,10 @@ func (c *Client) reply(cn *conn, m wire.InvokeFunction, result any, err error) {
 		r.Error = errorBody(err)
 	} else if raw, encErr := encodeJSON(result); encErr != nil {
 		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
+	} else if len(raw) > c.opts.MaxResultBytes {
+		r.Error = &wire.ErrorBody{Code: CodeUnavailable, Message: fmt.Sprintf(
+			"the result of %s is %d bytes, over this worker's response budget of %d bytes; ask for less",
+			m.FunctionID, len(raw), c.opts.MaxResultBytes)}
 	} else {
 		r.Result = raw
 	}

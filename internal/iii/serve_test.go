@@ -323,3 +323,34 @@ func TestPanicWhileEncodingTheReplyIsRecovered(t *testing.T) {
 		})
 	}
 }
+
+// A result over MaxResultBytes would be a frame the engine refuses by
+// closing the connection (every call in flight with it); the handler's
+// caller gets an unavailable error naming the budget instead, and the
+// connection stays up (docs/decisions.md D26).
+func TestResultOverTheBudgetIsAnErrorNotADroppedConnection(t *testing.T) {
+	p := newPeer(t)
+	c, _ := newClient(t, p, func(o *Options) { o.MaxResultBytes = 1 << 10 })
+	c.RegisterFunction(Function{ID: "big", Handler: func(context.Context, Request) (any, error) {
+		return strings.Repeat("x", 2<<10), nil
+	}})
+	c.RegisterFunction(Function{ID: "small", Handler: func(context.Context, Request) (any, error) {
+		return "ok", nil
+	}})
+	startReady(t, c)
+	conn := p.waitConn(1)
+	big, small := invocationID(1), invocationID(2)
+	conn.send(wire.InvokeFunction{InvocationID: big, FunctionID: "big", Data: json.RawMessage(`{}`)})
+	res := p.waitFrame("result", resultFor(big)).msg.(wire.InvocationResult)
+	want := "the result of big is 2050 bytes, over this worker's response budget of 1024 bytes; ask for less"
+	if res.Error == nil || res.Error.Code != CodeUnavailable || res.Error.Message != want || res.Result != nil {
+		t.Errorf("result = %+v (error %+v), want unavailable %q", res, res.Error, want)
+	}
+	conn.send(wire.InvokeFunction{InvocationID: small, FunctionID: "small", Data: json.RawMessage(`{}`)})
+	if res := p.waitFrame("result", resultFor(small)).msg.(wire.InvocationResult); string(res.Result) != `"ok"` {
+		t.Errorf("next call on the same connection = %+v, want \"ok\"", res)
+	}
+	if n := p.connCount(); n != 1 {
+		t.Errorf("%d connections, want the first one kept", n)
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
-// Error codes a handler failure carries on the wire (worker.md D8). They are
+// Error codes a handler failure carries on the wire (docs/decisions.md D8). They are
 // stable: callers may branch on them.
 const (
 	// CodeInvalidArgument: the payload failed validation; the message says

@@ -23,7 +23,7 @@ const (
 	FnPromptsMCPGet            = "prompts::mcp-get"
 )
 
-// Registered descriptions (reference-behaviour.md §7), exact.
+// Registered descriptions (docs/reference.md#function-descriptions), exact.
 const (
 	descSkillsRegister     = "Register a markdown skill so it appears as iii://{id} in resources/list."
 	descSkillsUnregister   = "Remove a registered skill by id."
@@ -40,7 +40,7 @@ const (
 )
 
 // fetchToolMetadata marks skill::fetch as a tool for the mcp worker in
-// both spellings it reads (worker.md D16), so the tool survives
+// both spellings it reads (docs/decisions.md D16), so the tool survives
 // deployments that list only exposed functions.
 var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{"expose":true},"mcp.expose":true}`)
 

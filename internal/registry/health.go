@@ -9,14 +9,14 @@ import (
 )
 
 // LogFSHealth scans the filesystem overlay once and logs what it found
-// (reference-behaviour.md §10.6 plus worker.md D5): one info line per
+// (docs/reference.md#boot-scan plus docs/decisions.md D5): one info line per
 // loaded skill and prompt, one warning per skipped file and per fs entry
 // shadowed by a state row, and a summary. It reads state to find the
 // shadowed entries, so call it once the engine connection is up; if state
 // cannot be read it says so and reports no shadowed entries.
 func (r *Registry) LogFSHealth(ctx context.Context) {
-	skills, skillSkips := r.fsSkills()
-	prompts, promptSkips := r.fsPrompts()
+	skills, skillSkips := r.fsSkills(ctx)
+	prompts, promptSkips := r.fsPrompts(ctx)
 
 	for _, s := range skills {
 		r.log.Info("loaded fs-backed skill", zap.String("id", s.ID), zap.String("path", s.Path))

@@ -5,7 +5,7 @@ import (
 	"unicode"
 )
 
-// maxDescriptionRunes caps an index description (worker.md D1): longer
+// maxDescriptionRunes caps an index description (docs/decisions.md D1): longer
 // first paragraphs are cut to this many characters plus "...".
 const maxDescriptionRunes = 140
 
@@ -24,8 +24,8 @@ func nextLine(s string) (line, rest string, more bool) {
 	return line, rest, more
 }
 
-// title returns the first "# " heading of body (reference-behaviour.md
-// §6.2): leading whitespace before the hash is allowed, "##", "#x" and
+// title returns the first "# " heading of body (docs/reference.md
+// #title-and-description): leading whitespace before the hash is allowed, "##", "#x" and
 // "#\tx" are not headings, and a bare "# " gives an empty title. ok is
 // false when body has no such line.
 func title(body string) (t string, ok bool) {
@@ -48,9 +48,9 @@ func titleOr(body, fallback string) string {
 }
 
 // description returns the first paragraph of body that is not a heading
-// (reference-behaviour.md §6.2): consecutive non-blank lines that do not
+// (docs/reference.md#title-and-description): consecutive non-blank lines that do not
 // start with '#', trimmed and joined by single spaces, cut to 140
-// characters plus "..." when longer (worker.md D1). ok is false when there
+// characters plus "..." when longer (docs/decisions.md D1). ok is false when there
 // is no such paragraph.
 func description(body string) (d string, ok bool) {
 	d, cut, ok := firstParagraph(body)

@@ -128,7 +128,7 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 	if err != nil {
 		return listPromptsOutput{}, err
 	}
-	fsPrompts, _ := r.fsPrompts()
+	fsPrompts, _ := r.fsPrompts(ctx)
 	fsPrompts = unshadowedPrompts(fsPrompts, rows)
 	out := listPromptsOutput{Prompts: make([]promptEntry, 0, len(rows)+len(fsPrompts))}
 	for _, row := range rows {
@@ -147,7 +147,7 @@ func (r *Registry) mcpListPrompts(ctx context.Context, _ emptyInput) (mcpListOut
 		// The fs prompts are still worth listing.
 		r.log.Warn("mcp-list: state unavailable, listing fs prompts only", zap.Error(err))
 	}
-	fsPrompts, _ := r.fsPrompts()
+	fsPrompts, _ := r.fsPrompts(ctx)
 	fsPrompts = unshadowedPrompts(fsPrompts, rows)
 	out := mcpListOutput{Prompts: make([]mcpPrompt, 0, len(rows)+len(fsPrompts))}
 	for _, row := range rows {

@@ -10,13 +10,13 @@ import (
 // a thin wrapper over the function the handlers use.
 
 // Title returns the first "# " heading of a markdown body, as the index and
-// resources/list name a skill (reference-behaviour.md §6.2); ok is false
+// resources/list name a skill (docs/reference.md#title-and-description); ok is false
 // when the body has none.
 func Title(body string) (string, bool) { return title(body) }
 
 // Description returns the index description of a markdown body: its first
 // paragraph that is not a heading, cut to 140 characters plus "..." when
-// longer (worker.md D1); ok is false when there is none.
+// longer (docs/decisions.md D1); ok is false when there is none.
 func Description(body string) (string, bool) { return description(body) }
 
 // TruncateRunes keeps the first n characters of s and appends "..." when s
@@ -33,11 +33,11 @@ func SectionOutput(result json.RawMessage) (mime, text string) { return sectionO
 func PromptMessages(result json.RawMessage) (json.RawMessage, error) { return promptMessages(result) }
 
 // IsInternal reports whether the recursion guard refuses functionID as a
-// section or prompt handler (worker.md D2).
+// section or prompt handler (docs/decisions.md D2).
 func IsInternal(functionID string) bool { return isInternal(functionID) }
 
 // ValidatePromptArguments checks a prompts::register arguments array, given
-// as JSON, with the handler's rules and texts (reference-behaviour.md §3.3).
+// as JSON, with the handler's rules and texts (docs/reference.md#prompt-arguments).
 func ValidatePromptArguments(arguments json.RawMessage) error {
 	var args []promptArgument
 	if err := json.Unmarshal(arguments, &args); err != nil {

@@ -27,12 +27,6 @@ const (
 	PromptsOnChangeDescription = "Fires after any mutation of the prompts registry (register / unregister)."
 )
 
-// defaultMaxResponseBytes is the response budget when none is configured:
-// 16 MiB, well under the engine's 64 MiB frame (docs/decisions.md D26).
-// TODO(config): move to config.DefaultMaxResponseBytes with the
-// max_response_bytes key.
-const defaultMaxResponseBytes = 16 << 20
-
 // Config is what a Registry needs. Zero scopes, timeout, logger and clock
 // take the config defaults (package config); Caller is required.
 type Config struct {
@@ -100,7 +94,7 @@ func New(cfg Config) *Registry {
 		cfg.Now = time.Now
 	}
 	if cfg.MaxResponseBytes <= 0 {
-		cfg.MaxResponseBytes = defaultMaxResponseBytes
+		cfg.MaxResponseBytes = config.DefaultMaxResponseBytes
 	}
 	return &Registry{
 		skills:         store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.StateTimeout},

@@ -78,7 +78,7 @@ func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesLi
 		// The index entry and the fs entries are still worth listing.
 		r.log.Warn("resources-list: state unavailable, listing fs skills only", zap.Error(err))
 	}
-	fsSkills, _ := r.fsSkills()
+	fsSkills, _ := r.fsSkills(ctx)
 	fsSkills = unshadowedSkills(fsSkills, rows)
 	out := resourcesListOutput{Resources: make([]resource, 0, 1+len(rows)+len(fsSkills))}
 	out.Resources = append(out.Resources, indexResource)
@@ -142,7 +142,7 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 		}
 		return row.Skill, nil
 	}
-	fsSkills, _ := r.fsSkills()
+	fsSkills, _ := r.fsSkills(ctx)
 	if i := slices.IndexFunc(fsSkills, func(s fsource.Skill) bool { return s.ID == key }); i >= 0 {
 		body, err := fsource.ReadBody(fsSkills[i].Path)
 		if err != nil {

@@ -7,8 +7,8 @@ import (
 	"fmt"
 )
 
-// State rows, interchangeable with the Rust worker's (reference-behaviour.md
-// §4). Decoding is as strict as the Rust worker's serde structs: every
+// State rows, interchangeable with the Rust worker's (docs/reference.md
+// #state-rows). Decoding is as strict as the Rust worker's serde structs: every
 // field they require must be present with the right JSON type, so that a
 // row one worker skips is skipped by the other too. Unknown keys (such as
 // the v0.2.1 "tools") are ignored.

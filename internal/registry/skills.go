@@ -102,7 +102,7 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 	if err != nil {
 		return listSkillsOutput{}, err
 	}
-	fsSkills, _ := r.fsSkills()
+	fsSkills, _ := r.fsSkills(ctx)
 	fsSkills = unshadowedSkills(fsSkills, rows)
 	out := listSkillsOutput{Skills: make([]skillEntry, 0, len(rows)+len(fsSkills))}
 	for _, row := range rows {

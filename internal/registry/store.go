@@ -137,7 +137,7 @@ func present(res json.RawMessage) json.RawMessage {
 	return res
 }
 
-// timestampLayout renders registered_at (worker.md D11): RFC 3339 in UTC
+// timestampLayout renders registered_at (docs/decisions.md D11): RFC 3339 in UTC
 // with a "+00:00" offset and exactly nine fractional digits, as the Rust
 // worker writes it.
 const timestampLayout = "2006-01-02T15:04:05.000000000+00:00"

@@ -1,0 +1,192 @@
+package fsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// scan is one listing call (Skills or Prompts): its context, the
+// allow_paths directories with symbolic links resolved, and the skips
+// found so far.
+type scan struct {
+	ctx      context.Context
+	kind     string
+	allow    []string // real paths of the allow_paths directories
+	skips    []Skip
+	reported map[string]bool   // reasons already recorded by the walks
+	realDirs map[string]string // directory -> its real path ("" if none)
+}
+
+func (s *Source) newScan(ctx context.Context, kind string) *scan {
+	allow := make([]string, 0, len(s.allow))
+	for _, dir := range s.allow {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		allow = append(allow, dir)
+	}
+	return &scan{
+		ctx:      ctx,
+		kind:     kind,
+		allow:    allow,
+		reported: make(map[string]bool),
+		realDirs: make(map[string]string),
+	}
+}
+
+// skip records a walk's refusal once per listing, however many patterns
+// run into it.
+func (sc *scan) skip(path, reason string) {
+	if sc.reported[reason] {
+		return
+	}
+	sc.reported[reason] = true
+	sc.skips = append(sc.skips, Skip{Kind: sc.kind, Path: path, Reason: reason})
+}
+
+// stopped records that the listing stopped early because its context
+// ended.
+func (sc *scan) stopped(pattern string, err error) {
+	sc.skips = append(sc.skips, Skip{Kind: sc.kind, Path: pattern, Reason: "walk stopped: " + err.Error()})
+}
+
+// allowed reports whether a real path lies inside the real root or an
+// allow_paths directory (docs/decisions.md D24).
+func (sc *scan) allowed(real, realRoot string) bool {
+	if within(realRoot, real) {
+		return true
+	}
+	for _, dir := range sc.allow {
+		if within(dir, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is dir or lies below it. Both are clean and
+// absolute; an empty dir holds nothing.
+func within(dir, p string) bool {
+	switch {
+	case dir == "":
+		return false
+	case p == dir:
+		return true
+	case strings.HasSuffix(dir, string(filepath.Separator)): // "/" or `C:\`
+		return strings.HasPrefix(p, dir)
+	default:
+		return strings.HasPrefix(p, dir+string(filepath.Separator))
+	}
+}
+
+// escapeReason is the skip reason of a path whose real path leaves its
+// root: it names the link, its target and the key that allows it.
+func escapeReason(path, real, root string) string {
+	what := "symlink " + path + " points to " + real
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+		what = path + " resolves through a symbolic link to " + real
+	}
+	return fmt.Sprintf("%s, outside %s; add a parent directory of the target to allow_paths to serve it", what, root)
+}
+
+// errIgnored marks a match that is left out without a word: a directory
+// a pattern matched, as in the reference.
+var errIgnored = errors.New("a directory")
+
+// statError is a match that could not be stat'ed (missing, a broken
+// link, no permission); callers word its prefix ("stat: ", "read: ").
+type statError struct{ err error }
+
+func (e *statError) Error() string { return e.err.Error() }
+func (e *statError) Unwrap() error { return e.err }
+
+// admit checks one match before it is listed: it exists, it is a regular
+// file, and its real path lies inside its root or an allow_paths
+// directory. The error is errIgnored for a directory, a *statError, or a
+// skip reason.
+func (sc *scan) admit(m match) (fs.FileInfo, error) {
+	fi, err := os.Stat(m.path)
+	if err != nil {
+		return nil, &statError{unwrapPath(err)}
+	}
+	if fi.IsDir() {
+		return nil, errIgnored
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New(irregularReason(m.path, fi.Mode()))
+	}
+	real, err := sc.realPath(m.path)
+	if err != nil {
+		return nil, &statError{unwrapPath(err)}
+	}
+	if !sc.allowed(real, m.realRoot) {
+		return nil, errors.New(escapeReason(m.path, real, m.root))
+	}
+	return fi, nil
+}
+
+// admitReason is the skip reason for an error of admit, with statPrefix
+// before a stat error; "" for a match left out without a word.
+func admitReason(statPrefix string, err error) string {
+	if errors.Is(err, errIgnored) {
+		return ""
+	}
+	if se, ok := errors.AsType[*statError](err); ok {
+		return statPrefix + se.Error()
+	}
+	return err.Error()
+}
+
+// realPath is filepath.EvalSymlinks(p), with the real paths of
+// directories cached for the listing: a file that is not itself a link
+// costs one lstat.
+func (sc *scan) realPath(p string) (string, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return filepath.EvalSymlinks(p)
+	}
+	dir := filepath.Dir(p)
+	real, ok := sc.realDirs[dir]
+	if !ok {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			real = r
+		}
+		sc.realDirs[dir] = real
+	}
+	if real == "" {
+		return filepath.EvalSymlinks(p)
+	}
+	return filepath.Join(real, filepath.Base(p)), nil
+}
+
+// irregularReason is the skip reason of a matched file that is neither a
+// regular file nor a directory.
+func irregularReason(path string, mode fs.FileMode) string {
+	return path + " is " + describeIrregular(mode) + "; only regular files are served"
+}
+
+// describeIrregular names the kind of a file that is not regular.
+func describeIrregular(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a block device"
+	case mode.IsDir():
+		return "a directory"
+	default:
+		return fmt.Sprintf("not a regular file (mode %s)", mode.Type())
+	}
+}

@@ -1,0 +1,228 @@
+package fsource
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// realDir is dir with symbolic links resolved (t.TempDir may sit under a
+// linked /tmp), for expected texts that name real paths.
+func realDir(t *testing.T, dir string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+// escapeLine is the skip line of a link leaving its root, in skipLines
+// form.
+func escapeLine(kind, link, target, root string) string {
+	return kind + " " + link + ": symlink " + link + " points to " + target + ", outside " + root +
+		"; add a parent directory of the target to allow_paths to serve it"
+}
+
+func TestSymlinkOutsideTheRootIsNotServed(t *testing.T) {
+	outside := realDir(t, writeTree(t, map[string]string{
+		"secret.md": "---\ndescription: secret\n---\nsecret body\n",
+	}))
+	dir := writeTree(t, map[string]string{
+		"s/ok.md":   "---\ndescription: ok\n---\nok\n",
+		"s/leak.md": "->" + filepath.Join(outside, "secret.md"),
+	})
+	src := New(dir, []string{"s/*.md"}, []string{"s/*.md"})
+
+	skills, skips := src.Skills()
+	if diff := cmp.Diff([]string{"ok {dir}/s/ok.md"}, skillLines(dir, skills)); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	want := []string{escapeLine("skill", "{dir}/s/leak.md", outside+"/secret.md", "{dir}/s")}
+	if diff := cmp.Diff(want, skipLines(dir, skips)); diff != "" {
+		t.Errorf("skill skips (-want +got):\n%s", diff)
+	}
+
+	prompts, skips := src.Prompts()
+	if diff := cmp.Diff([]string{"ok {dir}/s/ok.md: ok"}, promptLines(dir, prompts)); diff != "" {
+		t.Errorf("prompts (-want +got):\n%s", diff)
+	}
+	want = []string{escapeLine("prompt", "{dir}/s/leak.md", outside+"/secret.md", "{dir}/s")}
+	if diff := cmp.Diff(want, skipLines(dir, skips)); diff != "" {
+		t.Errorf("prompt skips (-want +got):\n%s", diff)
+	}
+}
+
+// The reported leak: a link to the worker's environment.
+func TestSymlinkToProcEnvironIsNotServed(t *testing.T) {
+	const environ = "/proc/self/environ"
+	if _, err := os.Stat(environ); err != nil {
+		t.Skip("no " + environ)
+	}
+	dir := writeTree(t, map[string]string{"s/leak.md": "->" + environ})
+	src := New(dir, []string{"s/*.md"}, []string{"s/*.md"})
+	skills, skips := src.Skills()
+	if len(skills) != 0 || len(skips) != 1 || !strings.Contains(skips[0].Reason, "outside "+filepath.Join(dir, "s")+"; add a parent directory of the target to allow_paths") {
+		t.Errorf("skills = %v, skips = %v; want none and one containment skip", skills, skips)
+	}
+	prompts, skips := src.Prompts()
+	if len(prompts) != 0 || len(skips) != 1 || !strings.HasPrefix(skips[0].Reason, "symlink "+filepath.Join(dir, "s", "leak.md")+" points to /proc/") {
+		t.Errorf("prompts = %v, skips = %v; want none and one containment skip", prompts, skips)
+	}
+}
+
+func TestAllowPathsServesLinksIntoThem(t *testing.T) {
+	outside := writeTree(t, map[string]string{
+		"shared/secret.md":   "---\ndescription: shared\n---\nbody\n",
+		"shared/sub/deep.md": "---\ndescription: deep\n---\nbody\n",
+	})
+	dir := writeTree(t, map[string]string{
+		"s/shared.md": "->" + filepath.Join(outside, "shared", "secret.md"),
+		"s/ext":       "->" + filepath.Join(outside, "shared", "sub"),
+	})
+	for _, allow := range []string{
+		filepath.Join(outside, "shared"),
+		outside,
+		filepath.Join(outside, "shared", "..", "shared") + string(filepath.Separator),
+	} {
+		t.Run(allow, func(t *testing.T) {
+			src := New(dir, []string{"s/**/*.md"}, []string{"s/**/*.md"}, AllowPaths(allow))
+			skills, skips := src.Skills()
+			want := []string{"ext/deep {dir}/s/ext/deep.md", "shared {dir}/s/shared.md"}
+			if diff := cmp.Diff(want, skillLines(dir, skills)); diff != "" {
+				t.Errorf("skills (-want +got):\n%s", diff)
+			}
+			if len(skips) != 0 {
+				t.Errorf("skips = %v, want none", skipLines(dir, skips))
+			}
+			prompts, skips := src.Prompts()
+			if len(prompts) != 2 || len(skips) != 0 {
+				t.Errorf("prompts = %v, skips = %v; want 2 and none", promptLines(dir, prompts), skipLines(dir, skips))
+			}
+		})
+	}
+}
+
+func TestAllowPathsRelativeResolvesAgainstBase(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"base/s/link.md":  "->../../shared/x.md",
+		"shared/x.md":     "x",
+		"elsewhere/y.md":  "y",
+		"base/s/other.md": "->../../elsewhere/y.md",
+	})
+	src := New(filepath.Join(dir, "base"), []string{"s/*.md"}, nil, AllowPaths("../shared"))
+	skills, skips := src.Skills()
+	if diff := cmp.Diff([]string{"link {dir}/base/s/link.md"}, skillLines(dir, skills)); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	target := strings.ReplaceAll(filepath.Join(realDir(t, dir), "elsewhere", "y.md"), dir, "{dir}")
+	want := []string{escapeLine("skill", "{dir}/base/s/other.md", target, "{dir}/base/s")}
+	if diff := cmp.Diff(want, skipLines(dir, skips)); diff != "" {
+		t.Errorf("skips (-want +got):\n%s", diff)
+	}
+}
+
+func TestAllowPathsDoNotAllowSiblingsWithACommonPrefix(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"s/link.md":         "->../shared-other/x.md",
+		"shared-other/x.md": "x",
+		"shared/":           "",
+	})
+	skills, skips := New(dir, []string{"s/*.md"}, nil, AllowPaths(filepath.Join(dir, "shared"))).Skills()
+	if len(skills) != 0 || len(skips) != 1 {
+		t.Errorf("skills = %v, skips = %v; want none and one skip", skills, skips)
+	}
+}
+
+func TestSymlinksInsideTheRootAreFollowed(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"s/real/x.md": "---\ndescription: x\n---\nx\n",
+		"s/alias.md":  "->real/x.md",
+		"s/aliasdir":  "->real",
+		"s/chain.md":  "->alias.md",
+	})
+	skills, skips := New(dir, []string{"s/**/*.md"}, nil).Skills()
+	want := []string{
+		"alias {dir}/s/alias.md",
+		"aliasdir/x {dir}/s/aliasdir/x.md",
+		"chain {dir}/s/chain.md",
+		"real/x {dir}/s/real/x.md",
+	}
+	if diff := cmp.Diff(want, skillLines(dir, skills)); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	if len(skips) != 0 {
+		t.Errorf("skips = %v, want none", skipLines(dir, skips))
+	}
+}
+
+// A pattern's root is its static prefix: a link out of a subdirectory is
+// fine while it stays under the root, and the root itself may be reached
+// through a link (the operator named it).
+func TestRootIsTheStaticPrefix(t *testing.T) {
+	outside := writeTree(t, map[string]string{"team/x.md": "x"})
+	dir := writeTree(t, map[string]string{
+		"docs/a/x.md":    "x",
+		"docs/b/link.md": "->../a/x.md",
+		"linked":         "->" + filepath.Join(outside, "team"),
+	})
+	skills, skips := New(dir, []string{"docs/**/*.md", "linked/*.md"}, nil).Skills()
+	want := []string{
+		"a/x {dir}/docs/a/x.md",
+		"b/link {dir}/docs/b/link.md",
+		"x {dir}/linked/x.md",
+	}
+	if diff := cmp.Diff(want, skillLines(dir, skills)); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	if len(skips) != 0 {
+		t.Errorf("skips = %v, want none", skipLines(dir, skips))
+	}
+	// The same link under a narrower root leaves it.
+	skills, skips = New(dir, []string{"docs/b/*.md"}, nil).Skills()
+	if len(skills) != 0 || len(skips) != 1 || !strings.Contains(skips[0].Reason, "outside "+filepath.Join(dir, "docs", "b")+";") {
+		t.Errorf("skills = %v, skips = %v; want none and a containment skip", skills, skipLines(dir, skips))
+	}
+}
+
+func TestDirectorySymlinkOutsideTheRootIsNotWalked(t *testing.T) {
+	outside := realDir(t, writeTree(t, map[string]string{"x.md": "x", "sub/y.md": "y"}))
+	dir := writeTree(t, map[string]string{
+		"s/ok.md": "ok",
+		"s/ext":   "->" + outside,
+	})
+	skills, skips := New(dir, []string{"s/**/*.md", "s/{ext,none}/x.md"}, nil).Skills()
+	if diff := cmp.Diff([]string{"ok {dir}/s/ok.md"}, skillLines(dir, skills)); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	// Reported once, though both patterns meet it.
+	want := []string{escapeLine("skill", "{dir}/s/ext", outside, "{dir}/s")}
+	if diff := cmp.Diff(want, skipLines(dir, skips)); diff != "" {
+		t.Errorf("skips (-want +got):\n%s", diff)
+	}
+}
+
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		dir, p string
+		want   bool
+	}{
+		{"/a/b", "/a/b", true},
+		{"/a/b", "/a/b/c", true},
+		{"/a/b", "/a/bc", false},
+		{"/a/b", "/a", false},
+		{"/", "/anything", true},
+		{"", "/a", false},
+	}
+	for _, tt := range tests {
+		if filepath.Separator != '/' {
+			t.Skip("unix paths")
+		}
+		if got := within(tt.dir, tt.p); got != tt.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tt.dir, tt.p, got, tt.want)
+		}
+	}
+}
