@@ -67,6 +67,8 @@ func (r *run) helperFunctions() []iii.Function {
 		constant("bdd::prompt-content", map[string]any{"content": "obj body"}),
 		constant("bdd::prompt-messages", map[string]any{"messages": []any{message("user", "m1"), message("assistant", "m2")}}),
 		constant("bdd::prompt-unsupported", map[string]any{"unexpected": true}),
+		constant("bdd::prompt-system-role", map[string]any{"messages": []any{message("system", "be terse")}}),
+		constant("bdd::prompt-string-content", map[string]any{"messages": []any{map[string]any{"role": "assistant", "content": "plain"}}}),
 		{ID: "bdd::prompt-echo", Description: "bdd helper: renders its payload", Handler: echo},
 		{ID: "bdd::slow", Description: "bdd helper: answers when the scenario lets it", Handler: r.slow},
 		{ID: "bdd::fail", Description: "bdd helper: always fails", Handler: func(context.Context, iii.Request) (any, error) {

@@ -94,7 +94,7 @@ func (w *world) processSteps(sc *godog.ScenarioContext) {
 		return err
 	})
 	sc.Step(`^the worker output contains "(.*)"$`, func(want string) error {
-		want = unescape(want)
+		want = unescape(w.expand(want))
 		if w.worker == nil {
 			return fmt.Errorf("no worker was started")
 		}

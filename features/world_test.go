@@ -61,6 +61,7 @@ func (r *run) initScenario(sc *godog.ScenarioContext) {
 	w.callSteps(sc)
 	w.markdownSteps(sc)
 	w.fsSteps(sc)
+	w.hardeningSteps(sc)
 	w.notificationSteps(sc)
 	w.processSteps(sc)
 }

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -59,8 +61,8 @@ func TestIndexOverTheBudgetIsCutWithANote(t *testing.T) {
 	full := f.reg.index(f.ctx)
 	f.reg.maxResponse = len(full) / 2
 	cut := f.reg.index(f.ctx)
-	if len(cut) > f.reg.maxResponse {
-		t.Errorf("cut index is %d bytes, over the %d-byte budget", len(cut), f.reg.maxResponse)
+	if n := len(encodedRead(t, f, IndexURI)); n > f.reg.maxResponse {
+		t.Errorf("the resources-read response of the cut index is %d bytes, over the %d-byte budget", n, f.reg.maxResponse)
 	}
 	listed := strings.Count(cut, "\n- [`")
 	if listed == 0 || listed >= 50 {
@@ -88,4 +90,39 @@ func TestSectionOverTheBudgetIsRefused(t *testing.T) {
 	if code != CodeUnavailable || msg != want {
 		t.Errorf("error = %q (%s)\n want %q (%s)", msg, code, want, CodeUnavailable)
 	}
+}
+
+// encodedRead is the resources-read response for uri as the worker puts it
+// on the wire (encoding/json without HTML escaping, as package iii does).
+func encodedRead(t *testing.T, f *fixture, uri string) []byte {
+	t.Helper()
+	out, err := f.reg.resourcesRead(f.ctx, readIn(uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// FuzzJSONTextLen: the budget never undercounts what the encoder writes.
+func FuzzJSONTextLen(f *testing.F) {
+	for _, s := range []string{"", "plain", "quote \" back\\slash", "\n\r\t\b\f\x00\x1f", "\u2028\u2029", "caf\xe9", "<html>&", "é—😀"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got, wire := jsonTextLen(s), buf.Len()-3; got < wire {
+			t.Fatalf("jsonTextLen(%q) = %d, but the encoder writes %d bytes", s, got, wire)
+		}
+	})
 }

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"unicode"
 
@@ -37,7 +36,10 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		count[uri]++
 	}
 	texts := make(map[string]string, len(count))
-	size := len(fetchSeparator) * (len(uris) - 1)
+	// The response is one JSON string: its quotes, the separators, and per
+	// uri its heading and text as they will be escaped on the wire.
+	wire := 2 + (len(uris)-1)*jsonTextLen(fetchSeparator)
+	size := (len(uris) - 1) * len(fetchSeparator)
 	for _, uri := range uris {
 		if _, done := texts[uri]; done {
 			continue
@@ -48,10 +50,12 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		}
 		text = strings.TrimRightFunc(text, unicode.IsSpace)
 		texts[uri] = text
-		size += count[uri] * (len("# ") + len(uri) + len("\n\n") + len(text))
-		if size > r.maxResponse {
+		head := "# " + uri + "\n\n"
+		size += count[uri] * (len(head) + len(text))
+		wire += count[uri] * (jsonTextLen(head) + jsonTextLen(text))
+		if wire > r.maxResponse {
 			return "", invalidf("skill::fetch response would exceed %s (at least %s for %d uris, %d distinct); fetch fewer uris",
-				formatBytes(r.maxResponse), formatBytes(size), len(uris), len(count))
+				formatBytes(r.maxResponse), formatBytes(wire), len(uris), len(count))
 		}
 	}
 	var b strings.Builder
@@ -66,23 +70,6 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		b.WriteString(texts[uri])
 	}
 	return b.String(), nil
-}
-
-// formatBytes renders a byte count for messages: "16 MiB", "16.3 MiB",
-// "2.0 KiB", "512 bytes" (binary units; one decimal unless exact).
-func formatBytes(n int) string {
-	for _, u := range []struct {
-		size int
-		name string
-	}{{1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		switch {
-		case n >= u.size && n%u.size == 0:
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
-		case n >= u.size:
-			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // fetchURIs selects what to read (docs/decisions.md D7): a non-empty uris wins,

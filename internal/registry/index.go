@@ -91,11 +91,12 @@ func bulletsOf(entries []indexEntry) []bullet {
 }
 
 // renderBullets lays out the index from state and fs bullets already
-// sorted by id, sizing the output once. With a budget (bytes; 0 means
-// none) an index that would exceed it is cut after the last bullet that
-// fits, and a last line says how many entries were left out and how to
-// reach them (docs/decisions.md D26).
-func renderBullets(state, fs []bullet, budget int) string {
+// sorted by id, sizing the output once. With a response budget
+// (max_response_bytes; 0 means none) an index whose resources-read
+// response would exceed it is cut after the last bullet that fits, and a
+// last line says how many entries were left out and how to reach them
+// (docs/decisions.md D26).
+func renderBullets(state, fs []bullet, maxResponse int) string {
 	size := len(indexIntro) + len(indexEmpty)
 	for _, bl := range state {
 		size += bl.size()
@@ -105,9 +106,6 @@ func renderBullets(state, fs []bullet, budget int) string {
 	}
 	if len(fs) > 0 {
 		size += 1 + len(indexCustomSection)
-	}
-	if budget > 0 && size > budget {
-		return renderCut(state, fs, budget)
 	}
 
 	var b strings.Builder
@@ -129,46 +127,57 @@ func renderBullets(state, fs []bullet, budget int) string {
 			bl.write(&b)
 		}
 	}
-	return b.String()
+	text := b.String()
+	if maxResponse > 0 && readEnvelope(IndexURI, mimeMarkdown)+jsonTextLen(text) > maxResponse {
+		return renderCut(state, fs, maxResponse)
+	}
+	return text
 }
 
 // indexCutNote is the last line of an index cut at the response budget.
 const indexCutNote = "\n_%d more skills are not listed: this index is cut at the worker's response budget " +
 	"(max_response_bytes, %d bytes). List every id with the skills::list function, then read iii://{id}._\n"
 
-// renderCut renders as many bullets as fit in budget, keeping room for the
-// note that says how many were left out.
-func renderCut(state, fs []bullet, budget int) string {
+// renderCut renders as many bullets as fit in a resources-read response of
+// maxResponse bytes, keeping room for the note that says how many were
+// left out.
+func renderCut(state, fs []bullet, maxResponse int) string {
 	total := len(state) + len(fs)
-	room := budget - len(indexIntro) - len(fmt.Sprintf(indexCutNote, total, budget))
 	var b strings.Builder
-	b.Grow(budget)
 	b.WriteString(indexIntro)
+	room := maxResponse - readEnvelope(IndexURI, mimeMarkdown) - jsonTextLen(indexIntro) -
+		jsonTextLen(fmt.Sprintf(indexCutNote, total, maxResponse))
+	var line strings.Builder
+	fits := func(write func(*strings.Builder)) bool {
+		line.Reset()
+		write(&line)
+		if room -= jsonTextLen(line.String()); room < 0 {
+			return false
+		}
+		b.WriteString(line.String())
+		return true
+	}
 	written := 0
 	for _, bl := range state {
-		if room -= bl.size(); room < 0 {
+		if !fits(bl.write) {
 			break
 		}
-		bl.write(&b)
 		written++
 	}
-	if written == len(state) && len(fs) > 0 {
-		if header := 1 + len(indexCustomSection); room-header >= 0 {
-			room -= header
-			if len(state) > 0 {
-				b.WriteByte('\n')
+	if written == len(state) && len(fs) > 0 && fits(func(w *strings.Builder) {
+		if len(state) > 0 {
+			w.WriteByte('\n')
+		}
+		w.WriteString(indexCustomSection)
+	}) {
+		for _, bl := range fs {
+			if !fits(bl.write) {
+				break
 			}
-			b.WriteString(indexCustomSection)
-			for _, bl := range fs {
-				if room -= bl.size(); room < 0 {
-					break
-				}
-				bl.write(&b)
-				written++
-			}
+			written++
 		}
 	}
-	fmt.Fprintf(&b, indexCutNote, total-written, budget)
+	fmt.Fprintf(&b, indexCutNote, total-written, maxResponse)
 	return b.String()
 }
 

@@ -52,8 +52,8 @@ func (r *Registry) section(ctx context.Context, functionID string) (mime, text s
 		return "", "", sectionTooLarge(functionID, len(res), r.maxResponse)
 	}
 	mime, text = sectionOutput(res)
-	if len(text) > r.maxResponse {
-		return "", "", sectionTooLarge(functionID, len(text), r.maxResponse)
+	if wire := readEnvelope(SectionURI(functionID), mime) + jsonTextLen(text); wire > r.maxResponse {
+		return "", "", sectionTooLarge(functionID, wire, r.maxResponse)
 	}
 	return mime, text, nil
 }
