@@ -75,13 +75,23 @@ func SchemaOf[T any]() json.RawMessage {
 
 // jsonProblem phrases a decoding error for a caller: which field had which
 // type and what was expected.
+// maxQuotedBytes bounds how much of a caller's value an error quotes.
+const maxQuotedBytes = 200
+
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		if te.Field != "" {
-			return fmt.Sprintf("field %q must be %s, got %s", te.Field, jsonType(te.Type), te.Value)
+		// Value is a JSON type name, or "number <literal>" for a number
+		// that does not fit: a caller's literal is quoted at most 200
+		// bytes (docs/decisions.md D27).
+		value := te.Value
+		if len(value) > maxQuotedBytes {
+			value = fmt.Sprintf("%s… (%d bytes)", value[:maxQuotedBytes], len(value))
 		}
-		return fmt.Sprintf("payload must be %s, got %s", jsonType(te.Type), te.Value)
+		if te.Field != "" {
+			return fmt.Sprintf("field %q must be %s, got %s", te.Field, jsonType(te.Type), value)
+		}
+		return fmt.Sprintf("payload must be %s, got %s", jsonType(te.Type), value)
 	}
 	return err.Error()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -23,9 +24,12 @@ func TestNewFunctionDecodeErrors(t *testing.T) {
 		{`{"id":5}`, `invalid payload for test::fn: field "id" must be a string, got number`},
 		{`{"uris":"x"}`, `invalid payload for test::fn: field "uris" must be an array of strings, got string`},
 		{`{"n":"x"}`, `invalid payload for test::fn: field "n" must be an integer, got string`},
+		// A number literal that does not fit is quoted at most 200 bytes (D27).
+		{`{"n":1` + strings.Repeat("0", 5000) + `}`, `invalid payload for test::fn: field "n" must be an integer, got number 1` +
+			strings.Repeat("0", 192) + `… (5008 bytes)`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.data, func(t *testing.T) {
+		t.Run(tt.data[:min(len(tt.data), 40)], func(t *testing.T) {
 			_, err := f.Handler(context.Background(), Request{Data: json.RawMessage(tt.data)})
 			var ie *Error
 			if !errors.As(err, &ie) || ie.Code != CodeInvalidArgument || ie.Message != tt.want {
