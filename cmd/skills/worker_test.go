@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -218,4 +221,51 @@ func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
 	if want := "7 skills::*, 1 skill::* and 5 prompts::* functions"; got != want {
 		t.Errorf("describeFunctions = %q, want %q", got, want)
 	}
+}
+
+// A scope whose state::list is bigger than the engine's usual 64 MiB frame
+// once dropped the worker's connection on every listing. With the default
+// max_frame_bytes (1 GiB) the listing arrives and is answered on the same
+// connection (docs/decisions.md D22).
+func TestListingAScopeOver64MiBKeepsTheConnection(t *testing.T) {
+	srv := iiitest.NewServer(t)
+	body := "# Big\n\n" + strings.Repeat("x", 256<<10-16)
+	row, err := json.Marshal(map[string]string{"id": "", "skill": body, "registered_at": "2026-11-23T00:00:00.000000000+00:00"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 270 // 270 × 256 KiB ≈ 67.5 MiB
+	for i := range n {
+		id := fmt.Sprintf("big/s%03d", i)
+		if err := srv.SetState("skills", id, bytes.Replace(row, []byte(`"id":""`), []byte(`"id":"`+id+`"`), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startWorker(t, srv, "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	worker := workerIDs(srv, "skills")
+	caller := newCaller(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := caller.Call(ctx, "skills::list", map[string]any{})
+	if err != nil {
+		t.Fatalf("skills::list over a %d-skill scope: %v", n, err)
+	}
+	var list struct{ Skills []json.RawMessage }
+	if err := json.Unmarshal(out, &list); err != nil || len(list.Skills) != n {
+		t.Fatalf("skills::list returned %d rows (%v), want %d", len(list.Skills), err, n)
+	}
+	if after := workerIDs(srv, "skills"); len(worker) != 1 || !slices.Equal(worker, after) {
+		t.Errorf("the worker reconnected during the listing: connections %v, then %v", worker, after)
+	}
+}
+
+// workerIDs are the ids of the engine's connections that reported name.
+func workerIDs(srv *engine.Engine, name string) []string {
+	var out []string
+	for _, w := range srv.Workers() {
+		if w.Name == name {
+			out = append(out, w.ID)
+		}
+	}
+	return out
 }

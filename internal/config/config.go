@@ -23,6 +23,16 @@ const (
 	// DefaultMaxResponseBytes bounds every response the worker builds:
 	// 16 MiB, well under the engine's 64 MiB frame (docs/decisions.md D26).
 	DefaultMaxResponseBytes = 16 << 20
+	// DefaultMaxFrameBytes bounds one inbound engine frame: 1 GiB, so a
+	// state::list of a scope over the engine's usual 64 MiB still arrives
+	// (docs/decisions.md D22).
+	DefaultMaxFrameBytes = 1 << 30
+)
+
+// The range max_frame_bytes accepts: 1 MiB to the largest int32.
+const (
+	MinMaxFrameBytes = 1 << 20
+	MaxMaxFrameBytes = math.MaxInt32
 )
 
 // The range max_response_bytes accepts: at least 1 KiB, at most 63 MiB
@@ -67,6 +77,9 @@ type Config struct {
 	// refused, the index is cut with a note, any other result over it is
 	// an unavailable error (docs/decisions.md D26).
 	MaxResponseBytes int `yaml:"max_response_bytes"`
+	// MaxFrameBytes bounds one frame the worker accepts from the engine;
+	// a bigger one ends the connection (docs/decisions.md D22).
+	MaxFrameBytes int `yaml:"max_frame_bytes"`
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
@@ -89,6 +102,7 @@ func Default() Config {
 		MaxFiles:       DefaultMaxFiles,
 
 		MaxResponseBytes: DefaultMaxResponseBytes,
+		MaxFrameBytes:    DefaultMaxFrameBytes,
 	}
 }
 

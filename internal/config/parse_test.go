@@ -17,6 +17,7 @@ func TestDefault(t *testing.T) {
 		MaxFiles:       100000,
 
 		MaxResponseBytes: 16 << 20,
+		MaxFrameBytes:    1 << 30,
 	}
 	if diff := cmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default() (-want +got):\n%s", diff)
@@ -58,6 +59,7 @@ base_dir: /srv/docs
 allow_paths: [/srv/shared-skills, ../vendor]
 max_files: 5000
 max_response_bytes: 1048576
+max_frame_bytes: 134217728
 `,
 			want: Config{
 				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
@@ -69,6 +71,7 @@ max_response_bytes: 1048576
 				MaxFiles:       5000,
 
 				MaxResponseBytes: 1 << 20,
+				MaxFrameBytes:    128 << 20,
 			},
 		},
 		{
@@ -167,7 +170,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes), got a list",
 		},
 		{
 			name: "scopes is a string",
@@ -327,6 +330,11 @@ func TestValidate(t *testing.T) {
 		{name: "largest max_files", cfg: with(func(c *Config) { c.MaxFiles = MaxMaxFiles })},
 		{name: "max_response_bytes bounds", cfg: with(func(c *Config) { c.MaxResponseBytes = MinMaxResponseBytes })},
 		{name: "largest max_response_bytes", cfg: with(func(c *Config) { c.MaxResponseBytes = MaxMaxResponseBytes })},
+		{
+			name: "max_frame_bytes too small",
+			cfg:  with(func(c *Config) { c.MaxFrameBytes = 1000 }),
+			want: "`max_frame_bytes` must be a whole number of bytes from 1048576 (1 MiB) to 2147483647 (default 1073741824, 1 GiB), got 1000",
+		},
 		{
 			name: "max_response_bytes over the engine frame",
 			cfg:  with(func(c *Config) { c.MaxResponseBytes = 64 << 20 }),
