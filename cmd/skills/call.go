@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -22,8 +23,9 @@ Triggers one function on the engine and prints its result: strings and
 markdown resources raw, anything else as indented JSON.
 
 Payload: one JSON argument ('{"uri":"iii://skills"}'), or key=value pairs
-(string values) and key:=json pairs (raw JSON values, e.g. removed:=true).
-No payload sends {}.
+(string values) and key:=json pairs (raw JSON values, e.g. removed:=true),
+or - to read one JSON document from standard input (for payloads too big
+for a command line). No payload sends {}.
 
 Examples:
   skills call skills::list
@@ -51,7 +53,15 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 		return usagef("skills call: missing <function-id>; run 'skills call --help' for usage")
 	}
 	functionID := fs.Arg(0)
-	payload, err := callPayload(fs.Args()[1:])
+	payloadArgs := fs.Args()[1:]
+	if len(payloadArgs) == 1 && payloadArgs[0] == "-" {
+		in, err := readPayload(c.io.in)
+		if err != nil {
+			return usagef("skills call: %v", err)
+		}
+		payloadArgs = []string{in}
+	}
+	payload, err := callPayload(payloadArgs)
 	if err != nil {
 		return usagef("skills call: %v", err)
 	}
@@ -92,6 +102,25 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
+// maxStdinPayload bounds a payload read from standard input: the engine's
+// 64 MiB frame.
+const maxStdinPayload = 64 << 20
+
+// readPayload reads the payload document from r (standard input).
+func readPayload(r io.Reader) (string, error) {
+	if r == nil {
+		return "", errors.New("- reads the payload from standard input, but there is none")
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxStdinPayload+1))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("read the payload from standard input: %w", err)
+	case len(b) > maxStdinPayload:
+		return "", fmt.Errorf("the payload on standard input is over %d bytes, the engine's frame limit", maxStdinPayload)
+	}
+	return string(b), nil
+}
+
 func deadline(ctx context.Context) time.Time {
 	d, _ := ctx.Deadline()
 	return d
@@ -107,19 +136,19 @@ func callPayload(args []string) (json.RawMessage, error) {
 		if !json.Valid(raw) {
 			var v any
 			err := json.Unmarshal(raw, &v)
-			return nil, fmt.Errorf("payload %q is not valid JSON (%v); pass one JSON value or key=value pairs", args[0], err)
+			return nil, fmt.Errorf("payload %s is not valid JSON (%v); pass one JSON value or key=value pairs", ids.Quote(args[0]), err)
 		}
 		return raw, nil
 	}
 	obj := make(map[string]json.RawMessage, len(args))
 	for _, a := range args {
 		if !isPair(a) {
-			return nil, fmt.Errorf("argument %q is not key=value or key:=json; a JSON payload must be the only argument", a)
+			return nil, fmt.Errorf("argument %s is not key=value or key:=json; a JSON payload must be the only argument", ids.Quote(a))
 		}
 		key, value, _ := strings.Cut(a, "=")
 		if k, ok := strings.CutSuffix(key, ":"); ok {
 			if !json.Valid([]byte(value)) {
-				return nil, fmt.Errorf("value of %q is not valid JSON: %q", k, value)
+				return nil, fmt.Errorf("value of %s is not valid JSON: %s", ids.Quote(k), ids.Quote(value))
 			}
 			obj[k] = json.RawMessage(value)
 			continue

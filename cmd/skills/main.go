@@ -23,14 +23,16 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], stdio{out: os.Stdout, err: os.Stderr})
+	err := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// stdio is where a command writes: results and logs to out (the worker's
-// logs go to stdout, as the Rust worker's do), complaints to err.
+// stdio is where a command reads and writes: a payload from in (skills
+// call -), results and logs to out (the worker's logs go to stdout, as the
+// Rust worker's do), complaints to err.
 type stdio struct {
+	in       io.Reader
 	out, err io.Writer
 }
 
