@@ -42,7 +42,13 @@ func stateSet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody
 		return nil, e
 	}
 	value := mustEncode(a["value"])
-	old := s.state.set(a.str("scope"), a.str("key"), value)
+	scope, key := a.str("scope"), a.str("key")
+	old := s.state.set(scope, key, value)
+	event := stateUpdated
+	if old == nil {
+		event = stateCreated
+	}
+	s.stateChanged(event, scope, key, old, value)
 	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
 }
 
@@ -64,7 +70,10 @@ func stateDelete(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorB
 	if e != nil {
 		return nil, e
 	}
-	v, _ := s.state.remove(a.str("scope"), a.str("key"))
+	scope, key := a.str("scope"), a.str("key")
+	v, _ := s.state.remove(scope, key)
+	// The engine reports a delete even when nothing was there.
+	s.stateChanged(stateDeleted, scope, key, v, nil)
 	return v, nil
 }
 

@@ -90,7 +90,7 @@ func TestBadFramesAreDroppedAndTheConnectionKeepsServing(t *testing.T) {
 			t.Errorf("a bad frame registered %s", id)
 		}
 	}
-	if len(s.Bindings()) != 0 || len(s.TriggerTypes()) != 2 {
+	if len(s.Bindings()) != 0 || len(s.TriggerTypes()) != len(builtinTriggerTypes()) {
 		t.Errorf("bad frames changed triggers: %+v %+v", s.Bindings(), s.TriggerTypes())
 	}
 	if n := logs.FilterLevelExact(zapcore.DebugLevel).FilterMessageSnippet("dropped").Len(); n < 18 {

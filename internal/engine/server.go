@@ -61,6 +61,8 @@ type Engine struct {
 	startedAt time.Time
 	upgrader  websocket.Upgrader
 	state     *stateStore
+	// stateEvents queues writes for the state trigger type's bindings.
+	stateEvents *stateDelivery
 
 	admin sync.Mutex // serialises Close, Restart and DropConnections
 
@@ -110,12 +112,15 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		startedAt: time.Now(),
 		upgrader:  websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
 		state:     newStateStore(),
-		sockets:   map[*socket]struct{}{},
-		quit:      make(chan struct{}),
+
+		stateEvents: newStateDelivery(),
+		sockets:     map[*socket]struct{}{},
+		quit:        make(chan struct{}),
 	}
 	s.registry.init()
-	s.bg.Add(1)
+	s.bg.Add(2)
 	go s.watchFunctions(s.functionIDsSignature())
+	go s.deliverStateEvents()
 	s.serve(ln)
 	s.log.Info("local engine listening", zap.String("url", s.URL()))
 	return s, nil

@@ -44,6 +44,7 @@ func builtinTriggerTypes() []*triggerType {
 	return []*triggerType{
 		{id: triggerFunctionsAvailable, description: "Triggered when functions are registered/unregistered"},
 		{id: triggerWorkersAvailable, description: "Triggered when workers connect/disconnect"},
+		{id: triggerState, description: triggerStateDescription},
 	}
 }
 
@@ -101,6 +102,12 @@ func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger) {
 	b := &binding{id: m.ID, triggerType: m.TriggerType, functionID: m.FunctionID,
 		config: canonical(m.Config), metadata: canonical(m.Metadata), owner: c}
 	tt := s.types[m.TriggerType]
+	if tt != nil && tt.provider == nil && m.TriggerType == triggerState {
+		if e := checkStateBinding(m); e != nil {
+			c.send(wire.TriggerRegistrationResult{ID: m.ID, TriggerType: m.TriggerType, FunctionID: m.FunctionID, Error: e})
+			return
+		}
+	}
 	// The same id replaces the previous binding
 	// (docs/protocol.md#trigger-types-and-bindings). When the new one
 	// goes to another type, or is parked, the old provider is told, so it

@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+// The state worker's trigger type (docs/engine.md#the-state-trigger): after
+// every state::set and state::delete, each binding whose config matches
+// the write is called with the event, one at a time, each call waiting for
+// its result before the next starts.
+const (
+	triggerState            = "state"
+	triggerStateDescription = "Triggered on state changes (state:created, state:updated, state:deleted)"
+)
+
+// State event types.
+const (
+	stateCreated = "state:created"
+	stateUpdated = "state:updated"
+	stateDeleted = "state:deleted"
+)
+
+// stateEvent is the payload a state binding receives, in the engine's
+// field order.
+type stateEvent struct {
+	Type      string          `json:"type"`
+	EventType string          `json:"event_type"`
+	Scope     string          `json:"scope"`
+	Key       string          `json:"key"`
+	OldValue  json.RawMessage `json:"old_value"`
+	NewValue  json.RawMessage `json:"new_value"`
+}
+
+// stateBindingConfig is what a state binding may filter on; every field
+// is optional.
+type stateBindingConfig struct {
+	Scope               *string `json:"scope"`
+	Key                 *string `json:"key"`
+	ConditionFunctionID *string `json:"condition_function_id"`
+}
+
+// parseStateConfig reads a state binding's config; absent or null means
+// no filter. Anything else that is not an object of optional strings is
+// refused, as the engine refuses it.
+func parseStateConfig(raw json.RawMessage) (stateBindingConfig, error) {
+	var c stateBindingConfig
+	if len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return c, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&c); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// matches reports whether the binding wants the event (its condition
+// function, if any, is asked separately).
+func (c stateBindingConfig) matches(ev stateEvent) bool {
+	return (c.Scope == nil || *c.Scope == ev.Scope) && (c.Key == nil || *c.Key == ev.Key)
+}
+
+// stateDelivery is the queue of state events waiting for delivery and the
+// goroutine that delivers them, one call at a time.
+type stateDelivery struct {
+	mu     sync.Mutex
+	queue  []stateEvent
+	signal chan struct{} // capacity 1: "the queue is not empty"
+}
+
+func newStateDelivery() *stateDelivery {
+	return &stateDelivery{signal: make(chan struct{}, 1)}
+}
+
+// stateChanged queues the event of a write for the bindings of the state
+// trigger type. It never blocks the write.
+func (s *Engine) stateChanged(eventType, scope, key string, oldValue, newValue json.RawMessage) {
+	ev := stateEvent{Type: triggerState, EventType: eventType, Scope: scope, Key: key,
+		OldValue: jsonOrNull(oldValue), NewValue: jsonOrNull(newValue)}
+	d := s.stateEvents
+	d.mu.Lock()
+	d.queue = append(d.queue, ev)
+	d.mu.Unlock()
+	select {
+	case d.signal <- struct{}{}:
+	default:
+	}
+}
+
+// deliverStateEvents runs until the engine closes, delivering queued
+// events in the order of the writes.
+func (s *Engine) deliverStateEvents() {
+	defer s.bg.Done()
+	d := s.stateEvents
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-d.signal:
+		}
+		for {
+			d.mu.Lock()
+			if len(d.queue) == 0 {
+				d.mu.Unlock()
+				break
+			}
+			ev := d.queue[0]
+			d.queue = d.queue[1:]
+			d.mu.Unlock()
+			if !s.deliverStateEvent(ev) {
+				return
+			}
+		}
+	}
+}
+
+// deliverStateEvent calls each matching binding in id order, waiting for
+// each call; a binding with a condition function is called only when the
+// condition returns true. It returns false when the engine is closing.
+func (s *Engine) deliverStateEvent(ev stateEvent) bool {
+	s.mu.Lock()
+	var targets []*binding
+	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
+		if b := s.bindings[id]; b.triggerType == triggerState {
+			targets = append(targets, b)
+		}
+	}
+	s.mu.Unlock()
+	if len(targets) == 0 {
+		return true
+	}
+	payload := mustEncode(ev)
+	for _, b := range targets {
+		cfg, err := parseStateConfig(b.config)
+		if err != nil || !cfg.matches(ev) {
+			continue
+		}
+		if cfg.ConditionFunctionID != nil {
+			res, ok := s.callAndWait(*cfg.ConditionFunctionID, payload, nil)
+			if !ok {
+				return false
+			}
+			if !bytes.Equal(bytes.TrimSpace(res), []byte("true")) {
+				continue
+			}
+		}
+		if _, ok := s.callAndWait(b.functionID, payload, b.metadata); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// callAndWait makes an engine-originated call and waits for its result
+// (or its failure: a missing function, a callee that disconnects). ok is
+// false only when the engine is closing.
+func (s *Engine) callAndWait(functionID string, data, metadata json.RawMessage) (result json.RawMessage, ok bool) {
+	done := make(chan json.RawMessage, 1)
+	s.call(callRequest{functionID: functionID, data: data, metadata: metadata,
+		done: func(res json.RawMessage, e *wire.ErrorBody) {
+			if e != nil {
+				s.log.Debug("state trigger call failed", zap.String("function_id", functionID),
+					zap.String("code", e.Code), zap.String("message", e.Message))
+			}
+			done <- res
+		}})
+	select {
+	case res := <-done:
+		return res, true
+	case <-s.quit:
+		return nil, false
+	}
+}
+
+// checkStateBinding validates a new binding of the state trigger type:
+// nil, or the error the engine answers with.
+func checkStateBinding(m wire.RegisterTrigger) *wire.ErrorBody {
+	if _, err := parseStateConfig(m.Config); err != nil {
+		return &wire.ErrorBody{Code: "trigger_registration_failed", Message: fmt.Sprintf(
+			"Failed to parse trigger config: expected an object with optional string fields scope, key and condition_function_id (%v)", err)}
+	}
+	return nil
+}
+
+// jsonOrNull is raw, or null for an absent value.
+func jsonOrNull(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return json.RawMessage("null")
+	}
+	return raw
+}
