@@ -40,6 +40,7 @@ func engineBuiltins() []builtinSpec {
 	return []builtinSpec{
 		{engineFnWorkerName, "engine::functions::list", "List registered functions with their owning worker name.", functionsList},
 		{engineFnWorkerName, "engine::functions::info", functionsInfoText, functionsInfo},
+		{engineFnWorkerName, "engine::triggers::list", "List registered trigger types with their owning worker name.", triggersList},
 		{engineFnWorkerName, "engine::workers::list", "List workers connected to the engine.", workersList},
 		{engineFnWorkerName, "engine::workers::register", "Register worker metadata", registerWorker},
 	}

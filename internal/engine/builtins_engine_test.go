@@ -64,7 +64,7 @@ func TestWorkersListHidesWorkersWithoutPid(t *testing.T) {
 	}
 	want := []map[string]any{
 		{"name": "iii-engine-functions", "description": engineFnWorkerDescription, "version": "0.22.1",
-			"id": "iii-engine-functions", "runtime": "engine", "os": nil, "status": "available", "function_count": 4.0,
+			"id": "iii-engine-functions", "runtime": "engine", "os": nil, "status": "available", "function_count": 5.0,
 			"active_invocations": 0.0, "isolation": "in-process", "ip_address": nil},
 		{"name": "iii-state", "description": stateWorkerDescription, "version": "0.22.1", "id": "iii-state",
 			"runtime": "engine", "os": nil, "status": "available", "function_count": 5.0, "active_invocations": 0.0,
@@ -121,7 +121,7 @@ func TestFunctionsList(t *testing.T) {
 		{`{"workers":["mcp","iii-state"],"prefix":"state::l"}`, []string{"state::list@iii-state", "state::list_groups@iii-state"}},
 		{`{"search":"SKILL"}`, []string{"skill::fetch@skills", "skills::register@skills", "mcp::tools@mcp"}},
 		{`{"include_internal":true,"prefix":"engine::"}`, []string{"engine::functions::info@iii-engine-functions",
-			"engine::functions::list@iii-engine-functions", "engine::queue::list_topics@engine",
+			"engine::functions::list@iii-engine-functions", "engine::queue::list_topics@engine", "engine::triggers::list@iii-engine-functions",
 			"engine::workers::list@iii-engine-functions", "engine::workers::register@iii-engine-functions"}},
 	}
 	for _, tt := range tests {
@@ -181,5 +181,25 @@ func TestFunctionsInfoReturnsRegisteredSchemas(t *testing.T) {
 	f, _ := s.Function("skills::register")
 	if string(f.RequestFormat) != `{"properties":{"id":{"type":"string"}},"type":"object"}` {
 		t.Errorf("Function().RequestFormat = %s", f.RequestFormat)
+	}
+}
+
+func TestTriggersListShowsTypesAndTheirWorkers(t *testing.T) {
+	s := newTestServer(t)
+	prov, caller := dial(t, s), dial(t, s)
+	prov.registerWorker(`{"name":"provider"}`)
+	prov.send(wire.RegisterTriggerType{ID: "acme::changes", Description: "acme changes"})
+	prov.barrier()
+	got := string(caller.callOK("engine::triggers::list", `{}`))
+	want := `{"triggers":[{"description":"acme changes","id":"acme::changes","worker_name":"provider"},` +
+		`{"description":"` + triggerStateDescription + `","id":"state","worker_name":"iii-state"}]}`
+	if got != want {
+		t.Errorf("engine::triggers::list =\n%s\nwant\n%s", got, want)
+	}
+	if got := string(caller.callOK("engine::triggers::list", `{"prefix":"st"}`)); !strings.Contains(got, `"id":"state"`) || strings.Contains(got, "acme") {
+		t.Errorf("prefix st = %s", got)
+	}
+	if got := string(caller.callOK("engine::triggers::list", `{"include_internal":true}`)); !strings.Contains(got, `"id":"engine::functions-available"`) {
+		t.Errorf("include_internal = %s", got)
 	}
 }

@@ -18,6 +18,8 @@ import (
 type triggerType struct {
 	id            string
 	description   string
+	worker        string          // the in-process worker of an engine-provided type
+
 	requestFormat json.RawMessage // trigger_request_format
 	callFormat    json.RawMessage // call_request_format
 	provider      *conn
@@ -42,9 +44,9 @@ const (
 
 func builtinTriggerTypes() []*triggerType {
 	return []*triggerType{
-		{id: triggerFunctionsAvailable, description: "Triggered when functions are registered/unregistered"},
-		{id: triggerWorkersAvailable, description: "Triggered when workers connect/disconnect"},
-		{id: triggerState, description: triggerStateDescription},
+		{id: triggerFunctionsAvailable, description: "Triggered when functions are registered/unregistered", worker: engineFnWorkerName},
+		{id: triggerWorkersAvailable, description: "Triggered when workers connect/disconnect", worker: engineFnWorkerName},
+		{id: triggerState, description: triggerStateDescription, worker: stateWorkerName},
 	}
 }
 

@@ -191,6 +191,32 @@ func (c *Client) WaitReady(ctx context.Context) error {
 	}
 }
 
+// WaitConnection waits for a ready connection other than the one whose
+// worker id is previous ("" accepts any) and returns its worker id. A
+// component that keeps state derived from the engine (a catalog reloaded
+// on every connection) loops on it: each return is a new connection whose
+// handshake has been sent.
+func (c *Client) WaitConnection(ctx context.Context, previous string) (string, error) {
+	for {
+		c.mu.Lock()
+		fatal, closed, ready, id, changed := c.fatal, c.closed, c.ready, c.workerID, c.changed
+		c.mu.Unlock()
+		switch {
+		case fatal != nil:
+			return "", fatal
+		case closed:
+			return "", ErrClosed
+		case ready && id != previous:
+			return id, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
 // WaitFirstAttempt is WaitReady for one-shot tools such as `skills call`:
 // it also returns when a connection attempt has failed, with that
 // attempt's error (an unreachable engine or a URL that cannot work), so

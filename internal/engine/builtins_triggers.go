@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+var triggersListIn = &inputStruct{name: "TriggersListInput", fields: []field{
+	optString("search"), optString("prefix"), optString("worker"),
+	{name: "include_internal", kind: kindBool, optional: true},
+}}
+
+// triggersList answers engine::triggers::list: the trigger types (not the
+// bindings) with their owning worker, sorted by id, hiding engine::* unless
+// include_internal is set. A worker uses it to learn whether a type it
+// wants to bind exists (a binding of a missing type is parked silently).
+func triggersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	a, e := triggersListIn.decode("engine::triggers::list", data)
+	if e != nil {
+		return nil, e
+	}
+	includeInternal, _ := a["include_internal"].(bool)
+	prefix, hasPrefix := a.optStr("prefix")
+	worker, hasWorker := a.optStr("worker")
+	search, _ := a.optStr("search")
+	needle := strings.ToLower(search)
+	rows := []map[string]any{}
+	s.mu.Lock()
+	for _, id := range slices.Sorted(maps.Keys(s.types)) {
+		t := s.types[id]
+		name := t.worker
+		if t.provider != nil {
+			name = firstSegment(t.id)
+			if t.provider.meta.name != nil {
+				name = *t.provider.meta.name
+			}
+		}
+		switch {
+		case !includeInternal && strings.HasPrefix(id, "engine::"),
+			hasPrefix && !strings.HasPrefix(id, prefix),
+			hasWorker && worker != name,
+			needle != "" && !strings.Contains(strings.ToLower(id), needle) && !strings.Contains(strings.ToLower(t.description), needle):
+			continue
+		}
+		rows = append(rows, map[string]any{"id": id, "worker_name": name, "description": t.description})
+	}
+	s.mu.Unlock()
+	return mustEncode(map[string]any{"triggers": rows}), nil
+}
