@@ -336,13 +336,17 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
     Then the result at "prompts.0.registered_at" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
 
   @D12 @process
-  Scenario: D12 every connection opens with metadata, trigger types, then the 13 functions
+  Scenario: D12 every connection opens with metadata, trigger types, the functions, then the triggers
+    The 13 functions of 0.2, plus the catalog's internal function that receives
+    state events (docs/decisions.md D18; hidden from engine::functions::list by
+    its metadata), then one state binding per scope.
     When I start the worker against a recording engine
     Then connection 1 opens with:
       | frame                                    | count |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 13    |
+      | registerfunction                         | 14    |
+      | registertrigger                          | 2     |
     And frame 1 of connection 1 has:
       """
       {"type": "invokefunction", "function_id": "engine::workers::register", "action": {"type": "void"},
@@ -362,6 +366,11 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       skills::resources-list skills::resources-read skills::resources-templates
       skills::fetch_skill skill::fetch
       prompts::register prompts::unregister prompts::list prompts::mcp-list prompts::mcp-get
+      skills::catalog::state-*
+      """
+    And connection 1 sends "registertrigger" for:
+      """
+      skills-catalog-*-skills-bdd-{uid} skills-catalog-*-prompts-bdd-{uid}
       """
     When the recording engine drops connection 1
     Then connection 2 opens with:
@@ -369,7 +378,8 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       | reattach                                 | 1     |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 13    |
+      | registerfunction                         | 14    |
+      | registertrigger                          | 2     |
     And connection 2 reattaches as the worker of connection 1
 
   @D13 @process

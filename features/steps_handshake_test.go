@@ -3,6 +3,7 @@ package features
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,11 +79,24 @@ func (w *world) handshakeSteps(sc *godog.ScenarioContext) {
 				got = append(got, id)
 			}
 		}
-		want := strings.Fields(doc.Content)
+		// Each wanted id is a path.Match pattern ("*" stands for a random
+		// suffix) and must match exactly one sent id.
+		want := strings.Fields(w.expand(doc.Content))
 		slices.Sort(got)
 		slices.Sort(want)
-		if !slices.Equal(got, want) {
+		if len(got) != len(want) {
 			return fmt.Errorf("%s ids on connection %d are %q, want %q", typ, n, got, want)
+		}
+		for _, pattern := range want {
+			matched := 0
+			for _, id := range got {
+				if ok, _ := path.Match(pattern, id); ok {
+					matched++
+				}
+			}
+			if matched != 1 {
+				return fmt.Errorf("%s ids on connection %d are %q; %d of them match %q, want 1", typ, n, got, matched, pattern)
+			}
 		}
 		return nil
 	})

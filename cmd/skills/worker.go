@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -135,6 +136,9 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	}
 	skillsChanged := client.ProvideTriggerType(triggerTypes[0])
 	promptsChanged := client.ProvideTriggerType(triggerTypes[1])
+	skillsMirror := catalog.NewScope(cfg.Scopes.Skills, catalog.KeyField("id"))
+	promptsMirror := catalog.NewScope(cfg.Scopes.Prompts, catalog.KeyField("name"))
+	cat := catalog.New(client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
 	reg := registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,
 		PromptsScope:   cfg.Scopes.Prompts,
@@ -146,6 +150,8 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		Logger:         log.Named("registry"),
 
 		MaxResponseBytes: cfg.MaxResponseBytes,
+		SkillsMirror:     skillsMirror,
+		PromptsMirror:    promptsMirror,
 	})
 	functions := reg.Functions()
 	for _, f := range functions {
@@ -153,6 +159,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	}
 	log.Info("skills registered "+describeFunctions(functions), zap.String("engine", url))
 	client.Start()
+	cat.Start()
 
 	var wg sync.WaitGroup
 	readyCtx, cancelReady := context.WithCancel(ctx)
@@ -187,6 +194,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	}
 	cancelReady()
 	wg.Wait()
+	cat.Close()
 	log.Info("skills shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()

@@ -56,6 +56,9 @@ func (r *registry) installBuiltinsLocked() {
 		}
 	}
 	for _, t := range builtinTriggerTypes() {
+		if t.id == triggerState && r.withoutStateTrigger {
+			continue
+		}
 		if r.types[t.id] == nil {
 			r.types[t.id] = t
 		}

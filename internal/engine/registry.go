@@ -21,6 +21,8 @@ type registry struct {
 	invocations map[string]*invocation  // calls waiting for a worker's result
 	changed     chan struct{}           // closed and replaced on every change
 	connSeq     uint64                  // connection order, for listings
+
+	withoutStateTrigger bool // Options.WithoutStateTrigger
 }
 
 func (r *registry) init() {

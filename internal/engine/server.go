@@ -36,6 +36,10 @@ type Options struct {
 	// FunctionsPollInterval is how often the engine compares the set of
 	// function ids to fire engine::functions-available. Zero means 5 s.
 	FunctionsPollInterval time.Duration
+	// WithoutStateTrigger leaves out the state trigger type, as an engine
+	// whose state worker does not provide it: bindings of it are parked
+	// and never fire. For testing workers' fallbacks.
+	WithoutStateTrigger bool
 }
 
 const (
@@ -117,6 +121,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		sockets:     map[*socket]struct{}{},
 		quit:        make(chan struct{}),
 	}
+	s.registry.withoutStateTrigger = opts.WithoutStateTrigger
 	s.registry.init()
 	s.bg.Add(2)
 	go s.watchFunctions(s.functionIDsSignature())

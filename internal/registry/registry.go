@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
@@ -44,6 +45,11 @@ type Config struct {
 	// skills::on-change and prompts::on-change; nil means nobody listens.
 	SkillsChanged  Notifier
 	PromptsChanged Notifier
+
+	// SkillsMirror and PromptsMirror are the catalog's mirrors of the two
+	// scopes (package catalog); nil means every call goes to the engine.
+	SkillsMirror  *catalog.Scope
+	PromptsMirror *catalog.Scope
 
 	// MaxResponseBytes bounds every response the registry builds
 	// (docs/decisions.md D26); zero means 16 MiB.
@@ -97,8 +103,8 @@ func New(cfg Config) *Registry {
 		cfg.MaxResponseBytes = config.DefaultMaxResponseBytes
 	}
 	return &Registry{
-		skills:         store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.StateTimeout},
-		prompts:        store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.StateTimeout},
+		skills:         store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.StateTimeout, mirror: cfg.SkillsMirror},
+		prompts:        store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.StateTimeout, mirror: cfg.PromptsMirror},
 		timeout:        cfg.StateTimeout,
 		caller:         cfg.Caller,
 		fs:             cfg.FS,

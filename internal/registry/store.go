@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // Caller makes synchronous calls to engine functions. A nil result means
@@ -24,11 +26,16 @@ type Notifier interface {
 }
 
 // store is one state scope reached through state::* calls, each bounded by
-// the state timeout.
+// the state timeout. With a mirror (the worker's catalog of the scope,
+// docs/decisions.md D17) reads are answered from memory whenever the mirror
+// can vouch for its answer, and successful writes are applied to it before
+// the call returns (D18); otherwise every call goes to the engine, as 0.2
+// did.
 type store struct {
 	caller  Caller
 	scope   string
 	timeout time.Duration
+	mirror  *catalog.Scope
 }
 
 type stateKey struct {
@@ -60,6 +67,11 @@ func (s store) call(ctx context.Context, fn string, data any) (json.RawMessage, 
 
 // get returns the value stored at key, or nil when there is none.
 func (s store) get(ctx context.Context, key string) (json.RawMessage, error) {
+	if s.mirror != nil {
+		if v, _, authoritative := s.mirror.Get(key); authoritative {
+			return present(v), nil
+		}
+	}
 	res, err := s.call(ctx, "state::get", stateKey{s.scope, key})
 	if err != nil {
 		return nil, err
@@ -67,10 +79,24 @@ func (s store) get(ctx context.Context, key string) (json.RawMessage, error) {
 	return present(res), nil
 }
 
-// set stores value at key, replacing any previous value.
+// set stores value at key, replacing any previous value. The mirror takes
+// the value as the engine stored it (state::set answers with new_value).
 func (s store) set(ctx context.Context, key string, value any) error {
-	_, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
-	return err
+	res, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
+	if err != nil || s.mirror == nil {
+		return err
+	}
+	var out struct {
+		NewValue json.RawMessage `json:"new_value"`
+	}
+	if json.Unmarshal(res, &out) == nil && present(out.NewValue) != nil {
+		s.mirror.Put(key, out.NewValue)
+	} else {
+		// An engine that does not echo the value: the next state event
+		// or load brings it; until then the mirror must not answer.
+		s.mirror.Invalidate()
+	}
+	return nil
 }
 
 // delete removes key and reports whether a value was there.
@@ -79,13 +105,38 @@ func (s store) delete(ctx context.Context, key string) (removed bool, err error)
 	if err != nil {
 		return false, err
 	}
+	if s.mirror != nil {
+		s.mirror.Delete(key)
+	}
 	return present(res) != nil, nil
 }
 
-// list returns the raw state::list result of the scope; decodeRows reads
-// it.
+// list returns the raw state::list result of the scope (decodeRows reads
+// it), from the mirror when it is loaded.
 func (s store) list(ctx context.Context) (json.RawMessage, error) {
+	if s.mirror != nil {
+		if values, ok := s.mirror.Values(); ok {
+			return joinValues(values), nil
+		}
+	}
 	return s.call(ctx, "state::list", stateScope{s.scope})
+}
+
+// joinValues renders values as the JSON array state::list answers with.
+func joinValues(values []json.RawMessage) json.RawMessage {
+	n := 2
+	for _, v := range values {
+		n += len(v) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, v := range values {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, v...)
+	}
+	return append(out, ']')
 }
 
 // listValues extracts the values from a state::list result. The engine

@@ -1,0 +1,338 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// Engine is what the catalog needs of the engine client: calls, the
+// connection it is on, and registrations replayed on every connection.
+// *iii.Client satisfies it.
+type Engine interface {
+	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
+	WaitConnection(ctx context.Context, previous string) (string, error)
+	RegisterFunction(f iii.Function)
+	RegisterTrigger(t iii.Trigger)
+}
+
+// StateTriggerType is the engine's trigger type for state changes.
+const StateTriggerType = "state"
+
+// retryDelay spaces attempts to load a scope whose state::list failed.
+const retryDelay = 500 * time.Millisecond
+
+// Catalog keeps a set of scopes current. Create it with New, then Start it
+// once the client has its other registrations; Close stops it.
+type Catalog struct {
+	engine     Engine
+	log        *zap.Logger
+	timeout    time.Duration
+	scopes     []*Scope
+	functionID string // receives this worker's state events
+
+	events chan stateEvent // keys to read again, from the state trigger
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu          sync.Mutex
+	mode        string        // "", "live" or "read-through"
+	modeChanged chan struct{} // closed and replaced when mode is set
+	reported    bool          // the read-through fallback was logged
+}
+
+// Modes of the catalog, for diagnostics.
+const (
+	ModeLive        = "live"         // loaded and kept current by the state trigger
+	ModeReadThrough = "read-through" // the engine has no state trigger: every read asks the engine
+)
+
+// stateEvent is the part of a state trigger payload the catalog reads.
+type stateEvent struct {
+	Scope string `json:"scope"`
+	Key   string `json:"key"`
+}
+
+// New returns a catalog of scopes fed through engine. timeout bounds each
+// state call. It registers, on engine, the function that receives the
+// state events and one binding per scope; its id carries a random suffix
+// so that replicas of the worker on one engine each get their own events.
+func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope) *Catalog {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	suffix := randomSuffix()
+	c := &Catalog{
+		engine:     engine,
+		log:        log,
+		timeout:    timeout,
+		scopes:     scopes,
+		functionID: "skills::catalog::state-" + suffix,
+		events:     make(chan stateEvent, 1024),
+
+		modeChanged: make(chan struct{}),
+	}
+	engine.RegisterFunction(iii.Function{
+		ID:          c.functionID,
+		Description: "Internal: receives state events for this skills worker's catalog.",
+		Metadata:    json.RawMessage(`{"internal":true}`),
+		Handler:     c.onStateEvent,
+	})
+	for _, s := range scopes {
+		engine.RegisterTrigger(iii.Trigger{
+			ID:         "skills-catalog-" + suffix + "-" + s.Name(),
+			Type:       StateTriggerType,
+			FunctionID: c.functionID,
+			Config:     map[string]string{"scope": s.Name()},
+		})
+	}
+	return c
+}
+
+// FunctionID is the internal function that receives state events.
+func (c *Catalog) FunctionID() string { return c.functionID }
+
+// Mode reports how the catalog serves: "" before the first connection,
+// ModeLive or ModeReadThrough.
+func (c *Catalog) Mode() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mode
+}
+
+// Start runs the catalog until Close: on every connection it checks that
+// the engine has the state trigger type and loads every scope.
+func (c *Catalog) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	c.wg.Add(2)
+	go c.followConnections(ctx)
+	go c.applyEvents(ctx)
+}
+
+// Close stops the catalog's goroutines and waits for them.
+func (c *Catalog) Close() {
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.wg.Wait()
+}
+
+// onStateEvent queues the key of a state event to be read again. It never
+// blocks the engine's delivery: when the queue is full, every scope is
+// reloaded instead, which reads every key.
+func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) {
+	var ev stateEvent
+	if err := json.Unmarshal(req.Data, &ev); err != nil {
+		c.log.Warn("state event that does not decode ignored", zap.String("reason", ids.Clip(err.Error())))
+		return nil, nil
+	}
+	select {
+	case c.events <- ev:
+	default:
+		c.log.Warn("state events arrive faster than they are applied; reloading")
+		for _, s := range c.scopes {
+			s.Invalidate()
+		}
+	}
+	return nil, nil
+}
+
+// followConnections loads every scope on every new connection.
+func (c *Catalog) followConnections(ctx context.Context) {
+	defer c.wg.Done()
+	previous := ""
+	for {
+		id, err := c.engine.WaitConnection(ctx, previous)
+		if err != nil {
+			return
+		}
+		previous = id
+		for _, s := range c.scopes {
+			s.Invalidate()
+		}
+		if !c.stateTriggerAvailable(ctx) {
+			c.setMode(ModeReadThrough)
+			continue
+		}
+		c.setMode(ModeLive)
+		c.loadAll(ctx, id)
+	}
+}
+
+// loadAll loads each scope, retrying a failed state::list while the
+// connection lasts (a later connection loads again anyway).
+func (c *Catalog) loadAll(ctx context.Context, connection string) {
+	for _, s := range c.scopes {
+		for {
+			err := c.load(ctx, s)
+			if err == nil || ctx.Err() != nil {
+				break
+			}
+			var shape *shapeError
+			if errors.As(err, &shape) {
+				// An engine that lists in another shape: this scope is
+				// served read-through, as 0.2 did, until the next connection.
+				c.log.Warn("catalog: cannot mirror a scope; its reads go to the engine",
+					zap.String("scope", s.Name()), zap.Error(err))
+				break
+			}
+			c.log.Warn("catalog: could not load a scope; reads go to the engine until it loads",
+				zap.String("scope", s.Name()), zap.Error(err))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(retryDelay):
+			}
+			if id, err := c.engine.WaitConnection(ctx, ""); err != nil || id != connection {
+				return
+			}
+		}
+	}
+}
+
+// load replaces a scope's content with one state::list, then reads again
+// the keys that changed while it was in flight.
+func (c *Catalog) load(ctx context.Context, s *Scope) error {
+	s.BeginLoad()
+	res, err := c.call(ctx, "state::list", map[string]string{"scope": s.Name()})
+	if err != nil {
+		s.AbortLoad()
+		return err
+	}
+	values, err := arrayValues(res)
+	if err != nil {
+		s.AbortLoad()
+		return &shapeError{fmt.Errorf("state::list of scope %s: %w", ids.Quote(s.Name()), err)}
+	}
+	for _, key := range s.EndLoad(values) {
+		c.reread(ctx, s, key)
+	}
+	c.log.Info("catalog loaded", zap.String("scope", s.Name()), zap.Int("entries", s.Len()))
+	return nil
+}
+
+// applyEvents reads again the key of every state event.
+func (c *Catalog) applyEvents(ctx context.Context) {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-c.events:
+			for _, s := range c.scopes {
+				if s.Name() == ev.Scope {
+					c.reread(ctx, s, ev.Key)
+				}
+			}
+		}
+	}
+}
+
+// reread applies the engine's current value of key to s. A failure leaves
+// the scope invalid, so reads go to the engine until the next load.
+func (c *Catalog) reread(ctx context.Context, s *Scope, key string) {
+	res, err := c.call(ctx, "state::get", map[string]string{"scope": s.Name(), "key": key})
+	if err != nil {
+		if ctx.Err() == nil {
+			c.log.Warn("catalog: could not read a changed key; reads go to the engine until the next load",
+				zap.String("scope", s.Name()), zap.String("key", ids.Clip(key)), zap.Error(err))
+			s.Invalidate()
+		}
+		return
+	}
+	if res = bytes.TrimSpace(res); len(res) == 0 {
+		s.Delete(key)
+		return
+	}
+	s.Put(key, res)
+}
+
+// stateTriggerAvailable asks the engine whether it has the state trigger
+// type: a binding of a type the engine lacks is parked without a word, and
+// the catalog would never hear of a change.
+func (c *Catalog) stateTriggerAvailable(ctx context.Context) bool {
+	res, err := c.call(ctx, "engine::triggers::list", map[string]any{"prefix": StateTriggerType})
+	if err == nil {
+		var list struct {
+			Triggers []struct {
+				ID string `json:"id"`
+			} `json:"triggers"`
+		}
+		if json.Unmarshal(res, &list) == nil {
+			for _, t := range list.Triggers {
+				if t.ID == StateTriggerType {
+					return true
+				}
+			}
+			err = errors.New("the engine has no state trigger type (is its state worker loaded?)")
+		}
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	c.mu.Lock()
+	first := !c.reported
+	c.reported = true
+	c.mu.Unlock()
+	if first {
+		c.log.Warn("catalog: cannot follow state changes; every state read goes to the engine", zap.Error(err))
+	}
+	return false
+}
+
+func (c *Catalog) setMode(mode string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mode = mode
+	close(c.modeChanged)
+	c.modeChanged = make(chan struct{})
+}
+
+// ModeChanged returns a channel closed the next time the catalog decides
+// its mode (on every connection).
+func (c *Catalog) ModeChanged() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.modeChanged
+}
+
+func (c *Catalog) call(ctx context.Context, fn string, data any) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.engine.Call(ctx, fn, data)
+}
+
+// shapeError is a state::list result that is not an array of values.
+type shapeError struct{ err error }
+
+func (e *shapeError) Error() string { return e.err.Error() }
+func (e *shapeError) Unwrap() error { return e.err }
+
+// arrayValues splits a state::list result (a JSON array) into its values.
+func arrayValues(res json.RawMessage) ([]json.RawMessage, error) {
+	var values []json.RawMessage
+	if err := json.Unmarshal(res, &values); err != nil {
+		return nil, fmt.Errorf("not a JSON array of values: %w", err)
+	}
+	return values, nil
+}
+
+// randomSuffix is 8 hex characters.
+func randomSuffix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

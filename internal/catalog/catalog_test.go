@@ -1,0 +1,149 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+)
+
+// waitTimeout bounds every wait for the catalog to catch up.
+const waitTimeout = 10 * time.Second
+
+// rig is a local engine, a worker client with a catalog of scope
+// "skills", and a second client writing as another worker would.
+type rig struct {
+	srv    *engine.Engine
+	scope  *Scope
+	cat    *Catalog
+	writer *iii.Client
+	logs   *observer.ObservedLogs
+}
+
+func newRig(t *testing.T, opts engine.Options) *rig {
+	t.Helper()
+	srv := iiitest.NewServerWith(t, opts)
+	core, logs := observer.New(zap.InfoLevel)
+	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills", ReconnectInitial: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond})
+	scope := NewScope("skills", KeyField("id"))
+	cat := New(worker, 5*time.Second, zap.New(core), scope)
+	worker.Start()
+	cat.Start()
+	t.Cleanup(func() {
+		cat.Close()
+		worker.Close()
+	})
+	writer := iii.New(iii.Options{URL: srv.URL(), Name: "other-worker"})
+	writer.Start()
+	t.Cleanup(func() { writer.Close() })
+	return &rig{srv: srv, scope: scope, cat: cat, writer: writer, logs: logs}
+}
+
+// until waits for cond on the scope, re-checking at each of its changes.
+func (r *rig) until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(waitTimeout)
+	defer deadline.Stop()
+	for {
+		ch := r.scope.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("the catalog never %s (within %s)", what, waitTimeout)
+		}
+	}
+}
+
+func (r *rig) write(t *testing.T, fn string, data any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if _, err := r.writer.Call(ctx, fn, data); err != nil {
+		t.Fatalf("%s: %v", fn, err)
+	}
+}
+
+func (r *rig) body(key string) (string, bool) {
+	v, found, auth := r.scope.Get(key)
+	if !found || !auth {
+		return "", false
+	}
+	var row struct{ Skill string }
+	_ = json.Unmarshal(v, &row)
+	return row.Skill, true
+}
+
+// The catalog loads the scope on connecting, then follows every write made
+// by another worker through the engine's state trigger (D17, D18).
+func TestCatalogLoadsAndFollowsAnotherWorkersWrites(t *testing.T) {
+	r := newRig(t, engine.Options{})
+	if err := r.srv.SetState("skills", "seeded", json.RawMessage(`{"id":"seeded","skill":"from before"}`)); err != nil {
+		t.Fatal(err)
+	}
+	r.until(t, "loaded the seeded row", func() bool { b, ok := r.body("seeded"); return ok && b == "from before" })
+	if r.cat.Mode() != ModeLive {
+		t.Errorf("mode = %q, want %q", r.cat.Mode(), ModeLive)
+	}
+
+	r.write(t, "state::set", map[string]any{"scope": "skills", "key": "new", "value": map[string]string{"id": "new", "skill": "v1"}})
+	r.until(t, "saw a created row", func() bool { b, ok := r.body("new"); return ok && b == "v1" })
+	r.write(t, "state::set", map[string]any{"scope": "skills", "key": "new", "value": map[string]string{"id": "new", "skill": "v2"}})
+	r.until(t, "saw an updated row", func() bool { b, ok := r.body("new"); return ok && b == "v2" })
+	r.write(t, "state::delete", map[string]any{"scope": "skills", "key": "seeded"})
+	r.until(t, "saw a deleted row", func() bool { _, found, auth := r.scope.Get("seeded"); return auth && !found })
+	r.write(t, "state::set", map[string]any{"scope": "elsewhere", "key": "x", "value": map[string]string{"id": "x"}})
+	if _, found, _ := r.scope.Get("x"); found {
+		t.Error("a write to another scope reached the catalog")
+	}
+}
+
+// After the engine restarts (state kept, every registration gone), the
+// worker reconnects and the catalog loads again, including what changed
+// while it was away (D18: full reload after every reconnect).
+func TestCatalogReloadsAfterReconnect(t *testing.T) {
+	r := newRig(t, engine.Options{})
+	r.until(t, "loaded", r.scope.Valid)
+	r.srv.DropConnections()
+	// Written while the worker is away: no event will ever tell it.
+	if err := r.srv.SetState("skills", "while-away", json.RawMessage(`{"id":"while-away","skill":"missed event"}`)); err != nil {
+		t.Fatal(err)
+	}
+	r.until(t, "reloaded after the reconnect", func() bool { b, ok := r.body("while-away"); return ok && b == "missed event" })
+}
+
+// An engine without the state trigger type: the catalog says so once and
+// never vouches for anything, so every read goes to the engine (D18).
+func TestCatalogFallsBackToReadThroughWithoutTheStateTrigger(t *testing.T) {
+	r := newRig(t, engine.Options{WithoutStateTrigger: true})
+	deadline := time.NewTimer(waitTimeout)
+	defer deadline.Stop()
+	for {
+		ch := r.cat.ModeChanged()
+		if r.cat.Mode() == ModeReadThrough {
+			break
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("mode = %q, want %q", r.cat.Mode(), ModeReadThrough)
+		}
+	}
+	if r.scope.Valid() {
+		t.Error("the scope claims to be loaded without a state trigger")
+	}
+	warnings := r.logs.FilterMessageSnippet("cannot follow state changes").All()
+	if len(warnings) != 1 || !strings.Contains(warnings[0].ContextMap()["error"].(string), "no state trigger type") {
+		t.Errorf("warnings = %+v, want one naming the missing state trigger type", warnings)
+	}
+}
