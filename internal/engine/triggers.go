@@ -16,9 +16,9 @@ import (
 // of bindings through registertrigger/unregistertrigger frames; a built-in
 // one (provider nil) accepts every binding silently.
 type triggerType struct {
-	id            string
-	description   string
-	worker        string          // the in-process worker of an engine-provided type
+	id          string
+	description string
+	worker      string // the in-process worker of an engine-provided type
 
 	requestFormat json.RawMessage // trigger_request_format
 	callFormat    json.RawMessage // call_request_format
