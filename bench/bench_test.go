@@ -9,42 +9,78 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/registry"
 )
 
-// rig is one engine, the registry worker, and a caller.
+// rig is one engine, the registry worker (with its catalog, as the
+// worker runs it), and a caller.
 type rig struct {
 	srv    *engine.Engine
 	worker *iii.Client
 	caller *iii.Client
 }
 
-func newRig(tb testing.TB, extra ...iii.Function) *rig {
+// rigOptions shape a rig: seed writes state before the worker connects
+// (so the catalog's first load sees it); noCatalog serves every read
+// through the engine, as 0.2 did.
+type rigOptions struct {
+	seed      func(*engine.Engine)
+	noCatalog bool
+	extra     []iii.Function
+}
+
+func newRig(tb testing.TB, opts rigOptions) *rig {
 	tb.Helper()
 	srv := iiitest.NewServer(tb)
+	if opts.seed != nil {
+		opts.seed(srv)
+	}
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
-	reg := registry.New(registry.Config{Caller: worker})
-	for _, f := range append(reg.Functions(), extra...) {
+	cfg := registry.Config{Caller: worker}
+	var cat *catalog.Catalog
+	if !opts.noCatalog {
+		cfg.SkillsMirror = catalog.NewScope("skills", catalog.KeyField("id"))
+		cfg.PromptsMirror = catalog.NewScope("prompts", catalog.KeyField("name"))
+		cat = catalog.New(worker, 10*time.Second, nil, cfg.SkillsMirror, cfg.PromptsMirror)
+	}
+	reg := registry.New(cfg)
+	for _, f := range append(reg.Functions(), opts.extra...) {
 		worker.RegisterFunction(f)
 	}
 	worker.Start()
 	tb.Cleanup(func() { worker.Close() })
+	if cat != nil {
+		cat.Start()
+		tb.Cleanup(cat.Close)
+	}
 	caller := iii.New(iii.Options{URL: srv.URL(), Name: "bench-caller"})
 	caller.Start()
 	tb.Cleanup(func() { caller.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for _, c := range []*iii.Client{worker, caller} {
 		if err := c.WaitReady(ctx); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	for _, f := range append(reg.Functions(), extra...) {
+	for _, f := range append(reg.Functions(), opts.extra...) {
 		if err := srv.WaitFunction(ctx, f.ID); err != nil {
 			tb.Fatal(err)
+		}
+	}
+	if cat != nil {
+		for _, scope := range []*catalog.Scope{cfg.SkillsMirror, cfg.PromptsMirror} {
+			for !scope.Valid() {
+				select {
+				case <-scope.Changed():
+				case <-ctx.Done():
+					tb.Fatalf("the catalog never loaded scope %s", scope.Name())
+				}
+			}
 		}
 	}
 	return &rig{srv: srv, worker: worker, caller: caller}
@@ -78,29 +114,36 @@ type echoIn struct{}
 func BenchmarkRead(b *testing.B) {
 	body := skillBody(4096)
 	echo := iii.NewFunction("bench::echo", "returns 4 KiB", func(context.Context, echoIn) (string, error) { return body, nil })
-	r := newRig(b, echo)
-	r.call(b, "skills::register", map[string]string{"id": "resend/email", "skill": body})
 	read := map[string]string{"uri": "iii://resend/email"}
-	if out := r.call(b, "skills::resources-read", read); !strings.Contains(string(out), "Email provider") {
-		b.Fatalf("read returned %s", out)
+	for _, variant := range []struct {
+		name string
+		opts rigOptions
+	}{
+		{"", rigOptions{extra: []iii.Function{echo}}},
+		{"-no-catalog", rigOptions{extra: []iii.Function{echo}, noCatalog: true}},
+	} {
+		r := newRig(b, variant.opts)
+		r.call(b, "skills::register", map[string]string{"id": "resend/email", "skill": body})
+		if out := r.call(b, "skills::resources-read", read); !strings.Contains(string(out), "Email provider") {
+			b.Fatalf("read returned %s", out)
+		}
+		b.Run("echo-4KiB"+variant.name, func(b *testing.B) {
+			for b.Loop() {
+				r.call(b, "bench::echo", struct{}{})
+			}
+		})
+		b.Run("resources-read-4KiB"+variant.name, func(b *testing.B) {
+			for b.Loop() {
+				r.call(b, "skills::resources-read", read)
+			}
+		})
 	}
-
-	b.Run("echo-4KiB", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "bench::echo", struct{}{})
-		}
-	})
-	b.Run("resources-read-4KiB", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "skills::resources-read", read)
-		}
-	})
 }
 
 // BenchmarkRegister measures skills::register (validation, state::set and
 // the on-change fan-out) one call at a time and with parallel callers.
 func BenchmarkRegister(b *testing.B) {
-	r := newRig(b)
+	r := newRig(b, rigOptions{})
 	body := skillBody(1024)
 	var n atomic.Int64
 	b.Run("sequential", func(b *testing.B) {
@@ -122,18 +165,33 @@ func BenchmarkRegister(b *testing.B) {
 
 // BenchmarkIndex10k reads iii://skills through the engine with 10,000
 // skills registered (seeded straight into the engine's state, as rows the
-// worker itself writes).
+// worker itself writes), next to an echo function returning a string as
+// long as the index, through the same engine: the ratio is the registry's
+// cost of an index read.
 func BenchmarkIndex10k(b *testing.B) {
 	for _, size := range []int{512, 4096} {
-		b.Run(fmt.Sprintf("body-%dB", size), func(b *testing.B) {
-			r := newRig(b)
-			seed(b, r.srv, 10000, skillBody(size))
-			read := map[string]string{"uri": "iii://skills"}
-			out := r.call(b, "skills::resources-read", read)
-			if got := strings.Count(string(out), "](iii://"); got != 10000 {
-				b.Fatalf("index lists %d skills, want 10000", got)
+		var index atomic.Value // the index text, once known, for the echo
+		echo := iii.NewFunction("bench::echo-index", "returns a string as long as the index",
+			func(context.Context, echoIn) (string, error) { return index.Load().(string), nil })
+		r := newRig(b, rigOptions{seed: func(srv *engine.Engine) { seed(b, srv, 10000, skillBody(size)) }, extra: []iii.Function{echo}})
+		read := map[string]string{"uri": "iii://skills"}
+		out := r.call(b, "skills::resources-read", read)
+		if got := strings.Count(string(out), "](iii://"); got != 10000 {
+			b.Fatalf("index lists %d skills, want 10000", got)
+		}
+		var env struct {
+			Contents []struct{ Text string } `json:"contents"`
+		}
+		if err := json.Unmarshal(out, &env); err != nil || len(env.Contents) != 1 {
+			b.Fatalf("index envelope: %v", err)
+		}
+		index.Store(env.Contents[0].Text)
+		b.Run(fmt.Sprintf("echo-%dB", size), func(b *testing.B) {
+			for b.Loop() {
+				r.call(b, "bench::echo-index", struct{}{})
 			}
-			b.ResetTimer()
+		})
+		b.Run(fmt.Sprintf("body-%dB", size), func(b *testing.B) {
 			for b.Loop() {
 				r.call(b, "skills::resources-read", read)
 			}

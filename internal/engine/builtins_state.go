@@ -42,14 +42,20 @@ func stateSet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody
 		return nil, e
 	}
 	value := mustEncode(a["value"])
-	scope, key := a.str("scope"), a.str("key")
-	old := s.state.set(scope, key, value)
+	old := s.writeState(a.str("scope"), a.str("key"), value)
+	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
+}
+
+// writeState stores a value and fires state:created or state:updated; it
+// returns the previous value, nil when the key was new.
+func (s *Engine) writeState(scope, key string, value json.RawMessage) (old json.RawMessage) {
+	old = s.state.set(scope, key, value)
 	event := stateUpdated
 	if old == nil {
 		event = stateCreated
 	}
 	s.stateChanged(event, scope, key, old, value)
-	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
+	return old
 }
 
 // stateGet returns the stored value; a missing key yields no result at all

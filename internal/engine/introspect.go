@@ -218,13 +218,14 @@ func (s *Engine) StateValues(scope string) []json.RawMessage {
 	return s.state.values(scope)
 }
 
-// SetState seeds a state value (for example a row another worker wrote)
-// without going through a socket.
+// SetState writes a state value (for example a row another worker wrote)
+// without going through a socket. Like state::set, it fires the state
+// trigger.
 func (s *Engine) SetState(scope, key string, value json.RawMessage) error {
 	v, err := decodeValue(value)
 	if err != nil {
 		return fmt.Errorf("engine: set state %s/%s: %w", scope, key, err)
 	}
-	s.state.set(scope, key, mustEncode(v))
+	s.writeState(scope, key, mustEncode(v))
 	return nil
 }

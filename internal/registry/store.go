@@ -111,6 +111,21 @@ func (s store) delete(ctx context.Context, key string) (removed bool, err error)
 	return present(res) != nil, nil
 }
 
+// values returns the scope's values, from the mirror when it is loaded,
+// else split from a state::list result.
+func (s store) values(ctx context.Context) ([]json.RawMessage, error) {
+	if s.mirror != nil {
+		if values, ok := s.mirror.Values(); ok {
+			return values, nil
+		}
+	}
+	res, err := s.call(ctx, "state::list", stateScope{s.scope})
+	if err != nil {
+		return nil, err
+	}
+	return listValues(res), nil
+}
+
 // list returns the raw state::list result of the scope (decodeRows reads
 // it), from the mirror when it is loaded.
 func (s store) list(ctx context.Context) (json.RawMessage, error) {

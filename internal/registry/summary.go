@@ -34,6 +34,13 @@ type summaryCache struct {
 	seed    maphash.Seed
 	mu      sync.Mutex
 	entries map[uint64]skillSummary
+
+	// sorted is the last result, valid for the catalog version it was
+	// computed from (docs/decisions.md D19): while the scope's mirror has
+	// not changed, a listing costs nothing. Callers treat it as read-only.
+	sorted        []skillSummary
+	sortedVersion uint64
+	sortedValid   bool
 }
 
 func newSummaryCache() *summaryCache {
@@ -43,12 +50,24 @@ func newSummaryCache() *summaryCache {
 // skillSummaries lists the decodable skill rows in state, sorted by id.
 // Undecodable rows are skipped, as in the Rust worker.
 func (r *Registry) skillSummaries(ctx context.Context) ([]skillSummary, error) {
-	res, err := r.skills.list(ctx)
+	c := r.summaries
+	mirror := r.skills.mirror
+	var version uint64
+	cacheable := mirror != nil && mirror.Valid()
+	if cacheable {
+		version = mirror.Version()
+		c.mu.Lock()
+		hit := c.sortedValid && c.sortedVersion == version
+		sorted := c.sorted
+		c.mu.Unlock()
+		if hit {
+			return sorted, nil
+		}
+	}
+	values, err := r.skills.values(ctx)
 	if err != nil {
 		return nil, err
 	}
-	values := listValues(res)
-	c := r.summaries
 	c.mu.Lock()
 	old := c.entries
 	c.mu.Unlock()
@@ -67,10 +86,13 @@ func (r *Registry) skillSummaries(ctx context.Context) ([]skillSummary, error) {
 		fresh[h] = s
 		out = append(out, s)
 	}
+	slices.SortStableFunc(out, func(a, b skillSummary) int { return strings.Compare(a.id, b.id) })
 	c.mu.Lock()
 	c.entries = fresh
+	// The version was read before the values: a change made meanwhile has
+	// a newer version, so this result is never reused past it.
+	c.sorted, c.sortedVersion, c.sortedValid = out, version, cacheable
 	c.mu.Unlock()
-	slices.SortStableFunc(out, func(a, b skillSummary) int { return strings.Compare(a.id, b.id) })
 	return out, nil
 }
 
