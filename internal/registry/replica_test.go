@@ -1,0 +1,95 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+)
+
+// replica is one worker's registry with its catalog, on a real engine.
+type replica struct {
+	reg    *Registry
+	skills *catalog.Scope
+}
+
+func newReplica(t *testing.T, srv *engine.Engine, name string) *replica {
+	t.Helper()
+	client := iii.New(iii.Options{URL: srv.URL(), Name: name})
+	skills := catalog.NewScope("skills", catalog.KeyField("id"))
+	prompts := catalog.NewScope("prompts", catalog.KeyField("name"))
+	cat := catalog.New(client, 5*time.Second, nil, skills, prompts)
+	reg := New(Config{Caller: client, SkillsMirror: skills, PromptsMirror: prompts})
+	client.Start()
+	cat.Start()
+	t.Cleanup(func() {
+		cat.Close()
+		client.Close()
+	})
+	waitScope(t, skills, "load", skills.Valid)
+	return &replica{reg: reg, skills: skills}
+}
+
+// waitScope waits for cond, re-checking at every change of the scope.
+func waitScope(t *testing.T, s *catalog.Scope, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		ch := s.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("scope %s: never saw %s", s.Name(), what)
+		}
+	}
+}
+
+// Two workers on one engine and scope serve the same content: a write
+// through one is read back from the other once its state event arrives
+// (docs/decisions.md D23), and a write is visible on the writer at once
+// (D18), both in the 0.2 row format.
+func TestReplicasServeEachOthersWrites(t *testing.T) {
+	srv := iiitest.NewServer(t)
+	a, b := newReplica(t, srv, "skills-a"), newReplica(t, srv, "skills-b")
+	ctx := context.Background()
+
+	if _, err := a.reg.registerSkill(ctx, registerSkillInput{ID: "shared/guide", Skill: "# Guide\n\nWritten through replica A."}); err != nil {
+		t.Fatal(err)
+	}
+	if body, err := a.reg.skillBody(ctx, "shared/guide"); err != nil || !strings.Contains(body, "replica A") {
+		t.Fatalf("the writer reads %q, %v right after its own write", body, err)
+	}
+	waitScope(t, b.skills, "replica A's write", func() bool { _, found, _ := b.skills.Get("shared/guide"); return found })
+	out, err := b.reg.resourcesRead(ctx, readIn("iii://shared/guide"))
+	if err != nil || len(out.Contents) != 1 || !strings.Contains(out.Contents[0].Text, "Written through replica A.") {
+		t.Fatalf("replica B reads %+v, %v", out, err)
+	}
+
+	if _, err := b.reg.unregisterSkill(ctx, unregisterSkillInput{ID: "shared/guide"}); err != nil {
+		t.Fatal(err)
+	}
+	waitScope(t, a.skills, "replica B's delete", func() bool { _, found, auth := a.skills.Get("shared/guide"); return auth && !found })
+	if _, err := a.reg.resourcesRead(ctx, readIn("iii://shared/guide")); err == nil || !strings.Contains(err.Error(), "Skill not found") {
+		t.Errorf("replica A still serves the deleted skill: %v", err)
+	}
+
+	// The row in state is the 0.2 format, readable by a 0.2 worker.
+	if err := srv.SetState("skills", "legacy", json.RawMessage(`{"id":"legacy","skill":"# Legacy\n\nFrom the Rust worker.","registered_at":"2026-05-04T19:22:41.123456789+00:00"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitScope(t, a.skills, "a row written by another worker", func() bool { _, found, _ := a.skills.Get("legacy"); return found })
+	list, err := a.reg.listSkills(ctx, emptyInput{})
+	if err != nil || len(list.Skills) != 1 || list.Skills[0].ID != "legacy" || list.Skills[0].RegisteredAt != "2026-05-04T19:22:41.123456789+00:00" {
+		t.Errorf("replica A lists %+v, %v", list, err)
+	}
+}
