@@ -42,7 +42,7 @@ type Catalog struct {
 	scopes     []*Scope
 	functionID string // receives this worker's state events
 
-	events chan stateEvent // keys to read again, from the state trigger
+	events *keyQueue // keys to read again, from the state trigger
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -80,7 +80,7 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 		timeout:    timeout,
 		scopes:     scopes,
 		functionID: "skills::catalog::state-" + suffix,
-		events:     make(chan stateEvent, 1024),
+		events:     newKeyQueue(),
 
 		modeChanged: make(chan struct{}),
 	}
@@ -131,22 +131,15 @@ func (c *Catalog) Close() {
 }
 
 // onStateEvent queues the key of a state event to be read again. It never
-// blocks the engine's delivery: when the queue is full, every scope is
-// reloaded instead, which reads every key.
+// blocks the engine's delivery; repeated events for one key waiting in
+// the queue are read once.
 func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) {
 	var ev stateEvent
 	if err := json.Unmarshal(req.Data, &ev); err != nil {
 		c.log.Warn("state event that does not decode ignored", zap.String("reason", ids.Clip(err.Error())))
 		return nil, nil
 	}
-	select {
-	case c.events <- ev:
-	default:
-		c.log.Warn("state events arrive faster than they are applied; reloading")
-		for _, s := range c.scopes {
-			s.Invalidate()
-		}
-	}
+	c.events.push(ev)
 	return nil, nil
 }
 
@@ -218,7 +211,7 @@ func (c *Catalog) load(ctx context.Context, s *Scope) error {
 		return &shapeError{fmt.Errorf("state::list of scope %s: %w", ids.Quote(s.Name()), err)}
 	}
 	for _, key := range s.EndLoad(values) {
-		c.reread(ctx, s, key)
+		c.events.push(stateEvent{Scope: s.Name(), Key: key})
 	}
 	c.log.Info("catalog loaded", zap.String("scope", s.Name()), zap.Int("entries", s.Len()))
 	return nil
@@ -228,36 +221,42 @@ func (c *Catalog) load(ctx context.Context, s *Scope) error {
 func (c *Catalog) applyEvents(ctx context.Context) {
 	defer c.wg.Done()
 	for {
-		select {
-		case <-ctx.Done():
+		ev, ok := c.events.pop(ctx)
+		if !ok {
 			return
-		case ev := <-c.events:
-			for _, s := range c.scopes {
-				if s.Name() == ev.Scope {
-					c.reread(ctx, s, ev.Key)
+		}
+		for _, s := range c.scopes {
+			if s.Name() != ev.Scope {
+				continue
+			}
+			if err := c.reread(ctx, s, ev.Key); err != nil && ctx.Err() == nil {
+				// A read that failed (the engine busy or going away) is
+				// tried again; a new connection reloads everything anyway.
+				c.log.Warn("catalog: could not read a changed key; trying again",
+					zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(retryDelay):
 				}
+				c.events.push(ev)
 			}
 		}
 	}
 }
 
-// reread applies the engine's current value of key to s. A failure leaves
-// the scope invalid, so reads go to the engine until the next load.
-func (c *Catalog) reread(ctx context.Context, s *Scope, key string) {
+// reread applies the engine's current value of key to s.
+func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
 	res, err := c.call(ctx, "state::get", map[string]string{"scope": s.Name(), "key": key})
 	if err != nil {
-		if ctx.Err() == nil {
-			c.log.Warn("catalog: could not read a changed key; reads go to the engine until the next load",
-				zap.String("scope", s.Name()), zap.String("key", ids.Clip(key)), zap.Error(err))
-			s.Invalidate()
-		}
-		return
+		return err
 	}
 	if res = bytes.TrimSpace(res); len(res) == 0 {
 		s.Delete(key)
-		return
+		return nil
 	}
 	s.Put(key, res)
+	return nil
 }
 
 // stateTriggerAvailable asks the engine whether it has the state trigger
