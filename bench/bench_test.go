@@ -43,8 +43,8 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 	cfg := registry.Config{Caller: worker}
 	var cat *catalog.Catalog
 	if !opts.noCatalog {
-		cfg.SkillsMirror = catalog.NewScope("skills", catalog.KeyField("id"))
-		cfg.PromptsMirror = catalog.NewScope("prompts", catalog.KeyField("name"))
+		cfg.SkillsMirror = registry.NewSkillsMirror("skills", 256<<20)
+		cfg.PromptsMirror = registry.NewPromptsMirror("prompts")
 		cat = catalog.New(worker, 10*time.Second, nil, cfg.SkillsMirror, cfg.PromptsMirror)
 	}
 	reg := registry.New(cfg)

@@ -136,8 +136,8 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	}
 	skillsChanged := client.ProvideTriggerType(triggerTypes[0])
 	promptsChanged := client.ProvideTriggerType(triggerTypes[1])
-	skillsMirror := catalog.NewScope(cfg.Scopes.Skills, catalog.KeyField("id"))
-	promptsMirror := catalog.NewScope(cfg.Scopes.Prompts, catalog.KeyField("name"))
+	skillsMirror := registry.NewSkillsMirror(cfg.Scopes.Skills, int64(cfg.CacheBytes))
+	promptsMirror := registry.NewPromptsMirror(cfg.Scopes.Prompts)
 	cat := catalog.New(client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
 	reg := registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,

@@ -33,7 +33,7 @@ func newRig(t *testing.T, opts engine.Options) *rig {
 	srv := iiitest.NewServerWith(t, opts)
 	core, logs := observer.New(zap.InfoLevel)
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills", ReconnectInitial: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond})
-	scope := NewScope("skills", KeyField("id"))
+	scope := newTestScope(1 << 20)
 	cat := New(worker, 5*time.Second, zap.New(core), scope)
 	worker.Start()
 	cat.Start()
@@ -75,13 +75,11 @@ func (r *rig) write(t *testing.T, fn string, data any) {
 }
 
 func (r *rig) body(key string) (string, bool) {
-	v, found, auth := r.scope.Get(key)
+	e, found, auth := r.scope.Get(key)
 	if !found || !auth {
 		return "", false
 	}
-	var row struct{ Skill string }
-	_ = json.Unmarshal(v, &row)
-	return row.Skill, true
+	return e.Body, true
 }
 
 // The catalog loads the scope on connecting, then follows every write made

@@ -1,11 +1,12 @@
 // Package catalog keeps the worker's in-memory view of the state scopes it
-// serves (docs/decisions.md D17, D18): every value of a scope, by key, in
-// the engine's order, loaded with one state::list on each connection and
-// kept current by the worker's own writes and by the engine's `state`
-// trigger. While a scope is not loaded (before the first load on a
-// connection, or when the engine has no `state` trigger type) it says so,
-// and readers go to the engine instead: the catalog is never stale by more
-// than one event.
+// serves (docs/decisions.md D17, D18): for every key of a scope, in the
+// engine's order, a summary (what listings need) and, while a byte budget
+// allows, the body (what a read needs). It is loaded with one state::list
+// on each connection and kept current by the worker's own writes and by
+// the engine's `state` trigger. While a scope is not loaded (before the
+// first load on a connection, or when the engine has no `state` trigger
+// type) it says so, and readers go to the engine instead: the catalog is
+// never stale by more than one event.
 package catalog
 
 import (
@@ -14,106 +15,168 @@ import (
 	"sync"
 )
 
-// Scope mirrors one state scope: its values by key, in the engine's
-// state::list order (first write; an overwrite keeps its place; a delete
-// removes it). It is safe for concurrent use.
-type Scope struct {
-	name  string
-	keyOf func(json.RawMessage) (string, bool)
+// Decoded is what a Decoder makes of one stored value.
+type Decoded struct {
+	Key     string // the value's key, for values listed without one
+	Summary any    // kept for every entry: what listings need
+	Body    string // kept while the body budget allows: what a read needs
+	Err     error  // the value does not decode: reads report it, listings skip it
+}
 
-	mu      sync.RWMutex
+// Decoder turns a stored value into an entry. ok is false when not even a
+// key can be read from it.
+type Decoder func(raw json.RawMessage) (d Decoded, ok bool)
+
+// Entry is what the catalog holds for a key.
+type Entry struct {
+	Summary any
+	Body    string
+	HasBody bool // false when the body was evicted (or never fitted): read it from the engine
+	Err     error
+}
+
+// Scope mirrors one state scope: an entry per key, in the engine's
+// state::list order (first write; an overwrite keeps its place; a delete
+// removes it), with bodies in a least-recently-read cache bounded by a
+// byte budget. It is safe for concurrent use.
+type Scope struct {
+	name   string
+	decode Decoder
+	budget int64 // bytes of bodies kept; 0 keeps none
+
+	mu      sync.Mutex
 	order   *list.List               // of *entry, in engine order
 	entries map[string]*list.Element // by key
-	valid   bool                     // loaded on the current connection
-	loading bool                     // a load is in flight: changes are recorded in dirty
-	dirty   map[string]struct{}      // keys changed while loading, to read again after
-	unkeyed bool                     // a loaded value had no key: a miss is not proof of absence
-	version uint64                   // changes on every change of content or validity
-	changed chan struct{}            // closed and replaced when version changes
+	lru     *list.List               // of *entry with a body, most recently read first
+	used    int64                    // bytes of bodies kept
+	hits    uint64
+	misses  uint64
+	valid   bool                // loaded on the current connection
+	loading bool                // a load is in flight: changes are recorded in dirty
+	dirty   map[string]struct{} // keys changed while loading, to read again after
+	unkeyed bool                // a loaded value had no key: a miss is not proof of absence
+	version uint64              // changes on every change of content or validity
+	changed chan struct{}       // closed and replaced when version changes
 }
 
 type entry struct {
-	key   string
-	value json.RawMessage
+	key     string
+	summary any
+	err     error
+	body    string
+	hasBody bool
+	lruElem *list.Element // in Scope.lru while hasBody
 }
 
-// NewScope returns an empty, not yet valid mirror of the named scope.
-// keyOf extracts the key of a value read by state::list, which returns
-// values without their keys: the registry's rows carry their key as their
-// id (skills) or name (prompts).
-func NewScope(name string, keyOf func(json.RawMessage) (string, bool)) *Scope {
-	return &Scope{name: name, keyOf: keyOf, order: list.New(), entries: map[string]*list.Element{}, changed: make(chan struct{})}
+// NewScope returns an empty, not yet valid mirror of the named scope that
+// keeps up to budget bytes of bodies (0: none; every read of a body then
+// goes to the engine).
+func NewScope(name string, decode Decoder, budget int64) *Scope {
+	return &Scope{name: name, decode: decode, budget: max(budget, 0), order: list.New(), lru: list.New(),
+		entries: map[string]*list.Element{}, changed: make(chan struct{})}
 }
 
 // Name is the state scope mirrored.
 func (s *Scope) Name() string { return s.name }
 
-// Get returns the value at key. authoritative reports whether the answer
+// Get returns the entry at key. authoritative reports whether the answer
 // can be trusted without asking the engine: the scope is loaded, and
-// either the key is present or every loaded value had a key.
-func (s *Scope) Get(key string) (value json.RawMessage, found, authoritative bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+// either the key is present or every loaded value had a key. A body found
+// counts as a cache hit; a present entry without its body as a miss.
+func (s *Scope) Get(key string) (e Entry, found, authoritative bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.valid {
-		return nil, false, false
+		return Entry{}, false, false
 	}
-	if el, ok := s.entries[key]; ok {
-		return el.Value.(*entry).value, true, true
+	el, ok := s.entries[key]
+	if !ok {
+		return Entry{}, false, !s.unkeyed
 	}
-	return nil, false, !s.unkeyed
+	en := el.Value.(*entry)
+	if en.err == nil {
+		if en.hasBody {
+			s.hits++
+			s.lru.MoveToFront(en.lruElem)
+		} else {
+			s.misses++
+		}
+	}
+	return Entry{Summary: en.summary, Body: en.body, HasBody: en.hasBody, Err: en.err}, true, true
 }
 
-// Values returns the scope's values in engine order, as state::list would,
-// and whether the scope is loaded (when it is not, values is nil).
-func (s *Scope) Values() (values []json.RawMessage, ok bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+// CacheBody keeps body for key after a read had to fetch it from the
+// engine, if the entry still exists and the budget allows.
+func (s *Scope) CacheBody(key, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if el, ok := s.entries[key]; ok {
+		s.keepBodyLocked(el.Value.(*entry), body)
+	}
+}
+
+// Summaries returns the summaries of the entries that decoded, in engine
+// order, and whether the scope is loaded (when it is not, nil).
+func (s *Scope) Summaries() (summaries []any, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.valid {
 		return nil, false
 	}
-	values = make([]json.RawMessage, 0, s.order.Len())
+	summaries = make([]any, 0, s.order.Len())
 	for el := s.order.Front(); el != nil; el = el.Next() {
-		values = append(values, el.Value.(*entry).value)
+		if en := el.Value.(*entry); en.err == nil {
+			summaries = append(summaries, en.summary)
+		}
 	}
-	return values, true
+	return summaries, true
+}
+
+// Stats reports the body cache: bytes kept, the budget, and reads served
+// from it or not since the scope was made.
+func (s *Scope) Stats() (used, budget int64, hits, misses uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.used, s.budget, s.hits, s.misses
 }
 
 // Version changes whenever the content or the validity of the scope
 // changes, so renders derived from it can be reused until then.
 func (s *Scope) Version() uint64 {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.version
 }
 
 // Changed returns a channel closed at the next change of Version, so a
 // waiter can follow the scope without polling.
 func (s *Scope) Changed() <-chan struct{} {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.changed
-}
-
-// bumpLocked advances the version and wakes the waiters.
-func (s *Scope) bumpLocked() {
-	s.version++
-	close(s.changed)
-	s.changed = make(chan struct{})
 }
 
 // Valid reports whether the scope is loaded on the current connection.
 func (s *Scope) Valid() bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.valid
 }
 
-// Put stores value at key: a new key goes last, an existing one keeps its
-// place, as in the engine.
-func (s *Scope) Put(key string, value json.RawMessage) {
+// Len is the number of keys held.
+func (s *Scope) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.putLocked(key, value)
+	return s.order.Len()
+}
+
+// Put stores the value at key, as the engine now holds it: a new key goes
+// last, an existing one keeps its place.
+func (s *Scope) Put(key string, raw json.RawMessage) {
+	d, _ := s.decode(raw)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.putLocked(key, d)
 	s.markLocked(key)
 }
 
@@ -125,21 +188,63 @@ func (s *Scope) Delete(key string) {
 	s.markLocked(key)
 }
 
-func (s *Scope) putLocked(key string, value json.RawMessage) {
+func (s *Scope) putLocked(key string, d Decoded) {
+	var en *entry
 	if el, ok := s.entries[key]; ok {
-		el.Value.(*entry).value = value
+		en = el.Value.(*entry)
+		s.dropBodyLocked(en)
 	} else {
-		s.entries[key] = s.order.PushBack(&entry{key: key, value: value})
+		en = &entry{key: key}
+		s.entries[key] = s.order.PushBack(en)
+	}
+	en.summary, en.err = d.Summary, d.Err
+	if d.Err == nil {
+		s.keepBodyLocked(en, d.Body)
 	}
 	s.bumpLocked()
 }
 
 func (s *Scope) deleteLocked(key string) {
 	if el, ok := s.entries[key]; ok {
+		s.dropBodyLocked(el.Value.(*entry))
 		s.order.Remove(el)
 		delete(s.entries, key)
 		s.bumpLocked()
 	}
+}
+
+// keepBodyLocked caches body for en, evicting the least recently read
+// bodies to stay within the budget; a body bigger than the budget is not
+// kept.
+func (s *Scope) keepBodyLocked(en *entry, body string) {
+	s.dropBodyLocked(en)
+	size := int64(len(body))
+	if size > s.budget {
+		return
+	}
+	for s.used+size > s.budget {
+		oldest := s.lru.Back().Value.(*entry)
+		s.dropBodyLocked(oldest)
+	}
+	en.body, en.hasBody = body, true
+	en.lruElem = s.lru.PushFront(en)
+	s.used += size
+}
+
+func (s *Scope) dropBodyLocked(en *entry) {
+	if !en.hasBody {
+		return
+	}
+	s.used -= int64(len(en.body))
+	s.lru.Remove(en.lruElem)
+	en.body, en.hasBody, en.lruElem = "", false, nil
+}
+
+// bumpLocked advances the version and wakes the waiters.
+func (s *Scope) bumpLocked() {
+	s.version++
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // markLocked records a change made while a load is in flight: the load's
@@ -175,32 +280,43 @@ func (s *Scope) BeginLoad() {
 // BeginLoad, marks the scope valid and returns the keys that changed
 // meanwhile: their snapshot values may be older than the changes, so the
 // caller reads each again (and Puts or Deletes it). Changes made during
-// the load are kept over the snapshot.
+// the load are kept over the snapshot. Values are decoded one by one, so
+// only summaries and the bodies the budget allows stay in memory.
 func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
+	decoded := make([]Decoded, 0, len(values))
+	unkeyed := false
+	for _, v := range values {
+		d, ok := s.decode(v)
+		if !ok {
+			unkeyed = true
+			continue
+		}
+		decoded = append(decoded, d)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	kept := make(map[string]json.RawMessage, len(s.dirty))
+	kept := make(map[string]*entry, len(s.dirty))
 	for key := range s.dirty {
 		if el, ok := s.entries[key]; ok {
-			kept[key] = el.Value.(*entry).value
+			kept[key] = el.Value.(*entry)
 		}
 	}
 	s.order.Init()
-	s.entries = make(map[string]*list.Element, len(values))
-	s.unkeyed = false
-	for _, v := range values {
-		key, ok := s.keyOf(v)
-		if !ok {
-			s.unkeyed = true
-			continue
+	s.lru.Init()
+	s.used = 0
+	s.entries = make(map[string]*list.Element, len(decoded))
+	s.unkeyed = unkeyed
+	for _, d := range decoded {
+		if _, changed := s.dirty[d.Key]; !changed {
+			s.putLocked(d.Key, d)
 		}
-		s.putLocked(key, v)
 	}
 	for key := range s.dirty {
-		if v, ok := kept[key]; ok {
-			s.putLocked(key, v)
-		} else {
-			s.deleteLocked(key)
+		if en, ok := kept[key]; ok {
+			s.putLocked(key, Decoded{Summary: en.summary, Body: en.body, Err: en.err})
+			if !en.hasBody {
+				s.dropBodyLocked(s.entries[key].Value.(*entry))
+			}
 		}
 		reread = append(reread, key)
 	}
@@ -216,25 +332,17 @@ func (s *Scope) AbortLoad() {
 	s.loading, s.dirty = false, nil
 }
 
-// Len is the number of keys held.
-func (s *Scope) Len() int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.order.Len()
-}
-
-// KeyField returns a keyOf for NewScope that reads the key from one string
-// field of each value, e.g. KeyField("id") for skill rows.
-func KeyField(field string) func(json.RawMessage) (string, bool) {
-	return func(v json.RawMessage) (string, bool) {
-		var row map[string]json.RawMessage
-		if json.Unmarshal(v, &row) != nil {
-			return "", false
-		}
-		var key string
-		if json.Unmarshal(row[field], &key) != nil || key == "" {
-			return "", false
-		}
-		return key, true
+// KeyField reads the key of a raw value from one string field, e.g.
+// KeyField(raw, "id") for skill rows; for Decoders of values that do not
+// otherwise decode.
+func KeyField(raw json.RawMessage, field string) (string, bool) {
+	var row map[string]json.RawMessage
+	if json.Unmarshal(raw, &row) != nil {
+		return "", false
 	}
+	var key string
+	if json.Unmarshal(row[field], &key) != nil || key == "" {
+		return "", false
+	}
+	return key, true
 }

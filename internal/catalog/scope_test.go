@@ -2,60 +2,86 @@ package catalog
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
+// testRow is a stored value for these tests: {"id", "skill"}.
 func row(id, body string) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{"id": id, "skill": body})
+	b, _ := json.Marshal(map[string]any{"id": id, "skill": body})
 	return b
 }
 
-func values(t *testing.T, s *Scope) []string {
+// decodeRow keeps the id as the summary and the skill as the body; a
+// non-string skill is an error.
+func decodeRow(raw json.RawMessage) (Decoded, bool) {
+	var r struct {
+		ID    string `json:"id"`
+		Skill any    `json:"skill"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.ID == "" {
+		return Decoded{}, false
+	}
+	body, ok := r.Skill.(string)
+	if !ok {
+		return Decoded{Key: r.ID, Err: errors.New("skill is not a string")}, true
+	}
+	return Decoded{Key: r.ID, Summary: r.ID, Body: body}, true
+}
+
+func newTestScope(budget int64) *Scope { return NewScope("skills", decodeRow, budget) }
+
+func summaries(t *testing.T, s *Scope) []string {
 	t.Helper()
-	vs, ok := s.Values()
+	vs, ok := s.Summaries()
 	if !ok {
 		t.Fatal("scope not valid")
 	}
 	out := make([]string, len(vs))
 	for i, v := range vs {
-		out[i] = string(v)
+		out[i] = v.(string)
 	}
 	return out
+}
+
+func load(s *Scope, values ...json.RawMessage) []string {
+	s.BeginLoad()
+	return s.EndLoad(values)
 }
 
 // The mirror keeps the engine's state::list order: first write, an
 // overwrite in place, a delete removed.
 func TestScopeKeepsTheEngineOrder(t *testing.T) {
-	s := NewScope("skills", KeyField("id"))
-	s.BeginLoad()
-	s.EndLoad([]json.RawMessage{row("b", "1"), row("a", "1")})
+	s := newTestScope(1 << 20)
+	load(s, row("b", "1"), row("a", "1"))
 	s.Put("c", row("c", "1"))
 	s.Put("b", row("b", "2"))
 	s.Delete("a")
 	s.Put("a", row("a", "3"))
-	want := []string{string(row("b", "2")), string(row("c", "1")), string(row("a", "3"))}
-	if diff := cmp.Diff(want, values(t, s)); diff != "" {
-		t.Errorf("values (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"b", "c", "a"}, summaries(t, s)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if e, found, _ := s.Get("b"); !found || !e.HasBody || e.Body != "2" {
+		t.Errorf("b = %+v, want the overwritten body", e)
 	}
 }
 
 // Before a load, after Invalidate, the mirror vouches for nothing; after a
 // load a miss is proof of absence unless a loaded value had no key.
 func TestScopeAuthority(t *testing.T) {
-	s := NewScope("skills", KeyField("id"))
+	s := newTestScope(1 << 20)
 	if _, _, auth := s.Get("a"); auth {
 		t.Error("an unloaded scope answered with authority")
 	}
-	if _, ok := s.Values(); ok {
-		t.Error("an unloaded scope listed values")
+	if _, ok := s.Summaries(); ok {
+		t.Error("an unloaded scope listed summaries")
 	}
-	s.BeginLoad()
-	s.EndLoad([]json.RawMessage{row("a", "1")})
-	if v, found, auth := s.Get("a"); !found || !auth || string(v) != string(row("a", "1")) {
-		t.Errorf("Get(a) = %s %v %v", v, found, auth)
+	load(s, row("a", "1"))
+	if e, found, auth := s.Get("a"); !found || !auth || e.Body != "1" {
+		t.Errorf("Get(a) = %+v %v %v", e, found, auth)
 	}
 	if _, found, auth := s.Get("zz"); found || !auth {
 		t.Errorf("Get(zz) found=%v authoritative=%v, want a trusted miss", found, auth)
@@ -66,23 +92,73 @@ func TestScopeAuthority(t *testing.T) {
 	}
 	// A value without an id (another writer's row) cannot be placed: a miss
 	// may be that row, so it is not trusted.
-	s.BeginLoad()
-	s.EndLoad([]json.RawMessage{row("a", "1"), json.RawMessage(`{"no":"id"}`)})
+	load(s, row("a", "1"), json.RawMessage(`{"no":"id"}`))
 	if _, found, auth := s.Get("zz"); found || auth {
 		t.Errorf("Get(zz) with an unkeyed value: found=%v authoritative=%v, want untrusted", found, auth)
+	}
+}
+
+// A row that does not decode keeps its error for reads and is left out of
+// listings, as a read or listing from the engine would treat it.
+func TestScopeKeepsDecodeErrors(t *testing.T) {
+	s := newTestScope(1 << 20)
+	load(s, row("ok", "1"), json.RawMessage(`{"id":"broken","skill":42}`))
+	if e, found, auth := s.Get("broken"); !found || !auth || e.Err == nil {
+		t.Errorf("Get(broken) = %+v found=%v auth=%v, want its decode error", e, found, auth)
+	}
+	if diff := cmp.Diff([]string{"ok"}, summaries(t, s)); diff != "" {
+		t.Errorf("summaries (-want +got):\n%s", diff)
+	}
+}
+
+// Bodies are kept within the budget, the least recently read evicted
+// first; an evicted entry is still listed, and a read of it is a miss that
+// CacheBody refills.
+func TestScopeBodyBudget(t *testing.T) {
+	s := newTestScope(10)
+	load(s, row("a", "aaaa"), row("b", "bbbb"))
+	s.Get("a") // a is now the most recently read
+	s.Put("c", row("c", "cccc"))
+	if e, _, _ := s.Get("b"); e.HasBody {
+		t.Error("b should have been evicted: it was read least recently")
+	}
+	for _, key := range []string{"a", "c"} {
+		if e, _, _ := s.Get(key); !e.HasBody {
+			t.Errorf("%s lost its body", key)
+		}
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, summaries(t, s)); diff != "" {
+		t.Errorf("an evicted entry left the listing (-want +got):\n%s", diff)
+	}
+	s.Put("big", row("big", "this body is over the budget"))
+	if e, found, _ := s.Get("big"); !found || e.HasBody {
+		t.Errorf("big = %+v found=%v: a body over the budget must not be kept", e, found)
+	}
+	s.CacheBody("b", "bbbb")
+	if e, _, _ := s.Get("b"); !e.HasBody || e.Body != "bbbb" {
+		t.Errorf("CacheBody did not refill b: %+v", e)
+	}
+	used, budget, hits, misses := s.Stats()
+	if used > budget || hits == 0 || misses == 0 {
+		t.Errorf("stats used=%d budget=%d hits=%d misses=%d", used, budget, hits, misses)
+	}
+	zero := newTestScope(0)
+	load(zero, row("a", "x"))
+	if e, found, _ := zero.Get("a"); !found || e.HasBody {
+		t.Errorf("a zero budget kept a body: %+v", e)
 	}
 }
 
 // A change that lands while a load is in flight survives the load's older
 // snapshot, and its key is reported for reading again.
 func TestScopeChangesDuringALoadWin(t *testing.T) {
-	s := NewScope("skills", KeyField("id"))
+	s := newTestScope(1 << 20)
 	s.BeginLoad()
 	s.Put("a", row("a", "new"))
 	s.Delete("b")
 	reread := s.EndLoad([]json.RawMessage{row("a", "old"), row("b", "old"), row("c", "old")})
-	if v, _, _ := s.Get("a"); string(v) != string(row("a", "new")) {
-		t.Errorf("a = %s, want the change made during the load", v)
+	if e, _, _ := s.Get("a"); e.Body != "new" {
+		t.Errorf("a = %q, want the change made during the load", e.Body)
 	}
 	if _, found, auth := s.Get("b"); found || !auth {
 		t.Errorf("b found=%v: the delete made during the load was lost", found)
@@ -94,7 +170,7 @@ func TestScopeChangesDuringALoadWin(t *testing.T) {
 }
 
 func TestScopeChangedWakesWaiters(t *testing.T) {
-	s := NewScope("skills", KeyField("id"))
+	s := newTestScope(1 << 20)
 	ch, v := s.Changed(), s.Version()
 	s.Put("a", row("a", "1"))
 	select {

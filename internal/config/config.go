@@ -27,6 +27,9 @@ const (
 	// state::list of a scope over the engine's usual 64 MiB still arrives
 	// (docs/decisions.md D22).
 	DefaultMaxFrameBytes = 1 << 30
+	// DefaultCacheBytes bounds the skill bodies the catalog keeps in
+	// memory (docs/decisions.md D17).
+	DefaultCacheBytes = 256 << 20
 )
 
 // The range max_frame_bytes accepts: 1 MiB to the largest int32.
@@ -80,6 +83,9 @@ type Config struct {
 	// MaxFrameBytes bounds one frame the worker accepts from the engine;
 	// a bigger one ends the connection (docs/decisions.md D22).
 	MaxFrameBytes int `yaml:"max_frame_bytes"`
+	// CacheBytes bounds the skill bodies kept in memory; a read of a body
+	// not kept asks the engine. 0 keeps none (docs/decisions.md D17).
+	CacheBytes int `yaml:"cache_bytes"`
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
@@ -103,6 +109,7 @@ func Default() Config {
 
 		MaxResponseBytes: DefaultMaxResponseBytes,
 		MaxFrameBytes:    DefaultMaxFrameBytes,
+		CacheBytes:       DefaultCacheBytes,
 	}
 }
 

@@ -18,6 +18,7 @@ func TestDefault(t *testing.T) {
 
 		MaxResponseBytes: 16 << 20,
 		MaxFrameBytes:    1 << 30,
+		CacheBytes:       256 << 20,
 	}
 	if diff := cmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default() (-want +got):\n%s", diff)
@@ -60,6 +61,7 @@ allow_paths: [/srv/shared-skills, ../vendor]
 max_files: 5000
 max_response_bytes: 1048576
 max_frame_bytes: 134217728
+cache_bytes: 0
 `,
 			want: Config{
 				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
@@ -72,6 +74,7 @@ max_frame_bytes: 134217728
 
 				MaxResponseBytes: 1 << 20,
 				MaxFrameBytes:    128 << 20,
+				CacheBytes:       0,
 			},
 		},
 		{
@@ -170,7 +173,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes, cache_bytes), got a list",
 		},
 		{
 			name: "scopes is a string",
@@ -330,6 +333,11 @@ func TestValidate(t *testing.T) {
 		{name: "largest max_files", cfg: with(func(c *Config) { c.MaxFiles = MaxMaxFiles })},
 		{name: "max_response_bytes bounds", cfg: with(func(c *Config) { c.MaxResponseBytes = MinMaxResponseBytes })},
 		{name: "largest max_response_bytes", cfg: with(func(c *Config) { c.MaxResponseBytes = MaxMaxResponseBytes })},
+		{
+			name: "negative cache_bytes",
+			cfg:  with(func(c *Config) { c.CacheBytes = -1 }),
+			want: "`cache_bytes` must be a whole number of bytes from 0 (keep no bodies) to 2147483647 (default 268435456, 256 MiB), got -1",
+		},
 		{
 			name: "max_frame_bytes too small",
 			cfg:  with(func(c *Config) { c.MaxFrameBytes = 1000 }),

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -45,15 +44,11 @@ func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetO
 	if err := ids.ValidatePromptName(in.Name); err != nil {
 		return promptGetOutput{}, invalid(err)
 	}
-	raw, err := r.prompts.get(ctx, in.Name)
+	row, found, err := r.storedPrompt(ctx, in.Name)
 	if err != nil {
 		return promptGetOutput{}, err
 	}
-	if raw != nil {
-		row, err := decodePromptRow(raw)
-		if err != nil {
-			return promptGetOutput{}, unavailableMsg(fmt.Errorf("decode stored prompt %s: %w", ids.Unquoted(in.Name), err))
-		}
+	if found {
 		return r.runPromptHandler(ctx, row, in.Arguments)
 	}
 	fsPrompts, _ := r.fsPrompts(ctx)

@@ -162,6 +162,9 @@ func (r *Registry) mcpListPrompts(ctx context.Context, _ emptyInput) (mcpListOut
 
 // promptRows returns the decodable prompt rows in state, sorted by name.
 func (r *Registry) promptRows(ctx context.Context) ([]promptRow, error) {
+	if rows, ok := r.mirroredPromptRows(); ok {
+		return rows, nil
+	}
 	res, err := r.prompts.list(ctx)
 	if err != nil {
 		return nil, err

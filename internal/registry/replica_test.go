@@ -19,11 +19,11 @@ type replica struct {
 	skills *catalog.Scope
 }
 
-func newReplica(t *testing.T, srv *engine.Engine, name string) *replica {
+func newReplica(t *testing.T, srv *engine.Engine, name string, cacheBytes int64) *replica {
 	t.Helper()
 	client := iii.New(iii.Options{URL: srv.URL(), Name: name})
-	skills := catalog.NewScope("skills", catalog.KeyField("id"))
-	prompts := catalog.NewScope("prompts", catalog.KeyField("name"))
+	skills := NewSkillsMirror("skills", cacheBytes)
+	prompts := NewPromptsMirror("prompts")
 	cat := catalog.New(client, 5*time.Second, nil, skills, prompts)
 	reg := New(Config{Caller: client, SkillsMirror: skills, PromptsMirror: prompts})
 	client.Start()
@@ -60,7 +60,7 @@ func waitScope(t *testing.T, s *catalog.Scope, what string, cond func() bool) {
 // (D18), both in the 0.2 row format.
 func TestReplicasServeEachOthersWrites(t *testing.T) {
 	srv := iiitest.NewServer(t)
-	a, b := newReplica(t, srv, "skills-a"), newReplica(t, srv, "skills-b")
+	a, b := newReplica(t, srv, "skills-a", 1<<20), newReplica(t, srv, "skills-b", 1<<20)
 	ctx := context.Background()
 
 	if _, err := a.reg.registerSkill(ctx, registerSkillInput{ID: "shared/guide", Skill: "# Guide\n\nWritten through replica A."}); err != nil {
@@ -91,5 +91,37 @@ func TestReplicasServeEachOthersWrites(t *testing.T) {
 	list, err := a.reg.listSkills(ctx, emptyInput{})
 	if err != nil || len(list.Skills) != 1 || list.Skills[0].ID != "legacy" || list.Skills[0].RegisteredAt != "2026-05-04T19:22:41.123456789+00:00" {
 		t.Errorf("replica A lists %+v, %v", list, err)
+	}
+}
+
+// With a body budget smaller than the bodies (or none), every read is
+// still answered, fetching the body from the engine when it is not kept,
+// and listings never need a body (docs/decisions.md D17).
+func TestReadsBeyondTheBodyBudgetGoToTheEngine(t *testing.T) {
+	for _, budget := range []int64{0, 40} {
+		srv := iiitest.NewServer(t)
+		r := newReplica(t, srv, "skills", budget)
+		ctx := context.Background()
+		bodies := map[string]string{"a": "# A\n\nalpha body, thirty bytes.", "b": "# B\n\nbeta body, also thirty b."}
+		for id, body := range bodies {
+			if _, err := r.reg.registerSkill(ctx, registerSkillInput{ID: id, Skill: body}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 2 {
+			for id, want := range bodies {
+				if got, err := r.reg.skillBody(ctx, id); err != nil || got != want {
+					t.Errorf("budget %d: read %s = %q, %v; want %q", budget, id, got, err, want)
+				}
+			}
+		}
+		used, _, _, misses := r.skills.Stats()
+		if used > budget || misses == 0 {
+			t.Errorf("budget %d: %d bytes kept, %d misses; want within the budget and reads that missed", budget, used, misses)
+		}
+		list, err := r.reg.listSkills(ctx, emptyInput{})
+		if err != nil || len(list.Skills) != 2 {
+			t.Errorf("budget %d: list = %+v, %v", budget, list, err)
+		}
 	}
 }

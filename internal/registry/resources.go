@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -131,16 +130,12 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	if ids.ValidateSkillID(key) != nil {
 		return "", skillNotFound(key)
 	}
-	raw, err := r.skills.get(ctx, key)
+	body, found, err := r.storedSkill(ctx, key)
 	if err != nil {
 		return "", err
 	}
-	if raw != nil {
-		row, err := decodeSkillRow(raw)
-		if err != nil {
-			return "", unavailableMsg(fmt.Errorf("decode stored skill %s: %w", ids.Unquoted(key), err))
-		}
-		return row.Skill, nil
+	if found {
+		return body, nil
 	}
 	fsSkills, _ := r.fsSkills(ctx)
 	if i := slices.IndexFunc(fsSkills, func(s fsource.Skill) bool { return s.ID == key }); i >= 0 {

@@ -27,10 +27,9 @@ type Notifier interface {
 
 // store is one state scope reached through state::* calls, each bounded by
 // the state timeout. With a mirror (the worker's catalog of the scope,
-// docs/decisions.md D17) reads are answered from memory whenever the mirror
-// can vouch for its answer, and successful writes are applied to it before
-// the call returns (D18); otherwise every call goes to the engine, as 0.2
-// did.
+// docs/decisions.md D17) successful writes are applied to it before the call
+// returns (D18); reads consult the mirror first (mirror.go) and come here
+// only when it cannot vouch for its answer.
 type store struct {
 	caller  Caller
 	scope   string
@@ -67,11 +66,6 @@ func (s store) call(ctx context.Context, fn string, data any) (json.RawMessage, 
 
 // get returns the value stored at key, or nil when there is none.
 func (s store) get(ctx context.Context, key string) (json.RawMessage, error) {
-	if s.mirror != nil {
-		if v, _, authoritative := s.mirror.Get(key); authoritative {
-			return present(v), nil
-		}
-	}
 	res, err := s.call(ctx, "state::get", stateKey{s.scope, key})
 	if err != nil {
 		return nil, err
@@ -111,14 +105,8 @@ func (s store) delete(ctx context.Context, key string) (removed bool, err error)
 	return present(res) != nil, nil
 }
 
-// values returns the scope's values, from the mirror when it is loaded,
-// else split from a state::list result.
+// values returns the scope's values, split from a state::list result.
 func (s store) values(ctx context.Context) ([]json.RawMessage, error) {
-	if s.mirror != nil {
-		if values, ok := s.mirror.Values(); ok {
-			return values, nil
-		}
-	}
 	res, err := s.call(ctx, "state::list", stateScope{s.scope})
 	if err != nil {
 		return nil, err
@@ -126,32 +114,10 @@ func (s store) values(ctx context.Context) ([]json.RawMessage, error) {
 	return listValues(res), nil
 }
 
-// list returns the raw state::list result of the scope (decodeRows reads
-// it), from the mirror when it is loaded.
+// list returns the raw state::list result of the scope; decodeRows reads
+// it.
 func (s store) list(ctx context.Context) (json.RawMessage, error) {
-	if s.mirror != nil {
-		if values, ok := s.mirror.Values(); ok {
-			return joinValues(values), nil
-		}
-	}
 	return s.call(ctx, "state::list", stateScope{s.scope})
-}
-
-// joinValues renders values as the JSON array state::list answers with.
-func joinValues(values []json.RawMessage) json.RawMessage {
-	n := 2
-	for _, v := range values {
-		n += len(v) + 1
-	}
-	out := make([]byte, 0, n)
-	out = append(out, '[')
-	for i, v := range values {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, v...)
-	}
-	return append(out, ']')
 }
 
 // listValues extracts the values from a state::list result. The engine

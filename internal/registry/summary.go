@@ -51,17 +51,23 @@ func newSummaryCache() *summaryCache {
 // Undecodable rows are skipped, as in the Rust worker.
 func (r *Registry) skillSummaries(ctx context.Context) ([]skillSummary, error) {
 	c := r.summaries
-	mirror := r.skills.mirror
-	var version uint64
-	cacheable := mirror != nil && mirror.Valid()
-	if cacheable {
-		version = mirror.Version()
+	if mirror := r.skills.mirror; mirror != nil && mirror.Valid() {
+		version := mirror.Version()
 		c.mu.Lock()
 		hit := c.sortedValid && c.sortedVersion == version
 		sorted := c.sorted
 		c.mu.Unlock()
 		if hit {
 			return sorted, nil
+		}
+		// The version was read before the summaries: a change made
+		// meanwhile has a newer version, so this result is never reused
+		// past it.
+		if out, ok := r.mirroredSkillSummaries(); ok {
+			c.mu.Lock()
+			c.sorted, c.sortedVersion, c.sortedValid = out, version, true
+			c.mu.Unlock()
+			return out, nil
 		}
 	}
 	values, err := r.skills.values(ctx)
@@ -89,9 +95,6 @@ func (r *Registry) skillSummaries(ctx context.Context) ([]skillSummary, error) {
 	slices.SortStableFunc(out, func(a, b skillSummary) int { return strings.Compare(a.id, b.id) })
 	c.mu.Lock()
 	c.entries = fresh
-	// The version was read before the values: a change made meanwhile has
-	// a newer version, so this result is never reused past it.
-	c.sorted, c.sortedVersion, c.sortedValid = out, version, cacheable
 	c.mu.Unlock()
 	return out, nil
 }
