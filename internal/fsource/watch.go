@@ -1,0 +1,346 @@
+package fsource
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/fsnotify/fsnotify"
+	"go.uber.org/zap"
+)
+
+// Watch modes.
+const (
+	ModeFSNotify = "fsnotify" // kernel notifications on every directory under the roots
+	ModePoll     = "poll"     // a rescan every poll interval (watches could not be set)
+)
+
+// coalesceWindow is how long a burst of file events is gathered before one
+// rescan (docs/decisions.md D20).
+const coalesceWindow = 50 * time.Millisecond
+
+// DefaultPollInterval is the rescan period when watches cannot be set
+// (the fs_poll_ms config key).
+const DefaultPollInterval = 2 * time.Second
+
+// Snapshot is the overlay's content at one moment: what a scan of every
+// pattern found.
+type Snapshot struct {
+	Version     uint64
+	Skills      []Skill // sorted by id
+	SkillSkips  []Skip
+	Prompts     []Prompt // sorted by name
+	PromptSkips []Skip
+}
+
+// Skill returns the skill with that id.
+func (s Snapshot) Skill(id string) (Skill, bool) {
+	i, ok := slices.BinarySearchFunc(s.Skills, id, func(sk Skill, id string) int {
+		switch {
+		case sk.ID < id:
+			return -1
+		case sk.ID > id:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return Skill{}, false
+	}
+	return s.Skills[i], true
+}
+
+// WatchOptions configure a Watch.
+type WatchOptions struct {
+	// PollInterval is the rescan period in poll mode; zero means
+	// DefaultPollInterval.
+	PollInterval time.Duration
+	// ForcePoll skips fsnotify (for tests and file systems without
+	// notifications).
+	ForcePoll bool
+	// OnChange is called, from the watch's goroutine, after each rescan
+	// that changed the snapshot.
+	OnChange func(old, updated Snapshot)
+	Logger   *zap.Logger
+}
+
+// Watch keeps a Snapshot of a Source current: it rescans the patterns
+// when files under their roots change (fsnotify, with new directories
+// joining the watch and bursts coalesced), or on a timer where watches
+// cannot be set. It owns its goroutine: Start it, then Close it.
+type Watch struct {
+	src  *Source
+	opts WatchOptions
+	log  *zap.Logger
+
+	mu      sync.Mutex
+	snap    Snapshot
+	mode    string
+	changed chan struct{} // closed and replaced when snap changes
+
+	watcher *fsnotify.Watcher
+	watched map[string]bool
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// NewWatch returns a Watch over src; Start takes the first snapshot.
+func NewWatch(src *Source, opts WatchOptions) *Watch {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	return &Watch{src: src, opts: opts, log: opts.Logger, changed: make(chan struct{}), watched: map[string]bool{}}
+}
+
+// Start takes the first snapshot and starts following changes. ctx bounds
+// the first scan only.
+func (w *Watch) Start(ctx context.Context) {
+	snap := w.scan(ctx)
+	snap.Version = 1
+	mode := ModePoll
+	if !w.opts.ForcePoll {
+		if watcher, err := fsnotify.NewWatcher(); err != nil {
+			w.log.Warn("file watching unavailable; polling instead", zap.Error(err), zap.Duration("every", w.opts.PollInterval))
+		} else {
+			w.watcher = watcher
+			if err := w.syncWatches(); err != nil {
+				w.log.Warn("file watching unavailable; polling instead", zap.Error(err), zap.Duration("every", w.opts.PollInterval))
+				_ = watcher.Close()
+				w.watcher = nil
+			} else {
+				mode = ModeFSNotify
+			}
+		}
+	}
+	w.mu.Lock()
+	w.snap, w.mode = snap, mode
+	w.mu.Unlock()
+	w.log.Info("watching fs sources", zap.String("mode", mode), zap.Int("directories", len(w.watched)))
+	runCtx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	w.done = make(chan struct{})
+	go w.run(runCtx)
+}
+
+// Close stops the watch and waits for its goroutine.
+func (w *Watch) Close() {
+	if w.cancel == nil {
+		return
+	}
+	w.cancel()
+	<-w.done
+	if w.watcher != nil {
+		_ = w.watcher.Close()
+	}
+}
+
+// Snapshot returns the current snapshot.
+func (w *Watch) Snapshot() Snapshot {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.snap
+}
+
+// Changed returns a channel closed at the next change of the snapshot.
+func (w *Watch) Changed() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.changed
+}
+
+// Mode is ModeFSNotify or ModePoll, once started.
+func (w *Watch) Mode() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mode
+}
+
+// run follows changes until ctx ends.
+func (w *Watch) run(ctx context.Context) {
+	defer close(w.done)
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	var tick <-chan time.Time
+	if w.watcher != nil {
+		events, errs = w.watcher.Events, w.watcher.Errors
+	} else {
+		t := time.NewTicker(w.opts.PollInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	var coalesce *time.Timer
+	var fire <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			if coalesce != nil {
+				coalesce.Stop()
+			}
+			return
+		case <-tick:
+			w.rescan(ctx)
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.Has(fsnotify.Create) {
+				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+					// A new directory joins before its first files can be missed.
+					_ = w.syncWatches()
+				}
+			}
+			if fire == nil {
+				coalesce = time.NewTimer(coalesceWindow)
+				fire = coalesce.C
+			}
+		case err, ok := <-errs:
+			if !ok {
+				return
+			}
+			// An overflow or a watch that failed: rescan, nothing is lost.
+			w.log.Warn("file watch error; rescanning", zap.Error(err))
+			w.rescan(ctx)
+		case <-fire:
+			fire, coalesce = nil, nil
+			_ = w.syncWatches()
+			w.rescan(ctx)
+		}
+	}
+}
+
+// rescan takes a new snapshot and, when it differs, publishes it and
+// calls OnChange.
+func (w *Watch) rescan(ctx context.Context) {
+	next := w.scan(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	w.mu.Lock()
+	old := w.snap
+	if sameSnapshot(old, next) {
+		w.mu.Unlock()
+		return
+	}
+	next.Version = old.Version + 1
+	w.snap = next
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+	if w.opts.OnChange != nil {
+		w.opts.OnChange(old, next)
+	}
+}
+
+func (w *Watch) scan(ctx context.Context) Snapshot {
+	skills, skillSkips := w.src.SkillsContext(ctx)
+	prompts, promptSkips := w.src.PromptsContext(ctx)
+	return Snapshot{Skills: skills, SkillSkips: skillSkips, Prompts: prompts, PromptSkips: promptSkips}
+}
+
+// syncWatches watches every directory under the patterns' roots (real
+// directories only, at most MaxDepth deep, at most max_files of them), and
+// the nearest existing ancestor of a root that does not exist yet, so its
+// creation is seen.
+func (w *Watch) syncWatches() error {
+	if w.watcher == nil {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, root := range w.src.roots() {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			if dir := existingAncestor(root); dir != "" {
+				want[dir] = true
+			}
+			continue
+		}
+		count := 0
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if count++; count > w.src.maxFiles {
+				return filepath.SkipAll
+			}
+			if rel, _ := filepath.Rel(root, path); depth(rel) > MaxDepth {
+				return filepath.SkipDir
+			}
+			want[path] = true
+			return nil
+		})
+	}
+	var errs []error
+	for dir := range want {
+		if !w.watched[dir] {
+			if err := w.watcher.Add(dir); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			w.watched[dir] = true
+		}
+	}
+	for dir := range w.watched {
+		if !want[dir] {
+			_ = w.watcher.Remove(dir)
+			delete(w.watched, dir)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// roots are the directories the patterns walk: each pattern's static
+// prefix, made absolute.
+func (s *Source) roots() []string {
+	var out []string
+	for _, p := range append(slices.Clone(s.skillPatterns), s.promptPatterns...) {
+		base, _ := doublestar.SplitPattern(filepath.ToSlash(s.absPattern(p)))
+		root := filepath.Clean(filepath.FromSlash(unescapeMeta(base)))
+		if !slices.Contains(out, root) {
+			out = append(out, root)
+		}
+	}
+	return out
+}
+
+// existingAncestor is the nearest ancestor of path that is a directory.
+func existingAncestor(path string) string {
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			return ""
+		}
+	}
+}
+
+func depth(rel string) int {
+	if rel == "." || rel == "" {
+		return 0
+	}
+	n := 1
+	for _, c := range rel {
+		if c == filepath.Separator {
+			n++
+		}
+	}
+	return n
+}
+
+// sameSnapshot reports whether two scans found the same files in the same
+// state (ids, names, paths, sizes, times) and the same skips.
+func sameSnapshot(a, b Snapshot) bool {
+	return slices.EqualFunc(a.Skills, b.Skills, func(x, y Skill) bool {
+		return x.ID == y.ID && x.Path == y.Path && x.Size == y.Size && x.ModTime.Equal(y.ModTime)
+	}) && slices.EqualFunc(a.Prompts, b.Prompts, func(x, y Prompt) bool {
+		return x.Name == y.Name && x.Description == y.Description && x.Path == y.Path && x.Size == y.Size && x.ModTime.Equal(y.ModTime)
+	}) && slices.Equal(a.SkillSkips, b.SkillSkips) && slices.Equal(a.PromptSkips, b.PromptSkips)
+}

@@ -1,0 +1,141 @@
+package fsource
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// watchTimeout bounds every wait for the watch to see a change.
+const watchTimeout = 10 * time.Second
+
+// startWatch watches skills/**/*.md and prompts/*.md under a temp dir and
+// records every OnChange.
+func startWatch(t *testing.T, opts WatchOptions) (*Watch, string, *changes) {
+	t.Helper()
+	dir := t.TempDir()
+	rec := &changes{}
+	opts.OnChange = rec.add
+	w := NewWatch(New(dir, []string{"skills/**/*.md"}, []string{"prompts/*.md"}), opts)
+	w.Start(context.Background())
+	t.Cleanup(w.Close)
+	return w, dir, rec
+}
+
+type changes struct {
+	mu   sync.Mutex
+	seen []Snapshot
+}
+
+func (c *changes) add(_, updated Snapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen = append(c.seen, updated)
+}
+
+func (c *changes) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.seen)
+}
+
+// waitFor waits until cond holds on the snapshot, re-checking at each
+// change.
+func waitFor(t *testing.T, w *Watch, what string, cond func(Snapshot) bool) {
+	t.Helper()
+	deadline := time.NewTimer(watchTimeout)
+	defer deadline.Stop()
+	for {
+		ch := w.Changed()
+		if cond(w.Snapshot()) {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("the watch never saw %s (mode %s); snapshot %+v", what, w.Mode(), w.Snapshot())
+		}
+	}
+}
+
+func skillIDs(s Snapshot) []string {
+	ids := make([]string, len(s.Skills))
+	for i, sk := range s.Skills {
+		ids[i] = sk.ID
+	}
+	return ids
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Files added, edited and removed under the roots, including in a
+// directory created after the watch started and under a root that did not
+// exist yet, show in the snapshot (docs/decisions.md D20).
+func TestWatchSeesFilesComeAndGo(t *testing.T) {
+	for _, mode := range []string{ModeFSNotify, ModePoll} {
+		t.Run(mode, func(t *testing.T) {
+			w, dir, rec := startWatch(t, WatchOptions{ForcePoll: mode == ModePoll, PollInterval: 20 * time.Millisecond})
+			if w.Mode() != mode {
+				t.Fatalf("mode = %s, want %s", w.Mode(), mode)
+			}
+			// The skills root does not exist yet.
+			write(t, filepath.Join(dir, "skills", "a.md"), "# A\n")
+			waitFor(t, w, "a new root's file", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"a"}) })
+
+			write(t, filepath.Join(dir, "skills", "team", "deep", "b.md"), "# B\n")
+			waitFor(t, w, "a file in a new directory", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"a", "team/deep/b"}) })
+
+			before, _ := w.Snapshot().Skill("a")
+			write(t, filepath.Join(dir, "skills", "a.md"), "# A, edited and longer\n")
+			waitFor(t, w, "an edit", func(s Snapshot) bool { sk, _ := s.Skill("a"); return sk.Size != before.Size })
+
+			if err := os.Remove(filepath.Join(dir, "skills", "a.md")); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, w, "a removal", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"team/deep/b"}) })
+
+			write(t, filepath.Join(dir, "prompts", "p.md"), "---\ndescription: a prompt\n---\nBody\n")
+			waitFor(t, w, "a prompt", func(s Snapshot) bool { return len(s.Prompts) == 1 && s.Prompts[0].Name == "p" })
+			if rec.count() < 5 {
+				t.Errorf("OnChange ran %d times for 5 changes", rec.count())
+			}
+		})
+	}
+}
+
+// A burst of writes is one rescan, not one per event.
+func TestWatchCoalescesBursts(t *testing.T) {
+	w, dir, rec := startWatch(t, WatchOptions{})
+	if w.Mode() != ModeFSNotify {
+		t.Fatalf("fsnotify unavailable here (mode %s)", w.Mode())
+	}
+	for i := range 20 {
+		write(t, filepath.Join(dir, "skills", "burst", string(rune('a'+i))+".md"), "# x\n")
+	}
+	waitFor(t, w, "the whole burst", func(s Snapshot) bool { return len(s.Skills) == 20 })
+	if n := rec.count(); n > 5 {
+		t.Errorf("%d rescans published for one burst of 20 files; want them coalesced", n)
+	}
+}
+
+func TestSnapshotSkillFindsByID(t *testing.T) {
+	s := Snapshot{Skills: []Skill{{ID: "a"}, {ID: "b/c"}, {ID: "d"}}}
+	if sk, ok := s.Skill("b/c"); !ok || sk.ID != "b/c" {
+		t.Errorf("Skill(b/c) = %+v, %v", sk, ok)
+	}
+	if _, ok := s.Skill("b"); ok {
+		t.Error("Skill(b) found a skill that is not there")
+	}
+}
