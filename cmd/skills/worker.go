@@ -139,11 +139,23 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	skillsMirror := registry.NewSkillsMirror(cfg.Scopes.Skills, int64(cfg.CacheBytes))
 	promptsMirror := registry.NewPromptsMirror(cfg.Scopes.Prompts)
 	cat := catalog.New(client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
-	reg := registry.New(registry.Config{
+	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...), fsource.MaxFiles(cfg.MaxFiles))
+	var reg *registry.Registry
+	var watch *fsource.Watch
+	if len(cfg.Skills)+len(cfg.Prompts) > 0 {
+		// Files are watched and listings read the watch's snapshot; file
+		// changes are announced like registrations (D20, D21).
+		watch = fsource.NewWatch(src, fsource.WatchOptions{
+			PollInterval: cfg.FSPoll(), Logger: log.Named("fs"),
+			OnChange: func(old, updated fsource.Snapshot) { reg.FSChanged(context.Background(), old, updated) },
+		})
+	}
+	reg = registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,
 		PromptsScope:   cfg.Scopes.Prompts,
 		StateTimeout:   cfg.StateTimeout(),
-		FS:             fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...), fsource.MaxFiles(cfg.MaxFiles)),
+		FS:             src,
+		FSWatch:        watch,
 		Caller:         client,
 		SkillsChanged:  skillsChanged,
 		PromptsChanged: promptsChanged,
@@ -158,6 +170,10 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		client.RegisterFunction(f)
 	}
 	log.Info("skills registered "+describeFunctions(functions), zap.String("engine", url))
+	if watch != nil {
+		watch.Start(ctx) // the first scan stops with ctx, so a signal is never kept waiting
+		defer watch.Close()
+	}
 	client.Start()
 	cat.Start()
 

@@ -30,6 +30,9 @@ const (
 	// DefaultCacheBytes bounds the skill bodies the catalog keeps in
 	// memory (docs/decisions.md D17).
 	DefaultCacheBytes = 256 << 20
+	// DefaultFSPollMS is the overlay's rescan period when files cannot be
+	// watched (docs/decisions.md D20).
+	DefaultFSPollMS = 2000
 )
 
 // The range max_frame_bytes accepts: 1 MiB to the largest int32.
@@ -86,6 +89,9 @@ type Config struct {
 	// CacheBytes bounds the skill bodies kept in memory; a read of a body
 	// not kept asks the engine. 0 keeps none (docs/decisions.md D17).
 	CacheBytes int `yaml:"cache_bytes"`
+	// FSPollMS is how often, in milliseconds, the overlay is rescanned
+	// where its directories cannot be watched (docs/decisions.md D20).
+	FSPollMS int `yaml:"fs_poll_ms"`
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
@@ -110,7 +116,13 @@ func Default() Config {
 		MaxResponseBytes: DefaultMaxResponseBytes,
 		MaxFrameBytes:    DefaultMaxFrameBytes,
 		CacheBytes:       DefaultCacheBytes,
+		FSPollMS:         DefaultFSPollMS,
 	}
+}
+
+// FSPoll is FSPollMS as a duration.
+func (c Config) FSPoll() time.Duration {
+	return time.Duration(c.FSPollMS) * time.Millisecond
 }
 
 // StateTimeout is StateTimeoutMS as a duration.

@@ -41,7 +41,7 @@ func Parse(data []byte) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes, cache_bytes), got %s", root.Line, yamlnode.Describe(root))
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
 	p.mapping(root, "", func(key string, v *yaml.Node) {
@@ -66,6 +66,8 @@ func Parse(data []byte) (cfg Config, err error) {
 			p.wholeNumber(v, maxFrameBytesRule, &cfg.MaxFrameBytes)
 		case "cache_bytes":
 			p.wholeNumber(v, cacheBytesRule, &cfg.CacheBytes)
+		case "fs_poll_ms":
+			p.wholeNumber(v, fsPollRule, &cfg.FSPollMS)
 		}
 	})
 	if len(p.problems) > 0 {

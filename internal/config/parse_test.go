@@ -19,6 +19,7 @@ func TestDefault(t *testing.T) {
 		MaxResponseBytes: 16 << 20,
 		MaxFrameBytes:    1 << 30,
 		CacheBytes:       256 << 20,
+		FSPollMS:         2000,
 	}
 	if diff := cmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default() (-want +got):\n%s", diff)
@@ -62,6 +63,7 @@ max_files: 5000
 max_response_bytes: 1048576
 max_frame_bytes: 134217728
 cache_bytes: 0
+fs_poll_ms: 500
 `,
 			want: Config{
 				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
@@ -75,6 +77,7 @@ cache_bytes: 0
 				MaxResponseBytes: 1 << 20,
 				MaxFrameBytes:    128 << 20,
 				CacheBytes:       0,
+				FSPollMS:         500,
 			},
 		},
 		{
@@ -173,7 +176,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes, cache_bytes), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
 		},
 		{
 			name: "scopes is a string",
@@ -333,6 +336,11 @@ func TestValidate(t *testing.T) {
 		{name: "largest max_files", cfg: with(func(c *Config) { c.MaxFiles = MaxMaxFiles })},
 		{name: "max_response_bytes bounds", cfg: with(func(c *Config) { c.MaxResponseBytes = MinMaxResponseBytes })},
 		{name: "largest max_response_bytes", cfg: with(func(c *Config) { c.MaxResponseBytes = MaxMaxResponseBytes })},
+		{
+			name: "fs_poll_ms too fast",
+			cfg:  with(func(c *Config) { c.FSPollMS = 10 }),
+			want: "`fs_poll_ms` must be a whole number of milliseconds from 100 to 3600000 (default 2000), got 10",
+		},
 		{
 			name: "negative cache_bytes",
 			cfg:  with(func(c *Config) { c.CacheBytes = -1 }),

@@ -14,6 +14,8 @@ var (
 		"`max_response_bytes` must be a whole number of bytes from %d (1 KiB) to %d (63 MiB) (default %d, 16 MiB)", MinMaxResponseBytes, MaxMaxResponseBytes, DefaultMaxResponseBytes)}
 	cacheBytesRule = intRule{key: "cache_bytes", min: 0, max: MaxMaxFrameBytes, text: fmt.Sprintf(
 		"`cache_bytes` must be a whole number of bytes from 0 (keep no bodies) to %d (default %d, 256 MiB)", MaxMaxFrameBytes, DefaultCacheBytes)}
+	fsPollRule = intRule{key: "fs_poll_ms", min: 100, max: 3600000, text: fmt.Sprintf(
+		"`fs_poll_ms` must be a whole number of milliseconds from 100 to 3600000 (default %d)", DefaultFSPollMS)}
 	maxFrameBytesRule = intRule{key: "max_frame_bytes", min: MinMaxFrameBytes, max: MaxMaxFrameBytes, text: fmt.Sprintf(
 		"`max_frame_bytes` must be a whole number of bytes from %d (1 MiB) to %d (default %d, 1 GiB)", MinMaxFrameBytes, MaxMaxFrameBytes, DefaultMaxFrameBytes)}
 )
@@ -50,7 +52,7 @@ func (c Config) Validate() error {
 	if c.StateTimeoutMS < 1 || c.StateTimeoutMS > MaxStateTimeoutMS {
 		problems = append(problems, fmt.Sprintf("`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %d", MaxStateTimeoutMS, c.StateTimeoutMS))
 	}
-	for _, p := range []string{maxFilesRule.check(c.MaxFiles), maxResponseBytesRule.check(c.MaxResponseBytes), maxFrameBytesRule.check(c.MaxFrameBytes), cacheBytesRule.check(c.CacheBytes)} {
+	for _, p := range []string{maxFilesRule.check(c.MaxFiles), maxResponseBytesRule.check(c.MaxResponseBytes), maxFrameBytesRule.check(c.MaxFrameBytes), cacheBytesRule.check(c.CacheBytes), fsPollRule.check(c.FSPollMS)} {
 		if p != "" {
 			problems = append(problems, p)
 		}

@@ -79,8 +79,11 @@ type Watch struct {
 	opts WatchOptions
 	log  *zap.Logger
 
+	scanMu sync.Mutex // one rescan at a time
+
 	mu      sync.Mutex
 	snap    Snapshot
+	stamps  dirStamps // the directories the snapshot read, as they were just before
 	mode    string
 	changed chan struct{} // closed and replaced when snap changes
 
@@ -104,6 +107,7 @@ func NewWatch(src *Source, opts WatchOptions) *Watch {
 // Start takes the first snapshot and starts following changes. ctx bounds
 // the first scan only.
 func (w *Watch) Start(ctx context.Context) {
+	stamps := w.src.stampDirs()
 	snap := w.scan(ctx)
 	snap.Version = 1
 	mode := ModePoll
@@ -122,7 +126,7 @@ func (w *Watch) Start(ctx context.Context) {
 		}
 	}
 	w.mu.Lock()
-	w.snap, w.mode = snap, mode
+	w.snap, w.stamps, w.mode = snap, stamps, mode
 	w.mu.Unlock()
 	w.log.Info("watching fs sources", zap.String("mode", mode), zap.Int("directories", len(w.watched)))
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -148,6 +152,31 @@ func (w *Watch) Snapshot() Snapshot {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.snap
+}
+
+// Fresh returns the snapshot after making sure no directory it read has
+// changed since: each is stat'ed (a directory's mtime moves when an entry
+// is added, removed or renamed), and a change found rescans at once. So a
+// file added just before a call is listed by that call, as when the
+// overlay globbed on every call, for the price of one stat per directory;
+// the watcher still announces it (D21). Edits to files already listed need
+// no rescan: their bodies are read fresh.
+func (w *Watch) Fresh(ctx context.Context) Snapshot {
+	w.mu.Lock()
+	stamps := w.stamps
+	w.mu.Unlock()
+	if stamps.current() {
+		return w.Snapshot()
+	}
+	w.scanMu.Lock()
+	defer w.scanMu.Unlock()
+	w.mu.Lock()
+	stamps = w.stamps
+	w.mu.Unlock()
+	if !stamps.current() { // not already rescanned by another caller
+		w.rescanLocked(ctx)
+	}
+	return w.Snapshot()
 }
 
 // Changed returns a channel closed at the next change of the snapshot.
@@ -220,11 +249,19 @@ func (w *Watch) run(ctx context.Context) {
 // rescan takes a new snapshot and, when it differs, publishes it and
 // calls OnChange.
 func (w *Watch) rescan(ctx context.Context) {
+	w.scanMu.Lock()
+	defer w.scanMu.Unlock()
+	w.rescanLocked(ctx)
+}
+
+func (w *Watch) rescanLocked(ctx context.Context) {
+	stamps := w.src.stampDirs() // before the scan: a change during it is seen next time
 	next := w.scan(ctx)
 	if ctx.Err() != nil {
 		return
 	}
 	w.mu.Lock()
+	w.stamps = stamps
 	old := w.snap
 	if sameSnapshot(old, next) {
 		w.mu.Unlock()
@@ -255,27 +292,14 @@ func (w *Watch) syncWatches() error {
 		return nil
 	}
 	want := map[string]bool{}
-	for _, root := range w.src.roots() {
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			if dir := existingAncestor(root); dir != "" {
-				want[dir] = true
-			}
-			continue
+	dirs, missing := w.src.dirsUnderRoots()
+	for _, dir := range dirs {
+		want[dir] = true
+	}
+	for _, root := range missing {
+		if dir := existingAncestor(root); dir != "" {
+			want[dir] = true
 		}
-		count := 0
-		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
-			}
-			if count++; count > w.src.maxFiles {
-				return filepath.SkipAll
-			}
-			if rel, _ := filepath.Rel(root, path); depth(rel) > MaxDepth {
-				return filepath.SkipDir
-			}
-			want[path] = true
-			return nil
-		})
 	}
 	var errs []error
 	for dir := range want {
@@ -294,6 +318,69 @@ func (w *Watch) syncWatches() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// dirsUnderRoots lists the real directories under the patterns' roots (at
+// most MaxDepth deep, at most max_files of them) and the roots that do not
+// exist.
+func (s *Source) dirsUnderRoots() (dirs, missing []string) {
+	for _, root := range s.roots() {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			missing = append(missing, root)
+			continue
+		}
+		count := 0
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if count++; count > s.maxFiles {
+				return filepath.SkipAll
+			}
+			if rel, _ := filepath.Rel(root, path); depth(rel) > MaxDepth {
+				return filepath.SkipDir
+			}
+			dirs = append(dirs, path)
+			return nil
+		})
+	}
+	return dirs, missing
+}
+
+// dirStamps are directories with their modification times; a missing
+// directory has the zero time.
+type dirStamps map[string]time.Time
+
+// stampDirs records the directories under the roots (and the missing
+// roots) as they are now.
+func (s *Source) stampDirs() dirStamps {
+	dirs, missing := s.dirsUnderRoots()
+	stamps := make(dirStamps, len(dirs)+len(missing))
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err == nil {
+			stamps[dir] = fi.ModTime()
+		}
+	}
+	for _, root := range missing {
+		stamps[root] = time.Time{}
+	}
+	return stamps
+}
+
+// current reports whether every stamped directory is as stamped.
+func (d dirStamps) current() bool {
+	for dir, stamp := range d {
+		fi, err := os.Stat(dir)
+		switch {
+		case err != nil:
+			if !stamp.IsZero() {
+				return false // removed
+			}
+		case stamp.IsZero() || !fi.ModTime().Equal(stamp):
+			return false // created, or its entries changed
+		}
+	}
+	return true
 }
 
 // roots are the directories the patterns walk: each pattern's static

@@ -61,8 +61,9 @@ type mcpPrompt struct {
 
 // promptChange is the prompts::on-change payload.
 type promptChange struct {
-	Op   string `json:"op"`
-	Name string `json:"name"`
+	Op     string `json:"op"`
+	Name   string `json:"name"`
+	Source string `json:"source,omitempty"` // "fs" for file changes (D21); absent for state, as in 0.2
 }
 
 func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (registerPromptOutput, error) {

@@ -11,6 +11,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,6 +38,9 @@ type Config struct {
 
 	// FS is the filesystem overlay; nil means none.
 	FS *fsource.Source
+	// FSWatch, when set, is a started watch over FS: listings and reads use
+	// its snapshot instead of globbing on every call (docs/decisions.md D20).
+	FSWatch *fsource.Watch
 
 	// Caller reaches state::* and the functions behind sections and prompts.
 	Caller Caller
@@ -70,6 +74,7 @@ type Registry struct {
 	timeout        time.Duration
 	caller         Caller
 	fs             *fsource.Source
+	fsWatch        *fsource.Watch
 	skillsChanged  Notifier
 	promptsChanged Notifier
 	log            *zap.Logger
@@ -108,6 +113,7 @@ func New(cfg Config) *Registry {
 		timeout:        cfg.StateTimeout,
 		caller:         cfg.Caller,
 		fs:             cfg.FS,
+		fsWatch:        cfg.FSWatch,
 		skillsChanged:  cfg.SkillsChanged,
 		promptsChanged: cfg.PromptsChanged,
 		log:            cfg.Logger,
@@ -141,14 +147,40 @@ func (r *Registry) notify(ctx context.Context, n Notifier, payload any) {
 
 // fsSkills lists the overlay's skills; none without an overlay.
 func (r *Registry) fsSkills(ctx context.Context) ([]fsource.Skill, []fsource.Skip) {
+	if r.fsWatch != nil {
+		snap := r.fsWatch.Fresh(ctx)
+		return snap.Skills, snap.SkillSkips
+	}
 	if r.fs == nil {
 		return nil, nil
 	}
 	return r.fs.SkillsContext(ctx)
 }
 
+// fsSkill finds the overlay's skill with id: in the watch's snapshot (no
+// glob), else by scanning.
+func (r *Registry) fsSkill(ctx context.Context, id string) (fsource.Skill, bool) {
+	if r.fsWatch != nil {
+		// A known id needs no directory check: its body is read fresh.
+		if sk, ok := r.fsWatch.Snapshot().Skill(id); ok {
+			return sk, true
+		}
+		return r.fsWatch.Fresh(ctx).Skill(id)
+	}
+	skills, _ := r.fsSkills(ctx)
+	i := slices.IndexFunc(skills, func(s fsource.Skill) bool { return s.ID == id })
+	if i < 0 {
+		return fsource.Skill{}, false
+	}
+	return skills[i], true
+}
+
 // fsPrompts lists the overlay's prompts; none without an overlay.
 func (r *Registry) fsPrompts(ctx context.Context) ([]fsource.Prompt, []fsource.Skip) {
+	if r.fsWatch != nil {
+		snap := r.fsWatch.Fresh(ctx)
+		return snap.Prompts, snap.PromptSkips
+	}
 	if r.fs == nil {
 		return nil, nil
 	}

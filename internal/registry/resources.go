@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -137,10 +139,14 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	if found {
 		return body, nil
 	}
-	fsSkills, _ := r.fsSkills(ctx)
-	if i := slices.IndexFunc(fsSkills, func(s fsource.Skill) bool { return s.ID == key }); i >= 0 {
-		body, err := fsource.ReadBody(fsSkills[i].Path)
-		if err != nil {
+	if sk, ok := r.fsSkill(ctx, key); ok {
+		body, err := fsource.ReadBody(sk.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// Removed since the overlay was last scanned: gone, as the
+			// watcher will report in a moment.
+			return "", skillNotFound(key)
+		case err != nil:
 			return "", unavailableMsg(err)
 		}
 		return body, nil

@@ -59,8 +59,9 @@ type skillEntry struct {
 
 // skillChange is the skills::on-change payload.
 type skillChange struct {
-	Op string `json:"op"`
-	ID string `json:"id"`
+	Op     string `json:"op"`
+	ID     string `json:"id"`
+	Source string `json:"source,omitempty"` // "fs" for file changes (D21); absent for state, as in 0.2
 }
 
 func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (registerSkillOutput, error) {
