@@ -16,6 +16,9 @@ func (w *world) fsSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the file "([^"]*)" contains:$`, func(path string, doc *godog.DocString) error {
 		return w.writeFile(path, w.expand(doc.Content))
 	})
+	sc.Step(`^the file "([^"]*)" is removed$`, func(path string) error {
+		return os.Remove(filepath.Join(w.dir, filepath.FromSlash(path)))
+	})
 	sc.Step(`^the worker config has:$`, func(doc *godog.DocString) error {
 		if w.workerStarted {
 			return fmt.Errorf("the worker already started; set its config before the first call")
