@@ -6,6 +6,7 @@ package iii
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -165,30 +166,17 @@ func (c *Client) Start() {
 // rejected the worker (the *RegistrationRejectedError is returned) or the
 // client is closed.
 func (c *Client) WaitReady(ctx context.Context) error {
-	for {
+	_, err := c.waitUntil(ctx, func() (bool, error) { return c.ready, nil })
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrClosed) {
 		c.mu.Lock()
-		fatal, closed, ready, changed := c.fatal, c.closed, c.ready, c.changed
+		lastErr := c.lastErr
 		c.mu.Unlock()
-		switch {
-		case fatal != nil:
-			return fatal
-		case closed:
-			return ErrClosed
-		case ready:
-			return nil
+		if lastErr != nil {
+			return fmt.Errorf("wait ready: %w (last attempt: %v)", ctx.Err(), lastErr)
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			c.mu.Lock()
-			lastErr := c.lastErr
-			c.mu.Unlock()
-			if lastErr != nil {
-				return fmt.Errorf("wait ready: %w (last attempt: %v)", ctx.Err(), lastErr)
-			}
-			return fmt.Errorf("wait ready: %w", ctx.Err())
-		}
+		return fmt.Errorf("wait ready: %w", ctx.Err())
 	}
+	return err
 }
 
 // WaitConnection waits for a ready connection other than the one whose
@@ -197,24 +185,7 @@ func (c *Client) WaitReady(ctx context.Context) error {
 // on every connection) loops on it: each return is a new connection whose
 // handshake has been sent.
 func (c *Client) WaitConnection(ctx context.Context, previous string) (string, error) {
-	for {
-		c.mu.Lock()
-		fatal, closed, ready, id, changed := c.fatal, c.closed, c.ready, c.workerID, c.changed
-		c.mu.Unlock()
-		switch {
-		case fatal != nil:
-			return "", fatal
-		case closed:
-			return "", ErrClosed
-		case ready && id != previous:
-			return id, nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	}
+	return c.waitUntil(ctx, func() (bool, error) { return c.ready && c.workerID != previous, nil })
 }
 
 // WaitFirstAttempt is WaitReady for one-shot tools such as `skills call`:
@@ -223,24 +194,33 @@ func (c *Client) WaitConnection(ctx context.Context, previous string) (string, e
 // the caller can report it at once instead of waiting out ctx while the
 // client retries.
 func (c *Client) WaitFirstAttempt(ctx context.Context) error {
+	_, err := c.waitUntil(ctx, func() (bool, error) { return c.ready, c.lastErr })
+	return err
+}
+
+// waitUntil re-evaluates cond, under c.mu, at every state change until it
+// holds (returning the current worker id) or reports an error, the client
+// stops for good (its fatal error or ErrClosed), or ctx ends.
+func (c *Client) waitUntil(ctx context.Context, cond func() (bool, error)) (string, error) {
 	for {
 		c.mu.Lock()
-		fatal, closed, ready, lastErr, changed := c.fatal, c.closed, c.ready, c.lastErr, c.changed
+		fatal, closed, changed, id := c.fatal, c.closed, c.changed, c.workerID
+		done, err := cond()
 		c.mu.Unlock()
 		switch {
 		case fatal != nil:
-			return fatal
+			return "", fatal
 		case closed:
-			return ErrClosed
-		case ready:
-			return nil
-		case lastErr != nil:
-			return lastErr
+			return "", ErrClosed
+		case done:
+			return id, nil
+		case err != nil:
+			return "", err
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return fmt.Errorf("wait ready: %w", ctx.Err())
+			return "", ctx.Err()
 		}
 	}
 }
