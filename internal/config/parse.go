@@ -136,42 +136,33 @@ func (p *parser) timeout(v *yaml.Node, out *int64) {
 	*out = ms
 }
 
+// patterns reads a list of glob patterns (skills, prompts).
 func (p *parser) patterns(v *yaml.Node, key string, out *[]string) {
-	v = yamlnode.Resolve(v)
-	if yamlnode.IsNull(v) {
-		return
-	}
-	if v.Kind != yaml.SequenceNode {
-		p.fail(v, "`%s` must be a list of glob patterns (e.g. `%s: [\"docs/**/*.md\"]`), got %s", key, key, yamlnode.Describe(v))
-		return
-	}
-	list := make([]string, 0, len(v.Content))
-	for _, item := range v.Content {
-		item = yamlnode.Resolve(item)
-		if item.Kind != yaml.ScalarNode || item.ShortTag() != "!!str" {
-			p.fail(item, "`%s` entries must be glob pattern strings, got %s (quote the value)", key, yamlnode.Describe(item))
-			continue
-		}
-		list = append(list, item.Value)
-	}
-	*out = list
+	p.strings(v, key, "glob patterns", "docs/**/*.md", "glob pattern", out)
 }
 
 // dirs reads a list of directory paths (allow_paths).
 func (p *parser) dirs(v *yaml.Node, key string, out *[]string) {
+	p.strings(v, key, "directories", "/srv/shared-skills", "directory path", out)
+}
+
+// strings reads a list of strings; null keeps the default. plural, example
+// and singular word the messages: "`skills` must be a list of glob
+// patterns (e.g. `skills: ["docs/**/*.md"]`)".
+func (p *parser) strings(v *yaml.Node, key, plural, example, singular string, out *[]string) {
 	v = yamlnode.Resolve(v)
 	if yamlnode.IsNull(v) {
 		return
 	}
 	if v.Kind != yaml.SequenceNode {
-		p.fail(v, "`%s` must be a list of directories (e.g. `%s: [\"/srv/shared-skills\"]`), got %s", key, key, yamlnode.Describe(v))
+		p.fail(v, "`%s` must be a list of %s (e.g. `%s: [\"%s\"]`), got %s", key, plural, key, example, yamlnode.Describe(v))
 		return
 	}
 	list := make([]string, 0, len(v.Content))
 	for _, item := range v.Content {
 		item = yamlnode.Resolve(item)
 		if item.Kind != yaml.ScalarNode || item.ShortTag() != "!!str" {
-			p.fail(item, "`%s` entries must be directory path strings, got %s (quote the value)", key, yamlnode.Describe(item))
+			p.fail(item, "`%s` entries must be %s strings, got %s (quote the value)", key, singular, yamlnode.Describe(item))
 			continue
 		}
 		list = append(list, item.Value)
