@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/registry"
@@ -31,6 +35,7 @@ type rigOptions struct {
 	seed      func(*engine.Engine)
 	noCatalog bool
 	extra     []iii.Function
+	fsDir     string // a directory of skills (**/*.md), watched as the worker does
 }
 
 func newRig(tb testing.TB, opts rigOptions) *rig {
@@ -46,6 +51,12 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 		cfg.SkillsMirror = registry.NewSkillsMirror("skills", 256<<20)
 		cfg.PromptsMirror = registry.NewPromptsMirror("prompts")
 		cat = catalog.New(worker, 10*time.Second, nil, cfg.SkillsMirror, cfg.PromptsMirror)
+	}
+	if opts.fsDir != "" {
+		cfg.FS = fsource.New(opts.fsDir, []string{"**/*.md"}, nil)
+		cfg.FSWatch = fsource.NewWatch(cfg.FS, fsource.WatchOptions{})
+		cfg.FSWatch.Start(context.Background())
+		tb.Cleanup(cfg.FSWatch.Close)
 	}
 	reg := registry.New(cfg)
 	for _, f := range append(reg.Functions(), opts.extra...) {
@@ -137,6 +148,26 @@ func BenchmarkRead(b *testing.B) {
 				r.call(b, "skills::resources-read", read)
 			}
 		})
+		if variant.name != "" {
+			continue
+		}
+		// Throughput with 8 concurrent callers (issue 10: ≥ 0.9 × echo's).
+		b.Run("echo-4KiB-8callers", func(b *testing.B) {
+			b.SetParallelism(8 / max(1, runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					r.call(b, "bench::echo", struct{}{})
+				}
+			})
+		})
+		b.Run("resources-read-4KiB-8callers", func(b *testing.B) {
+			b.SetParallelism(8 / max(1, runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					r.call(b, "skills::resources-read", read)
+				}
+			})
+		})
 	}
 }
 
@@ -211,4 +242,56 @@ func seed(tb testing.TB, srv *engine.Engine, n int, body string) {
 			tb.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkFS5k lists and reads skills from a watched tree of 5,000 files
+// (50 directories of 100), next to an echo returning a string as long as
+// the listing, through the same engine.
+func BenchmarkFS5k(b *testing.B) {
+	dir := b.TempDir()
+	body := skillBody(2048)
+	for i := range 5000 {
+		path := filepath.Join(dir, fmt.Sprintf("team-%02d", i%50), fmt.Sprintf("skill-%04d.md", i))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var listing atomic.Value
+	echo := iii.NewFunction("bench::echo-listing", "returns a string as long as the listing",
+		func(context.Context, echoIn) (string, error) { return listing.Load().(string), nil })
+	echoBody := iii.NewFunction("bench::echo-body", "returns the body of one skill",
+		func(context.Context, echoIn) (string, error) { return body, nil })
+	r := newRig(b, rigOptions{fsDir: dir, extra: []iii.Function{echo, echoBody}})
+	out := r.call(b, "skills::list", struct{}{})
+	if n := strings.Count(string(out), `"origin":"fs"`); n != 5000 {
+		b.Fatalf("skills::list lists %d fs skills, want 5000", n)
+	}
+	listing.Store(string(out))
+	read := map[string]string{"uri": "iii://team-07/skill-1007"}
+	if out := r.call(b, "skills::resources-read", read); !strings.Contains(string(out), "Email provider") {
+		b.Fatalf("read returned %.200s", out)
+	}
+	b.Run("echo-listing", func(b *testing.B) {
+		for b.Loop() {
+			r.call(b, "bench::echo-listing", struct{}{})
+		}
+	})
+	b.Run("skills-list", func(b *testing.B) {
+		for b.Loop() {
+			r.call(b, "skills::list", struct{}{})
+		}
+	})
+	b.Run("echo-body", func(b *testing.B) {
+		for b.Loop() {
+			r.call(b, "bench::echo-body", struct{}{})
+		}
+	})
+	b.Run("read-one", func(b *testing.B) {
+		for b.Loop() {
+			r.call(b, "skills::resources-read", read)
+		}
+	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
 // Engine is what the catalog needs of the engine client: calls, the
@@ -320,13 +321,16 @@ type shapeError struct{ err error }
 func (e *shapeError) Error() string { return e.err.Error() }
 func (e *shapeError) Unwrap() error { return e.err }
 
-// arrayValues splits a state::list result (a JSON array) into its values.
+// arrayValues splits a state::list result (a JSON array) into its values
+// without copying them: on a large scope the frame is held once, and each
+// value is decoded into a summary (and a body, within the budget) as it
+// is read.
 func arrayValues(res json.RawMessage) ([]json.RawMessage, error) {
-	var values []json.RawMessage
-	if err := json.Unmarshal(res, &values); err != nil {
-		return nil, fmt.Errorf("not a JSON array of values: %w", err)
+	res = bytes.TrimSpace(res)
+	if len(res) == 0 || res[0] != '[' {
+		return nil, errors.New("not a JSON array of values")
 	}
-	return values, nil
+	return wire.ArrayElements(res), nil
 }
 
 // randomSuffix is 8 hex characters.

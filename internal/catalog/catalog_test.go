@@ -44,6 +44,11 @@ func newRig(t *testing.T, opts engine.Options) *rig {
 	writer := iii.New(iii.Options{URL: srv.URL(), Name: "other-worker"})
 	writer.Start()
 	t.Cleanup(func() { writer.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := writer.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
 	return &rig{srv: srv, scope: scope, cat: cat, writer: writer, logs: logs}
 }
 

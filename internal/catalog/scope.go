@@ -21,6 +21,8 @@ type Decoded struct {
 	Summary any    // kept for every entry: what listings need
 	Body    string // kept while the body budget allows: what a read needs
 	Err     error  // the value does not decode: reads report it, listings skip it
+
+	noBody bool // the body was dropped for the budget: do not cache ""
 }
 
 // Decoder turns a stored value into an entry. ok is false when not even a
@@ -198,7 +200,7 @@ func (s *Scope) putLocked(key string, d Decoded) {
 		s.entries[key] = s.order.PushBack(en)
 	}
 	en.summary, en.err = d.Summary, d.Err
-	if d.Err == nil {
+	if d.Err == nil && !d.noBody {
 		s.keepBodyLocked(en, d.Body)
 	}
 	s.bumpLocked()
@@ -283,13 +285,24 @@ func (s *Scope) BeginLoad() {
 // the load are kept over the snapshot. Values are decoded one by one, so
 // only summaries and the bodies the budget allows stay in memory.
 func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
+	// Decoded outside the lock, so reads (which go to the engine until the
+	// load ends) are never held up; bodies beyond the budget are dropped
+	// as they are decoded, so a large scope never holds them all at once.
 	decoded := make([]Decoded, 0, len(values))
 	unkeyed := false
+	var bodies int64
 	for _, v := range values {
 		d, ok := s.decode(v)
 		if !ok {
 			unkeyed = true
 			continue
+		}
+		if d.Err == nil {
+			if size := int64(len(d.Body)); bodies+size <= s.budget {
+				bodies += size
+			} else {
+				d.Body, d.noBody = "", true
+			}
 		}
 		decoded = append(decoded, d)
 	}
@@ -313,10 +326,7 @@ func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
 	}
 	for key := range s.dirty {
 		if en, ok := kept[key]; ok {
-			s.putLocked(key, Decoded{Summary: en.summary, Body: en.body, Err: en.err})
-			if !en.hasBody {
-				s.dropBodyLocked(s.entries[key].Value.(*entry))
-			}
+			s.putLocked(key, Decoded{Summary: en.summary, Body: en.body, Err: en.err, noBody: !en.hasBody})
 		}
 		reread = append(reread, key)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
 // Caller makes synchronous calls to engine functions. A nil result means
@@ -131,7 +132,7 @@ func listValues(res json.RawMessage) []json.RawMessage {
 	}
 	switch res[0] {
 	case '[':
-		return arrayElements(res)
+		return wire.ArrayElements(res)
 	case '{':
 		// As the reference reads it: items when it is an array (each item's
 		// value, items without one dropped), else value when it is an array.

@@ -1,9 +1,7 @@
 package registry
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -97,55 +95,4 @@ func (r *Registry) skillSummaries(ctx context.Context) ([]skillSummary, error) {
 	c.entries = fresh
 	c.mu.Unlock()
 	return out, nil
-}
-
-// arrayElements splits a JSON array into its elements without decoding
-// them, or returns nil when res is not an array. The engine's frames were
-// validated when they were decoded, so only strings and nesting need
-// tracking here.
-func arrayElements(res json.RawMessage) []json.RawMessage {
-	res = bytes.TrimSpace(res)
-	if len(res) < 2 || res[0] != '[' || res[len(res)-1] != ']' {
-		return nil
-	}
-	var out []json.RawMessage
-	depth, start, inString := 0, -1, false
-	for i := 1; i < len(res)-1; i++ {
-		c := res[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, bytes.TrimSpace(res[start:i]))
-				start = -1
-				continue
-			}
-		case ' ', '\t', '\n', '\r':
-			continue
-		}
-		if start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		out = append(out, bytes.TrimSpace(res[start:len(res)-1]))
-	}
-	if out == nil {
-		out = []json.RawMessage{}
-	}
-	return out
 }
