@@ -55,6 +55,7 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 	if opts.fsDir != "" {
 		cfg.FS = fsource.New(opts.fsDir, []string{"**/*.md"}, nil)
 		cfg.FSWatch = fsource.NewWatch(cfg.FS, fsource.WatchOptions{})
+		cfg.FSCacheBytes = 256 << 20
 		cfg.FSWatch.Start(context.Background())
 		tb.Cleanup(cfg.FSWatch.Close)
 	}

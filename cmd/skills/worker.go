@@ -156,6 +156,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		StateTimeout:   cfg.StateTimeout(),
 		FS:             src,
 		FSWatch:        watch,
+		FSCacheBytes:   int64(cfg.CacheBytes),
 		Caller:         client,
 		SkillsChanged:  skillsChanged,
 		PromptsChanged: promptsChanged,

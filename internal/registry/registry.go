@@ -38,6 +38,9 @@ type Config struct {
 
 	// FS is the filesystem overlay; nil means none.
 	FS *fsource.Source
+	// FSCacheBytes bounds the fs skill bodies kept in memory (each checked
+	// against its file's size and mtime on every read); 0 keeps none.
+	FSCacheBytes int64
 	// FSWatch, when set, is a started watch over FS: listings and reads use
 	// its snapshot instead of globbing on every call (docs/decisions.md D20).
 	FSWatch *fsource.Watch
@@ -75,6 +78,7 @@ type Registry struct {
 	caller         Caller
 	fs             *fsource.Source
 	fsWatch        *fsource.Watch
+	fsBodies       *fsBodies
 	skillsChanged  Notifier
 	promptsChanged Notifier
 	log            *zap.Logger
@@ -114,6 +118,7 @@ func New(cfg Config) *Registry {
 		caller:         cfg.Caller,
 		fs:             cfg.FS,
 		fsWatch:        cfg.FSWatch,
+		fsBodies:       newFSBodies(cfg.FSCacheBytes),
 		skillsChanged:  cfg.SkillsChanged,
 		promptsChanged: cfg.PromptsChanged,
 		log:            cfg.Logger,

@@ -9,7 +9,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -140,7 +139,7 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 		return body, nil
 	}
 	if sk, ok := r.fsSkill(ctx, key); ok {
-		body, err := fsource.ReadBody(sk.Path)
+		body, err := r.fsBodies.read(sk.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			// Removed since the overlay was last scanned: gone, as the

@@ -1,0 +1,73 @@
+package registry
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+)
+
+// fsBodies keeps the bodies of fs skills by path, each valid while the
+// file keeps the size and modification time it had when read
+// (docs/decisions.md D20): a read costs one stat instead of an open and a
+// read, and an edit (which moves the mtime) is still seen on the next
+// read. It holds at most budget bytes; when full it starts over.
+type fsBodies struct {
+	budget int64
+
+	mu   sync.Mutex
+	used int64
+	byID map[string]fsBody
+}
+
+type fsBody struct {
+	size  int64
+	mtime time.Time
+	body  string
+}
+
+func newFSBodies(budget int64) *fsBodies {
+	return &fsBodies{budget: budget, byID: map[string]fsBody{}}
+}
+
+// read returns the body of the file at path, from memory when the file is
+// unchanged, else through fsource.ReadBody (which applies every check of
+// the overlay: regular files only, the size cap, UTF-8).
+func (c *fsBodies) read(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode().IsRegular() {
+		c.mu.Lock()
+		b, ok := c.byID[path]
+		c.mu.Unlock()
+		if ok && b.size == fi.Size() && b.mtime.Equal(fi.ModTime()) {
+			return b.body, nil
+		}
+	}
+	body, err := fsource.ReadBody(path)
+	if err != nil {
+		return "", err
+	}
+	c.keep(path, fsBody{size: fi.Size(), mtime: fi.ModTime(), body: body})
+	return body, nil
+}
+
+func (c *fsBodies) keep(path string, b fsBody) {
+	size := int64(len(b.body))
+	if size > c.budget {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.byID[path]; ok {
+		c.used -= int64(len(old.body))
+	}
+	if c.used+size > c.budget {
+		c.byID, c.used = map[string]fsBody{}, 0
+	}
+	c.byID[path] = b
+	c.used += size
+}
