@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -30,6 +31,10 @@ type Engine interface {
 
 // StateTriggerType is the engine's trigger type for state changes.
 const StateTriggerType = "state"
+
+// largeLoadBytes is the state::list size above which a load returns its
+// transient memory to the system at once.
+const largeLoadBytes = 64 << 20
 
 // retryDelay spaces attempts to load a scope whose state::list failed.
 const retryDelay = 500 * time.Millisecond
@@ -213,6 +218,14 @@ func (c *Catalog) load(ctx context.Context, s *Scope) error {
 	}
 	for _, key := range s.EndLoad(values) {
 		c.events.push(stateEvent{Scope: s.Name(), Key: key})
+	}
+	if len(res) > largeLoadBytes {
+		// The frame and the bodies beyond the budget are garbage now; give
+		// their memory back at once rather than over the next minutes, so
+		// a large scope's load does not leave the worker at its peak
+		// (docs/decisions.md D22).
+		res, values = nil, nil
+		debug.FreeOSMemory()
 	}
 	c.log.Info("catalog loaded", zap.String("scope", s.Name()), zap.Int("entries", s.Len()))
 	return nil
