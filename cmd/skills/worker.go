@@ -211,13 +211,15 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	}
 	cancelReady()
 	wg.Wait()
-	cat.Close()
 	log.Info("skills shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	// In-flight handlers finish against a catalog that still follows the
+	// engine; the catalog stops after them.
 	if err := client.Shutdown(shutdownCtx); err != nil && !errors.Is(err, iii.ErrClosed) {
 		log.Warn("shutdown did not finish cleanly", zap.Error(err))
 	}
+	cat.Close()
 	return result
 }
 

@@ -25,6 +25,7 @@ import (
 type Engine interface {
 	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
 	WaitConnection(ctx context.Context, previous string) (string, error)
+	Connection() string
 	RegisterFunction(f iii.Function)
 	RegisterTrigger(t iii.Trigger)
 }
@@ -48,15 +49,17 @@ type Catalog struct {
 	scopes     []*Scope
 	functionID string // receives this worker's state events
 
-	events *keyQueue // keys to read again, from the state trigger
+	events *keyQueue     // keys to read again, from the state trigger
+	reload chan struct{} // capacity 1: a scope asks to be loaded again
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
 	mu          sync.Mutex
-	mode        string        // "", "live" or "read-through"
-	modeChanged chan struct{} // closed and replaced when mode is set
-	reported    bool          // the read-through fallback was logged
+	dropped     map[string]int // scope -> loads in a row cut short by a lost connection
+	mode        string         // "", "live" or "read-through"
+	modeChanged chan struct{}  // closed and replaced when mode is set
+	reported    bool           // the read-through fallback was logged
 }
 
 // Modes of the catalog, for diagnostics.
@@ -87,8 +90,14 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 		scopes:     scopes,
 		functionID: "skills::catalog::state-" + suffix,
 		events:     newKeyQueue(),
+		reload:     make(chan struct{}, 1),
+		dropped:    map[string]int{},
 
 		modeChanged: make(chan struct{}),
+	}
+	for _, s := range scopes {
+		s.onInvalid = c.requestReload
+		s.onWrite = func(key string) { c.events.push(stateEvent{Scope: s.Name(), Key: key}) }
 	}
 	engine.RegisterFunction(iii.Function{
 		ID:          c.functionID,
@@ -123,8 +132,10 @@ func (c *Catalog) Mode() string {
 func (c *Catalog) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	c.wg.Add(2)
-	go c.followConnections(ctx)
+	connections := make(chan string)
+	c.wg.Add(3)
+	go c.watchConnections(ctx, connections)
+	go c.followConnections(ctx, connections)
 	go c.applyEvents(ctx)
 }
 
@@ -149,9 +160,25 @@ func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) 
 	return nil, nil
 }
 
-// followConnections loads every scope on every new connection.
-func (c *Catalog) followConnections(ctx context.Context) {
+// maxDroppedLoads is how many loads of a scope in a row may end with the
+// connection before the scope is no longer mirrored: a scope whose
+// state::list is over max_frame_bytes would otherwise cost a reconnect
+// every time.
+const maxDroppedLoads = 2
+
+// requestReload asks followConnections to load the invalid scopes again.
+func (c *Catalog) requestReload() {
+	select {
+	case c.reload <- struct{}{}:
+	default:
+	}
+}
+
+// watchConnections feeds the id of every new connection to connections,
+// until ctx ends or the client stops for good.
+func (c *Catalog) watchConnections(ctx context.Context, connections chan<- string) {
 	defer c.wg.Done()
+	defer close(connections)
 	previous := ""
 	for {
 		id, err := c.engine.WaitConnection(ctx, previous)
@@ -159,25 +186,58 @@ func (c *Catalog) followConnections(ctx context.Context) {
 			return
 		}
 		previous = id
-		for _, s := range c.scopes {
-			s.Invalidate()
+		select {
+		case connections <- id:
+		case <-ctx.Done():
+			return
 		}
-		if !c.stateTriggerAvailable(ctx) {
-			c.setMode(ModeReadThrough)
-			continue
-		}
-		c.setMode(ModeLive)
-		c.loadAll(ctx, id)
 	}
 }
 
-// loadAll loads each scope, retrying a failed state::list while the
-// connection lasts (a later connection loads again anyway).
+// followConnections loads every scope on every new connection, and again
+// whenever a scope asks for it (it was invalidated by a write the mirror
+// could not apply, or a change it could not read).
+func (c *Catalog) followConnections(ctx context.Context, connections <-chan string) {
+	defer c.wg.Done()
+	current := ""
+	for {
+		select {
+		case id, ok := <-connections:
+			if !ok {
+				return
+			}
+			current = id
+			for _, s := range c.scopes {
+				s.invalidate()
+			}
+			if !c.stateTriggerAvailable(ctx, current) {
+				c.setMode(ModeReadThrough)
+				continue
+			}
+			c.setMode(ModeLive)
+			c.loadAll(ctx, current)
+		case <-c.reload:
+			if current != "" && c.Mode() == ModeLive {
+				c.loadAll(ctx, current)
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// loadAll loads each scope that is not loaded, retrying a failed
+// state::list while the connection lasts (a later connection loads again
+// anyway).
 func (c *Catalog) loadAll(ctx context.Context, connection string) {
 	for _, s := range c.scopes {
+		if s.Valid() || c.droppedTooOften(s) {
+			continue
+		}
 		for {
 			err := c.load(ctx, s)
 			if err == nil || ctx.Err() != nil {
+				c.setDropped(s, 0)
 				break
 			}
 			var shape *shapeError
@@ -188,6 +248,16 @@ func (c *Catalog) loadAll(ctx context.Context, connection string) {
 					zap.String("scope", s.Name()), zap.Error(err))
 				break
 			}
+			if !c.sameConnection(ctx, connection) {
+				// The connection ended during the load, perhaps because of
+				// it (a list over max_frame_bytes).
+				c.setDropped(s, c.dropCount(s)+1)
+				if c.droppedTooOften(s) {
+					c.log.Warn("catalog: loading this scope ended the connection twice in a row; it is no longer mirrored and its reads go to the engine (raise max_frame_bytes if its state::list is bigger)",
+						zap.String("scope", s.Name()))
+				}
+				return
+			}
 			c.log.Warn("catalog: could not load a scope; reads go to the engine until it loads",
 				zap.String("scope", s.Name()), zap.Error(err))
 			select {
@@ -195,12 +265,31 @@ func (c *Catalog) loadAll(ctx context.Context, connection string) {
 				return
 			case <-time.After(retryDelay):
 			}
-			if id, err := c.engine.WaitConnection(ctx, ""); err != nil || id != connection {
+			if !c.sameConnection(ctx, connection) {
 				return
 			}
 		}
 	}
 }
+
+// sameConnection reports whether connection is still the live one.
+func (c *Catalog) sameConnection(ctx context.Context, connection string) bool {
+	return ctx.Err() == nil && c.engine.Connection() == connection
+}
+
+func (c *Catalog) dropCount(s *Scope) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped[s.Name()]
+}
+
+func (c *Catalog) setDropped(s *Scope, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropped[s.Name()] = n
+}
+
+func (c *Catalog) droppedTooOften(s *Scope) bool { return c.dropCount(s) >= maxDroppedLoads }
 
 // load replaces a scope's content with one state::list, then reads again
 // the keys that changed while it was in flight.
@@ -231,7 +320,10 @@ func (c *Catalog) load(ctx context.Context, s *Scope) error {
 	return nil
 }
 
-// applyEvents reads again the key of every state event.
+// applyEvents reads again the key of every state event. A key that
+// cannot be read (the engine busy or going away) invalidates its scope, so
+// reads go to the engine until the reload that follows: the catalog never
+// vouches for a value it could not check.
 func (c *Catalog) applyEvents(ctx context.Context) {
 	defer c.wg.Done()
 	for {
@@ -240,20 +332,13 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 			return
 		}
 		for _, s := range c.scopes {
-			if s.Name() != ev.Scope {
+			if s.Name() != ev.Scope || !s.Valid() {
 				continue
 			}
 			if err := c.reread(ctx, s, ev.Key); err != nil && ctx.Err() == nil {
-				// A read that failed (the engine busy or going away) is
-				// tried again; a new connection reloads everything anyway.
-				c.log.Warn("catalog: could not read a changed key; trying again",
+				c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
 					zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(retryDelay):
-				}
-				c.events.push(ev)
+				s.Invalidate()
 			}
 		}
 	}
@@ -275,27 +360,45 @@ func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
 
 // stateTriggerAvailable asks the engine whether it has the state trigger
 // type: a binding of a type the engine lacks is parked without a word, and
-// the catalog would never hear of a change.
-func (c *Catalog) stateTriggerAvailable(ctx context.Context) bool {
-	res, err := c.call(ctx, "engine::triggers::list", map[string]any{"prefix": StateTriggerType})
-	if err == nil {
-		var list struct {
-			Triggers []struct {
-				ID string `json:"id"`
-			} `json:"triggers"`
-		}
-		if json.Unmarshal(res, &list) == nil {
-			for _, t := range list.Triggers {
-				if t.ID == StateTriggerType {
-					return true
+// the catalog would never hear of a change. A failed question is asked
+// again while the connection lasts.
+func (c *Catalog) stateTriggerAvailable(ctx context.Context, connection string) bool {
+	for {
+		res, err := c.call(ctx, "engine::triggers::list", map[string]any{"prefix": StateTriggerType})
+		if err == nil {
+			var list struct {
+				Triggers []struct {
+					ID string `json:"id"`
+				} `json:"triggers"`
+			}
+			if json.Unmarshal(res, &list) == nil {
+				for _, t := range list.Triggers {
+					if t.ID == StateTriggerType {
+						return true
+					}
 				}
 			}
-			err = errors.New("the engine has no state trigger type (is its state worker loaded?)")
+			c.reportReadThrough(errors.New("the engine has no state trigger type (is its state worker loaded?)"))
+			return false
+		}
+		var ie *iii.Error
+		if errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound {
+			c.reportReadThrough(err) // an engine without engine::triggers::list
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(retryDelay):
+		}
+		if !c.sameConnection(ctx, connection) {
+			return false
 		}
 	}
-	if ctx.Err() != nil {
-		return false
-	}
+}
+
+// reportReadThrough says once in the log why state reads go to the engine.
+func (c *Catalog) reportReadThrough(err error) {
 	c.mu.Lock()
 	first := !c.reported
 	c.reported = true
@@ -303,7 +406,6 @@ func (c *Catalog) stateTriggerAvailable(ctx context.Context) bool {
 	if first {
 		c.log.Warn("catalog: cannot follow state changes; every state read goes to the engine", zap.Error(err))
 	}
-	return false
 }
 
 func (c *Catalog) setMode(mode string) {
@@ -340,7 +442,10 @@ func (e *shapeError) Unwrap() error { return e.err }
 // is read.
 func arrayValues(res json.RawMessage) ([]json.RawMessage, error) {
 	res = bytes.TrimSpace(res)
-	if len(res) == 0 || res[0] != '[' {
+	if len(res) == 0 || bytes.Equal(res, []byte("null")) {
+		return nil, nil // no result: an empty scope, as 0.2 reads it
+	}
+	if res[0] != '[' {
 		return nil, errors.New("not a JSON array of values")
 	}
 	return wire.ArrayElements(res), nil

@@ -150,3 +150,16 @@ func TestCatalogFallsBackToReadThroughWithoutTheStateTrigger(t *testing.T) {
 		t.Errorf("warnings = %+v, want one naming the missing state trigger type", warnings)
 	}
 }
+
+// A scope invalidated outside a load (a write the mirror could not apply,
+// a change it could not read) is loaded again at once, not left to read
+// through until the next connection.
+func TestCatalogReloadsAnInvalidatedScope(t *testing.T) {
+	r := newRig(t, engine.Options{})
+	r.until(t, "loaded", r.scope.Valid)
+	if err := r.srv.SetState("skills", "later", json.RawMessage(`{"id":"later","skill":"seen by the reload"}`)); err != nil {
+		t.Fatal(err)
+	}
+	r.scope.Invalidate()
+	r.until(t, "reloaded", func() bool { b, ok := r.body("later"); return ok && b == "seen by the reload" })
+}

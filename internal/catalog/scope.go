@@ -35,6 +35,7 @@ type Entry struct {
 	Body    string
 	HasBody bool // false when the body was evicted (or never fitted): read it from the engine
 	Err     error
+	Gen     uint64 // the entry's generation, for CacheBody
 }
 
 // Scope mirrors one state scope: an entry per key, in the engine's
@@ -59,10 +60,17 @@ type Scope struct {
 	unkeyed bool                // a loaded value had no key: a miss is not proof of absence
 	version uint64              // changes on every change of content or validity
 	changed chan struct{}       // closed and replaced when version changes
+	gens    uint64              // source of entry generations
+
+	// Set by the Catalog that feeds the scope: a scope invalidated
+	// outside a load asks for a reload; an own write asks for a re-read.
+	onInvalid func()
+	onWrite   func(key string)
 }
 
 type entry struct {
 	key     string
+	gen     uint64 // changes with every new value of the entry
 	summary any
 	err     error
 	body    string
@@ -104,15 +112,16 @@ func (s *Scope) Get(key string) (e Entry, found, authoritative bool) {
 			s.misses++
 		}
 	}
-	return Entry{Summary: en.summary, Body: en.body, HasBody: en.hasBody, Err: en.err}, true, true
+	return Entry{Summary: en.summary, Body: en.body, HasBody: en.hasBody, Err: en.err, Gen: en.gen}, true, true
 }
 
 // CacheBody keeps body for key after a read had to fetch it from the
-// engine, if the entry still exists and the budget allows.
-func (s *Scope) CacheBody(key, body string) {
+// engine, if the entry is still the generation the read started from (a
+// newer value may have arrived meanwhile) and the budget allows.
+func (s *Scope) CacheBody(key, body string, gen uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if el, ok := s.entries[key]; ok {
+	if el, ok := s.entries[key]; ok && el.Value.(*entry).gen == gen {
 		s.keepBodyLocked(el.Value.(*entry), body)
 	}
 }
@@ -173,13 +182,40 @@ func (s *Scope) Len() int {
 }
 
 // Put stores the value at key, as the engine now holds it: a new key goes
-// last, an existing one keeps its place.
+// last, an existing one keeps its place. A value whose own key (its id)
+// differs from the state key cannot be mirrored faithfully (a load keys
+// values by their id): the scope is invalidated, so reads go to the engine
+// until a reload.
 func (s *Scope) Put(key string, raw json.RawMessage) {
-	d, _ := s.decode(raw)
+	d, ok := s.decode(raw)
+	if ok && d.Key != key {
+		s.Invalidate()
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.putLocked(key, d)
 	s.markLocked(key)
+}
+
+// PutOwn is Put for the worker's own write, applied before the call
+// answers (docs/decisions.md D18). The key is also read again from the
+// engine shortly after, so that a newer value written meanwhile by
+// another worker, whose event may already have been applied, wins.
+func (s *Scope) PutOwn(key string, raw json.RawMessage) {
+	s.Put(key, raw)
+	if s.onWrite != nil {
+		s.onWrite(key)
+	}
+}
+
+// DeleteOwn is Delete for the worker's own delete; like PutOwn, the key is
+// read again shortly after.
+func (s *Scope) DeleteOwn(key string) {
+	s.Delete(key)
+	if s.onWrite != nil {
+		s.onWrite(key)
+	}
 }
 
 // Delete removes key.
@@ -199,7 +235,8 @@ func (s *Scope) putLocked(key string, d Decoded) {
 		en = &entry{key: key}
 		s.entries[key] = s.order.PushBack(en)
 	}
-	en.summary, en.err = d.Summary, d.Err
+	s.gens++
+	en.gen, en.summary, en.err = s.gens, d.Summary, d.Err
 	if d.Err == nil && !d.noBody {
 		s.keepBodyLocked(en, d.Body)
 	}
@@ -258,14 +295,23 @@ func (s *Scope) markLocked(key string) {
 }
 
 // Invalidate marks the scope as not loaded: readers go to the engine until
-// the next load.
+// the next load, which the feeding Catalog starts at once.
 func (s *Scope) Invalidate() {
+	if s.invalidate() && s.onInvalid != nil {
+		s.onInvalid()
+	}
+}
+
+// invalidate marks the scope as not loaded and reports whether it was.
+func (s *Scope) invalidate() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.valid {
-		s.valid = false
-		s.bumpLocked()
+	if !s.valid {
+		return false
 	}
+	s.valid = false
+	s.bumpLocked()
+	return true
 }
 
 // BeginLoad starts a load: from now on every change is remembered, so that

@@ -134,7 +134,8 @@ func TestScopeBodyBudget(t *testing.T) {
 	if e, found, _ := s.Get("big"); !found || e.HasBody {
 		t.Errorf("big = %+v found=%v: a body over the budget must not be kept", e, found)
 	}
-	s.CacheBody("b", "bbbb")
+	e, _, _ := s.Get("b")
+	s.CacheBody("b", "bbbb", e.Gen)
 	if e, _, _ := s.Get("b"); !e.HasBody || e.Body != "bbbb" {
 		t.Errorf("CacheBody did not refill b: %+v", e)
 	}
@@ -180,5 +181,32 @@ func TestScopeChangedWakesWaiters(t *testing.T) {
 	}
 	if s.Version() == v {
 		t.Error("Version did not change")
+	}
+}
+
+// A body fetched from the engine for an older generation of an entry is
+// not cached over a newer value that arrived meanwhile.
+func TestScopeCacheBodyIgnoresAnOlderGeneration(t *testing.T) {
+	s := newTestScope(0) // no bodies kept on Put: reads must fetch them
+	load(s, row("x", "v1"))
+	e, _, _ := s.Get("x")
+	s.budget = 1 << 20 // from now on bodies fit
+	s.Put("x", row("x", "v2"))
+	s.CacheBody("x", "v1", e.Gen) // the slow reader's old body
+	if got, _, _ := s.Get("x"); got.Body != "v2" {
+		t.Errorf("body = %q, want the newer v2", got.Body)
+	}
+}
+
+// A value whose id differs from its state key cannot be mirrored as a load
+// would key it: the scope stops vouching and asks to be loaded again.
+func TestScopeRowUnderAnotherKeyInvalidates(t *testing.T) {
+	s := newTestScope(1 << 20)
+	asked := 0
+	s.onInvalid = func() { asked++ }
+	load(s, row("a", "1"))
+	s.Put("a", row("b", "1"))
+	if s.Valid() || asked != 1 {
+		t.Errorf("valid=%v reloads asked=%d, want invalid and one reload asked", s.Valid(), asked)
 	}
 }

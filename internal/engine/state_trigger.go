@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -173,13 +174,25 @@ func (s *Engine) callAndWait(functionID string, data, metadata json.RawMessage) 
 			}
 			done <- res
 		}})
+	timer := time.NewTimer(stateDeliveryTimeout)
+	defer timer.Stop()
 	select {
 	case res := <-done:
 		return res, true
+	case <-timer.C:
+		// A subscriber that never answers must not stop every later
+		// event; its late answer, if any, is discarded.
+		s.log.Warn("state trigger call did not answer in time; delivering the next event",
+			zap.String("function_id", functionID), zap.Duration("timeout", stateDeliveryTimeout))
+		return nil, true
 	case <-s.quit:
 		return nil, false
 	}
 }
+
+// stateDeliveryTimeout bounds the wait for one state trigger call, as an
+// SDK bounds a call by default.
+const stateDeliveryTimeout = 30 * time.Second
 
 // checkStateBinding validates a new binding of the state trigger type:
 // nil, or the error the engine answers with.

@@ -69,6 +69,24 @@ func (sc *scan) allowed(real, realRoot string) bool {
 	return false
 }
 
+// Contained reports whether the file at path, links resolved, lies inside
+// one of the patterns' roots or an allow_paths directory: the check a
+// read makes again when the file it was listed as has become a symbolic
+// link since (docs/decisions.md D24).
+func (s *Source) Contained(path string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	sc := s.newScan(context.Background(), KindSkill)
+	for _, root := range s.roots() {
+		if realRoot, err := filepath.EvalSymlinks(root); err == nil && sc.allowed(real, realRoot) {
+			return true
+		}
+	}
+	return false
+}
+
 // within reports whether p is dir or lies below it. Both are clean and
 // absolute; an empty dir holds nothing.
 func within(dir, p string) bool {

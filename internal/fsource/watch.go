@@ -87,10 +87,10 @@ type Watch struct {
 	mode    string
 	changed chan struct{} // closed and replaced when snap changes
 
-	watcher *fsnotify.Watcher
-	watched map[string]bool
-	cancel  context.CancelFunc
-	done    chan struct{}
+	watcher     *fsnotify.Watcher
+	watchedDirs int // directories asked to be watched, for the log
+	cancel      context.CancelFunc
+	done        chan struct{}
 }
 
 // NewWatch returns a Watch over src; Start takes the first snapshot.
@@ -101,7 +101,7 @@ func NewWatch(src *Source, opts WatchOptions) *Watch {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &Watch{src: src, opts: opts, log: opts.Logger, changed: make(chan struct{}), watched: map[string]bool{}}
+	return &Watch{src: src, opts: opts, log: opts.Logger, changed: make(chan struct{})}
 }
 
 // Start takes the first snapshot and starts following changes. ctx bounds
@@ -128,7 +128,7 @@ func (w *Watch) Start(ctx context.Context) {
 	w.mu.Lock()
 	w.snap, w.stamps, w.mode = snap, stamps, mode
 	w.mu.Unlock()
-	w.log.Info("watching fs sources", zap.String("mode", mode), zap.Int("directories", len(w.watched)))
+	w.log.Info("watching fs sources", zap.String("mode", mode), zap.Int("directories", w.watchedDirs))
 	runCtx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	w.done = make(chan struct{})
@@ -208,6 +208,7 @@ func (w *Watch) run(ctx context.Context) {
 	}
 	var coalesce *time.Timer
 	var fire <-chan time.Time
+	watchFailed := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -217,16 +218,12 @@ func (w *Watch) run(ctx context.Context) {
 			return
 		case <-tick:
 			w.rescan(ctx)
-		case ev, ok := <-events:
+		case _, ok := <-events:
 			if !ok {
 				return
 			}
-			if ev.Has(fsnotify.Create) {
-				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-					// A new directory joins before its first files can be missed.
-					_ = w.syncWatches()
-				}
-			}
+			// New directories join the watch at the rescan that follows;
+			// files made in them before that are found by the rescan.
 			if fire == nil {
 				coalesce = time.NewTimer(coalesceWindow)
 				fire = coalesce.C
@@ -240,7 +237,12 @@ func (w *Watch) run(ctx context.Context) {
 			w.rescan(ctx)
 		case <-fire:
 			fire, coalesce = nil, nil
-			_ = w.syncWatches()
+			if err := w.syncWatches(); err != nil && !watchFailed {
+				// Listings still see every change (Fresh); only the
+				// on-change events of those directories may come late.
+				w.log.Warn("some directories could not be watched", zap.Error(err))
+				watchFailed = true
+			}
 			w.rescan(ctx)
 		}
 	}
@@ -301,48 +303,75 @@ func (w *Watch) syncWatches() error {
 			want[dir] = true
 		}
 	}
+	// The watcher's own list is the truth: a directory removed (and
+	// perhaps made again) lost its watch with it.
+	watched := map[string]bool{}
+	for _, dir := range w.watcher.WatchList() {
+		watched[dir] = true
+	}
 	var errs []error
 	for dir := range want {
-		if !w.watched[dir] {
+		if !watched[dir] {
 			if err := w.watcher.Add(dir); err != nil {
 				errs = append(errs, err)
-				continue
 			}
-			w.watched[dir] = true
 		}
 	}
-	for dir := range w.watched {
+	for dir := range watched {
 		if !want[dir] {
 			_ = w.watcher.Remove(dir)
-			delete(w.watched, dir)
 		}
 	}
+	w.watchedDirs = len(want)
 	return errors.Join(errs...)
 }
 
-// dirsUnderRoots lists the real directories under the patterns' roots (at
-// most MaxDepth deep, at most max_files of them) and the roots that do not
-// exist.
+// dirsUnderRoots lists the directories under the patterns' roots as the
+// scan reaches them, symbolic links to directories inside the root (or an
+// allow_paths directory) included, each real directory once (by device
+// and inode), at most MaxDepth deep and max_files in all; and the roots
+// that do not exist.
 func (s *Source) dirsUnderRoots() (dirs, missing []string) {
+	sc := s.newScan(context.Background(), KindSkill)
 	for _, root := range s.roots() {
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		realRoot, err := filepath.EvalSymlinks(root)
+		if fi, statErr := os.Stat(root); err != nil || statErr != nil || !fi.IsDir() {
 			missing = append(missing, root)
 			continue
 		}
-		count := 0
-		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
+		seen := map[fileKey]bool{}
+		var walk func(dir string, depth int)
+		walk = func(dir string, depth int) {
+			fi, err := os.Stat(dir)
+			if err != nil || depth > MaxDepth || len(dirs) >= s.maxFiles {
+				return
 			}
-			if count++; count > s.maxFiles {
-				return filepath.SkipAll
+			if key, err := fileKeyOf(dir, fi); err == nil {
+				if seen[key] {
+					return // a loop, or the same directory twice
+				}
+				seen[key] = true
 			}
-			if rel, _ := filepath.Rel(root, path); depth(rel) > MaxDepth {
-				return filepath.SkipDir
+			dirs = append(dirs, dir)
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				return
 			}
-			dirs = append(dirs, path)
-			return nil
-		})
+			for _, e := range entries {
+				path := filepath.Join(dir, e.Name())
+				switch {
+				case e.IsDir():
+					walk(path, depth+1)
+				case e.Type()&fs.ModeSymlink != 0:
+					if real, err := filepath.EvalSymlinks(path); err == nil && sc.allowed(real, realRoot) {
+						if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+							walk(path, depth+1)
+						}
+					}
+				}
+			}
+		}
+		walk(root, 0)
 	}
 	return dirs, missing
 }

@@ -194,3 +194,40 @@ func TestWatchFreshSeesChangesAtOnce(t *testing.T) {
 		t.Error("Fresh rescanned although nothing changed")
 	}
 }
+
+// A root that is a symbolic link, and a linked directory inside a root,
+// are watched and stamped like real ones; a directory removed and made
+// again is watched again.
+func TestWatchFollowsLinkedDirectoriesAndRecreatedOnes(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	write(t, filepath.Join(real, "inner", "x.md"), "# X\n")
+	if err := os.Symlink(real, filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	w := NewWatch(New(dir, []string{"linked/**/*.md"}, nil), WatchOptions{})
+	w.Start(context.Background())
+	t.Cleanup(w.Close)
+	if w.Mode() != ModeFSNotify {
+		t.Fatalf("mode = %s, want fsnotify", w.Mode())
+	}
+	write(t, filepath.Join(real, "inner", "y.md"), "# Y\n")
+	waitFor(t, w, "a file under a linked root", func(s Snapshot) bool {
+		return slices.Equal(skillIDs(s), []string{"inner/x", "inner/y"})
+	})
+	write(t, filepath.Join(real, "z.md"), "# Z\n")
+	if got := skillIDs(w.Fresh(context.Background())); !slices.Contains(got, "z") {
+		t.Errorf("Fresh under a linked root missed z.md: %v", got)
+	}
+
+	if err := os.RemoveAll(filepath.Join(real, "inner")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w, "the removal", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"z"}) })
+	write(t, filepath.Join(real, "inner", "again.md"), "# Again\n")
+	waitFor(t, w, "a file in the re-made directory", func(s Snapshot) bool { return slices.Contains(skillIDs(s), "inner/again") })
+	write(t, filepath.Join(real, "inner", "later.md"), "# Later\n")
+	waitFor(t, w, "a later file in the re-made directory (its watch is back)", func(s Snapshot) bool {
+		return slices.Contains(skillIDs(s), "inner/later")
+	})
+}

@@ -188,6 +188,17 @@ func (c *Client) WaitConnection(ctx context.Context, previous string) (string, e
 	return c.waitUntil(ctx, func() (bool, error) { return c.ready && c.workerID != previous, nil })
 }
 
+// Connection returns the worker id of the current connection once it is
+// ready, or "" while there is none.
+func (c *Client) Connection() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ready {
+		return ""
+	}
+	return c.workerID
+}
+
 // WaitFirstAttempt is WaitReady for one-shot tools such as `skills call`:
 // it also returns when a connection attempt has failed, with that
 // attempt's error (an unreachable engine or a URL that cannot work), so

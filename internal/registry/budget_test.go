@@ -86,7 +86,8 @@ func TestSectionOverTheBudgetIsRefused(t *testing.T) {
 	f.engine.returns("docs::huge", `"`+strings.Repeat("y", 2<<10)+`"`)
 	_, err := f.reg.resourcesRead(f.ctx, readIn("iii://fn/docs/huge"))
 	msg, code := errText(err)
-	want := "section function docs::huge returned 2.0 KiB, over the worker's response budget of 1 KiB (max_response_bytes); make the section smaller or split it"
+	// 2 KiB of text plus its resources-read envelope.
+	want := "section function docs::huge returned 2.1 KiB, over the worker's response budget of 1 KiB (max_response_bytes); make the section smaller or split it"
 	if code != CodeUnavailable || msg != want {
 		t.Errorf("error = %q (%s)\n want %q (%s)", msg, code, want, CodeUnavailable)
 	}
@@ -125,4 +126,17 @@ func FuzzJSONTextLen(f *testing.F) {
 			t.Fatalf("jsonTextLen(%q) = %d, but the encoder writes %d bytes", s, got, wire)
 		}
 	})
+}
+
+// A section whose result is big but whose rendered text is small (a
+// {content} object carrying other fields) is served: the budget applies to
+// the response, not to what the function sent.
+func TestSectionWithSmallTextAndABigResultIsServed(t *testing.T) {
+	f := newFixture(t, nil)
+	f.reg.maxResponse = 1 << 10
+	f.engine.returns("docs::chatty", `{"content":"# Short","debug":"`+strings.Repeat("z", 4<<10)+`"}`)
+	out, err := f.reg.resourcesRead(f.ctx, readIn("iii://fn/docs/chatty"))
+	if err != nil || len(out.Contents) != 1 || out.Contents[0].Text != "# Short" {
+		t.Errorf("read = %+v, %v; want the short content", out, err)
+	}
 }

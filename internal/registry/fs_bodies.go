@@ -1,6 +1,9 @@
 package registry
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -31,10 +34,24 @@ func newFSBodies(budget int64) *fsBodies {
 	return &fsBodies{budget: budget, byID: map[string]fsBody{}}
 }
 
+// racyWindow is how recent a file's mtime may be for its body to be kept:
+// a file written again within the same clock tick, at the same size,
+// would look unchanged (the rule git uses for its index).
+const racyWindow = 2 * time.Second
+
+// errEscaped is a listed file that has become a symbolic link leading out
+// of its root since it was listed.
+var errEscaped = errors.New("the file now leads outside its root through a symbolic link; it is skipped until the next scan")
+
 // read returns the body of the file at path, from memory when the file is
 // unchanged, else through fsource.ReadBody (which applies every check of
-// the overlay: regular files only, the size cap, UTF-8).
-func (c *fsBodies) read(path string) (string, error) {
+// the overlay: regular files only, the size cap, UTF-8). A file that has
+// become a symbolic link since it was listed is checked against the roots
+// again (contained), so a swapped link never serves a file outside them.
+func (c *fsBodies) read(path string, contained func(string) bool) (string, error) {
+	if li, err := os.Lstat(path); err == nil && li.Mode()&fs.ModeSymlink != 0 && !contained(path) {
+		return "", fmt.Errorf("read %s: %w", path, errEscaped)
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", err
@@ -57,7 +74,7 @@ func (c *fsBodies) read(path string) (string, error) {
 
 func (c *fsBodies) keep(path string, b fsBody) {
 	size := int64(len(b.body))
-	if size > c.budget {
+	if size > c.budget || time.Since(b.mtime) < racyWindow {
 		return
 	}
 	c.mu.Lock()

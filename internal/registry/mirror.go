@@ -50,6 +50,7 @@ func decodePromptEntry(raw json.RawMessage) (catalog.Decoded, bool) {
 // vouch for it, else from the engine (caching the body it read).
 func (r *Registry) storedSkill(ctx context.Context, key string) (body string, found bool, err error) {
 	m := r.skills.mirror
+	var gen uint64
 	if m != nil {
 		e, found, authoritative := m.Get(key)
 		switch {
@@ -61,6 +62,7 @@ func (r *Registry) storedSkill(ctx context.Context, key string) (body string, fo
 		case e.HasBody:
 			return e.Body, true, nil
 		}
+		gen = e.Gen
 	}
 	raw, err := r.skills.get(ctx, key)
 	if err != nil || raw == nil {
@@ -71,7 +73,7 @@ func (r *Registry) storedSkill(ctx context.Context, key string) (body string, fo
 		return "", false, skillDecodeError(key, err)
 	}
 	if m != nil {
-		m.CacheBody(key, row.Skill)
+		m.CacheBody(key, row.Skill, gen) // only if no newer value arrived meanwhile
 	}
 	return row.Skill, true, nil
 }

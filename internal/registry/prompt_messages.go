@@ -25,13 +25,13 @@ var (
 func checkMessages(handler string, raw json.RawMessage) (json.RawMessage, error) {
 	var messages []json.RawMessage
 	if err := json.Unmarshal(raw, &messages); err != nil {
-		return nil, fmt.Errorf("prompt handler %s returned messages that are not a JSON array: %v", handler, err)
+		return nil, fmt.Errorf("prompt handler %s returned messages that are not a JSON array: %v", ids.Unquoted(handler), err)
 	}
 	changed := false
 	for i, m := range messages {
 		fixed, err := checkMessage(m)
 		if err != nil {
-			return nil, fmt.Errorf("prompt handler %s returned messages[%d]%s", handler, i, err.Error())
+			return nil, fmt.Errorf("prompt handler %s returned messages[%d]%s", ids.Unquoted(handler), i, err.Error())
 		}
 		if fixed != nil {
 			messages[i] = fixed

@@ -139,11 +139,16 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 		return body, nil
 	}
 	if sk, ok := r.fsSkill(ctx, key); ok {
-		body, err := r.fsBodies.read(sk.Path)
+		body, err := r.fsBodies.read(sk.Path, r.fs.Contained)
+		if errors.Is(err, fs.ErrNotExist) && r.fsWatch != nil {
+			// Removed since the overlay was last scanned; another file may
+			// provide the id now.
+			if again, ok := r.fsWatch.Fresh(ctx).Skill(key); ok && again.Path != sk.Path {
+				body, err = r.fsBodies.read(again.Path, r.fs.Contained)
+			}
+		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			// Removed since the overlay was last scanned: gone, as the
-			// watcher will report in a moment.
 			return "", skillNotFound(key)
 		case err != nil:
 			return "", unavailableMsg(err)

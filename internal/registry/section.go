@@ -46,9 +46,10 @@ func (r *Registry) section(ctx context.Context, functionID string) (mime, text s
 	if err != nil {
 		return "", "", err
 	}
-	// Pretty-printing can only grow the output, so a result already over
-	// the budget is refused before it is rendered (docs/decisions.md D26).
-	if len(res) > r.maxResponse {
+	// A result that will be pretty-printed can only grow, so one already
+	// over the budget is refused before it is rendered (docs/decisions.md
+	// D26); text results are measured as rendered.
+	if _, isText := sectionText(res); !isText && len(res) > r.maxResponse {
 		return "", "", sectionTooLarge(functionID, len(res), r.maxResponse)
 	}
 	mime, text = sectionOutput(res)
@@ -74,13 +75,19 @@ func sectionOutput(res json.RawMessage) (mime, text string) {
 	if res == nil {
 		return mimeJSON, "null"
 	}
-	if s, ok := jsonString(res); ok {
-		return mimeMarkdown, s
-	}
-	if s, ok := contentField(res); ok {
+	if s, ok := sectionText(res); ok {
 		return mimeMarkdown, s
 	}
 	return mimeJSON, prettyJSON(res)
+}
+
+// sectionText is a section result that is markdown: a JSON string, or an
+// object with a string "content".
+func sectionText(res json.RawMessage) (string, bool) {
+	if s, ok := jsonString(res); ok {
+		return s, true
+	}
+	return contentField(res)
 }
 
 // jsonString returns res as a Go string when it is a JSON string.

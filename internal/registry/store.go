@@ -85,10 +85,10 @@ func (s store) set(ctx context.Context, key string, value any) error {
 		NewValue json.RawMessage `json:"new_value"`
 	}
 	if json.Unmarshal(res, &out) == nil && present(out.NewValue) != nil {
-		s.mirror.Put(key, out.NewValue)
+		s.mirror.PutOwn(key, out.NewValue)
 	} else {
-		// An engine that does not echo the value: the next state event
-		// or load brings it; until then the mirror must not answer.
+		// An engine that does not echo the value: the mirror must not
+		// answer until it has loaded the scope again (it asks at once).
 		s.mirror.Invalidate()
 	}
 	return nil
@@ -101,7 +101,7 @@ func (s store) delete(ctx context.Context, key string) (removed bool, err error)
 		return false, err
 	}
 	if s.mirror != nil {
-		s.mirror.Delete(key)
+		s.mirror.DeleteOwn(key)
 	}
 	return present(res) != nil, nil
 }
