@@ -344,17 +344,19 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 	}
 }
 
-// reread applies the engine's current value of key to s.
+// reread applies the engine's current value of key to s, unless the
+// entry changed while the value was being fetched (that change queued a
+// re-read of its own, whose answer is newer).
 func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
+	gen := s.Gen(key)
 	res, err := c.call(ctx, "state::get", map[string]string{"scope": s.Name(), "key": key})
 	if err != nil {
 		return err
 	}
 	if res = bytes.TrimSpace(res); len(res) == 0 {
-		s.Delete(key)
-		return nil
+		res = nil
 	}
-	s.Put(key, res)
+	s.ApplyIfUnchanged(key, res, gen)
 	return nil
 }
 

@@ -209,6 +209,47 @@ func (s *Scope) PutOwn(key string, raw json.RawMessage) {
 	}
 }
 
+// Gen is the generation of key's entry, 0 when there is none: a reader
+// that fetches the key from the engine applies its answer with
+// ApplyIfUnchanged, so it never overwrites a value that arrived meanwhile.
+func (s *Scope) Gen(key string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if el, ok := s.entries[key]; ok {
+		return el.Value.(*entry).gen
+	}
+	return 0
+}
+
+// ApplyIfUnchanged stores raw at key (nil deletes it) if the entry is
+// still at generation gen (0: still absent), checked and applied under one
+// lock. A change made meanwhile wins: it has its own re-read queued.
+func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) {
+	var d Decoded
+	if raw != nil {
+		var ok bool
+		if d, ok = s.decode(raw); ok && d.Key != key {
+			s.Invalidate() // as Put does: such a row cannot be mirrored
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	current := uint64(0)
+	if el, ok := s.entries[key]; ok {
+		current = el.Value.(*entry).gen
+	}
+	if current != gen {
+		return
+	}
+	if raw == nil {
+		s.deleteLocked(key)
+	} else {
+		s.putLocked(key, d)
+	}
+	s.markLocked(key)
+}
+
 // DeleteOwn is Delete for the worker's own delete; like PutOwn, the key is
 // read again shortly after.
 func (s *Scope) DeleteOwn(key string) {

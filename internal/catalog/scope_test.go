@@ -210,3 +210,27 @@ func TestScopeRowUnderAnotherKeyInvalidates(t *testing.T) {
 		t.Errorf("valid=%v reloads asked=%d, want invalid and one reload asked", s.Valid(), asked)
 	}
 }
+
+// A re-read answered after a newer change does not overwrite it.
+func TestScopeApplyIfUnchangedKeepsNewerChanges(t *testing.T) {
+	s := newTestScope(1 << 20)
+	load(s, row("a", "1"))
+	gen := s.Gen("a")
+	s.Put("a", row("a", "2")) // an own write lands while the re-read is in flight
+	s.ApplyIfUnchanged("a", row("a", "1"), gen)
+	if e, _, _ := s.Get("a"); e.Body != "2" {
+		t.Errorf("a = %q, want the newer 2", e.Body)
+	}
+	s.ApplyIfUnchanged("a", nil, gen) // nor does a stale "gone"
+	if _, found, _ := s.Get("a"); !found {
+		t.Error("a stale re-read deleted a newer value")
+	}
+	s.ApplyIfUnchanged("a", row("a", "3"), s.Gen("a"))
+	if e, _, _ := s.Get("a"); e.Body != "3" {
+		t.Errorf("a = %q, want 3 from a re-read that saw no change", e.Body)
+	}
+	s.ApplyIfUnchanged("new", row("new", "x"), 0)
+	if _, found, _ := s.Get("new"); !found {
+		t.Error("a re-read of an absent key did not add it")
+	}
+}
