@@ -125,3 +125,24 @@ func TestReadsBeyondTheBodyBudgetGoToTheEngine(t *testing.T) {
 		}
 	}
 }
+
+// Writes in quick succession are each visible at once on the writer: the
+// re-read an own write queues never puts an older value back (a re-read
+// answered before the next write was applied is discarded).
+func TestOwnWritesInQuickSuccessionStayVisible(t *testing.T) {
+	srv := iiitest.NewServer(t)
+	r := newReplica(t, srv, "skills", 1<<20)
+	ctx := context.Background()
+	for i := range 100 {
+		for _, desc := range []string{"First", "Second"} {
+			in := registerPromptInput{Name: "again", Description: desc, FunctionID: "demo::f"}
+			if _, err := r.reg.registerPrompt(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := r.reg.mcpListPrompts(ctx, emptyInput{})
+		if err != nil || len(out.Prompts) != 1 || out.Prompts[0].Description != "Second" {
+			t.Fatalf("round %d: mcp-list = %+v, %v; want the second description", i, out, err)
+		}
+	}
+}
