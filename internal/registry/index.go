@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
@@ -41,6 +42,12 @@ type bullet struct {
 // not shadow under "## Custom skills". When state cannot be listed the
 // whole index is one error line.
 func (r *Registry) index(ctx context.Context) string {
+	version, cacheable := r.indexVersion(ctx)
+	if cacheable {
+		if text, ok := r.indexCache.get(version); ok {
+			return text
+		}
+	}
 	rows, err := r.skillSummaries(ctx)
 	if err != nil {
 		return indexErrorStart + err.Error() + indexErrorEnd
@@ -51,7 +58,52 @@ func (r *Registry) index(ctx context.Context) string {
 	for i, row := range rows {
 		state[i] = row.bullet
 	}
-	return renderBullets(state, bulletsOf(readFSEntries(fsSkills)), r.maxResponse)
+	text := renderBullets(state, bulletsOf(readFSEntries(fsSkills)), r.maxResponse)
+	if cacheable {
+		r.indexCache.put(version, text)
+	}
+	return text
+}
+
+// indexVersion identifies what the index is rendered from, when that can
+// be known without reading it (docs/decisions.md D19): the catalog's
+// version of the skills scope and the version of the watched overlay
+// (whose snapshot changes when a file is added, removed or edited). With
+// the scope read through, or files globbed on every call, the index is
+// rendered every time.
+func (r *Registry) indexVersion(ctx context.Context) (indexKey, bool) {
+	m := r.skills.mirror
+	if m == nil || !m.Valid() || (r.fs != nil && r.fsWatch == nil) {
+		return indexKey{}, false
+	}
+	key := indexKey{skills: m.Version()}
+	if r.fsWatch != nil {
+		key.fs = r.fsWatch.Fresh(ctx).Version
+	}
+	return key, m.Valid()
+}
+
+// indexKey is the pair of versions an index text was rendered from.
+type indexKey struct{ skills, fs uint64 }
+
+// renderCache keeps the last index text and the versions it came from.
+type renderCache struct {
+	mu   sync.Mutex
+	key  indexKey
+	text string
+	ok   bool
+}
+
+func (c *renderCache) get(key indexKey) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.text, c.ok && c.key == key
+}
+
+func (c *renderCache) put(key indexKey, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.text, c.ok = key, text, true
 }
 
 // readFSEntries reads each fs skill's body fresh; an unreadable file keeps

@@ -84,6 +84,7 @@ type Registry struct {
 	log            *zap.Logger
 	now            func() time.Time
 	summaries      *summaryCache
+	indexCache     renderCache
 	maxResponse    int
 }
 
