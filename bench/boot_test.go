@@ -19,12 +19,16 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
 
-var bootSkills = flag.Int("boot-skills", 100_000, "skills BenchmarkBootLargeScope seeds")
+var (
+	bootSkills     = flag.Int("boot-skills", 100_000, "skills BenchmarkBootLargeScope seeds")
+	bootIndexReads = flag.Int("boot-index-reads", 100, "iii://skills reads BenchmarkBootLargeScope makes before reading the worker's memory")
+)
 
 // BenchmarkBootLargeScope seeds a scope far over the engine's 64 MiB frame
 // (by default 100,000 skills of 4 KiB, 400 MB of bodies), starts the real
 // worker binary against it, and reports how long until the catalog has
-// loaded it, the worker's resident memory once it serves, its peak, and
+// loaded it, the worker's resident memory once it has served a listing, a
+// read and -boot-index-reads reads of iii://skills, its peak, and
 // both as a ratio of the stored body bytes (docs/decisions.md D22: boots
 // and serves; steady RSS ≤ 1.5 × the bodies, or ≤ cache_bytes + summaries
 // when smaller). Memory is read from /proc, so it is the process's, not
@@ -88,6 +92,11 @@ func BenchmarkBootLargeScope(b *testing.B) {
 		read, err := caller.Call(ctx, "skills::resources-read", map[string]string{"uri": "iii://team-042/skill-00042"})
 		if err != nil || !strings.Contains(string(read), "Email provider") {
 			b.Fatalf("read after boot: %v %.200s", err, read)
+		}
+		for range *bootIndexReads {
+			if _, err := caller.Call(ctx, "skills::resources-read", map[string]string{"uri": "iii://skills"}); err != nil {
+				b.Fatal(err)
+			}
 		}
 		rss, peak := procMemory(b, cmd.Process.Pid)
 		_ = cmd.Process.Signal(os.Interrupt)

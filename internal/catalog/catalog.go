@@ -332,7 +332,7 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 			return
 		}
 		for _, s := range c.scopes {
-			if s.Name() != ev.Scope || !s.Valid() {
+			if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
 				continue
 			}
 			if err := c.reread(ctx, s, ev.Key); err != nil && ctx.Err() == nil {

@@ -56,7 +56,8 @@ type Scope struct {
 	misses  uint64
 	valid   bool                // loaded on the current connection
 	loading bool                // a load is in flight: changes are recorded in dirty
-	dirty   map[string]struct{} // keys changed while loading, to read again after
+	dirty   map[string]struct{} // keys changed here while loading: kept over the snapshot, read again after
+	pending map[string]struct{} // keys reported changed (events) while loading: read again after
 	unkeyed bool                // a loaded value had no key: a miss is not proof of absence
 	version uint64              // changes on every change of content or validity
 	changed chan struct{}       // closed and replaced when version changes
@@ -335,6 +336,20 @@ func (s *Scope) markLocked(key string) {
 	}
 }
 
+// Defer records a changed key while a load is in flight, so that the load
+// reads it again when it ends (its snapshot may predate the change); it
+// reports whether it did. Otherwise the caller reads the key now (a loaded
+// scope) or not at all (an invalid one: the next load reads everything).
+func (s *Scope) Defer(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loading {
+		return false
+	}
+	s.pending[key] = struct{}{}
+	return true
+}
+
 // Invalidate marks the scope as not loaded: readers go to the engine until
 // the next load, which the feeding Catalog starts at once.
 func (s *Scope) Invalidate() {
@@ -363,6 +378,7 @@ func (s *Scope) BeginLoad() {
 	defer s.mu.Unlock()
 	s.loading = true
 	s.dirty = map[string]struct{}{}
+	s.pending = map[string]struct{}{}
 }
 
 // EndLoad replaces the content with a state::list snapshot taken after
@@ -417,7 +433,12 @@ func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
 		}
 		reread = append(reread, key)
 	}
-	s.loading, s.dirty, s.valid = false, nil, true
+	for key := range s.pending {
+		if _, done := s.dirty[key]; !done {
+			reread = append(reread, key)
+		}
+	}
+	s.loading, s.dirty, s.pending, s.valid = false, nil, nil, true
 	s.bumpLocked()
 	return reread
 }
@@ -426,7 +447,7 @@ func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
 func (s *Scope) AbortLoad() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.loading, s.dirty = false, nil
+	s.loading, s.dirty, s.pending = false, nil, nil
 }
 
 // KeyField reads the key of a raw value from one string field, e.g.
