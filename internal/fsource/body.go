@@ -86,7 +86,7 @@ func checkRegular(fi fs.FileInfo) error {
 
 // readRegular reads a regular file and checks that it is UTF-8 text. The
 // file is opened without blocking and checked again after opening, so a
-// FIFO swapped in after a stat cannot hang the call (next.md D25). Errors
+// FIFO swapped in after a stat cannot hang the call (docs/decisions.md D25). Errors
 // carry no path: callers word their own prefix.
 func readRegular(path string) ([]byte, error) {
 	f, err := openNoBlock(path)
