@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
 // Engine is what the catalog needs of the engine client: calls, the
@@ -32,10 +29,6 @@ type Engine interface {
 
 // StateTriggerType is the engine's trigger type for state changes.
 const StateTriggerType = "state"
-
-// largeLoadBytes is the state::list size above which a load returns its
-// transient memory to the system at once.
-const largeLoadBytes = 64 << 20
 
 // retryDelay spaces attempts to load a scope whose state::list failed.
 const retryDelay = 500 * time.Millisecond
@@ -160,166 +153,6 @@ func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) 
 	return nil, nil
 }
 
-// maxDroppedLoads is how many loads of a scope in a row may end with the
-// connection before the scope is no longer mirrored: a scope whose
-// state::list is over max_frame_bytes would otherwise cost a reconnect
-// every time.
-const maxDroppedLoads = 2
-
-// requestReload asks followConnections to load the invalid scopes again.
-func (c *Catalog) requestReload() {
-	select {
-	case c.reload <- struct{}{}:
-	default:
-	}
-}
-
-// watchConnections feeds the id of every new connection to connections,
-// until ctx ends or the client stops for good.
-func (c *Catalog) watchConnections(ctx context.Context, connections chan<- string) {
-	defer c.wg.Done()
-	defer close(connections)
-	previous := ""
-	for {
-		id, err := c.engine.WaitConnection(ctx, previous)
-		if err != nil {
-			return
-		}
-		previous = id
-		select {
-		case connections <- id:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// followConnections loads every scope on every new connection, and again
-// whenever a scope asks for it (it was invalidated by a write the mirror
-// could not apply, or a change it could not read).
-func (c *Catalog) followConnections(ctx context.Context, connections <-chan string) {
-	defer c.wg.Done()
-	current := ""
-	for {
-		select {
-		case id, ok := <-connections:
-			if !ok {
-				return
-			}
-			current = id
-			for _, s := range c.scopes {
-				s.invalidate()
-			}
-			if !c.stateTriggerAvailable(ctx, current) {
-				c.setMode(ModeReadThrough)
-				continue
-			}
-			c.setMode(ModeLive)
-			c.loadAll(ctx, current)
-		case <-c.reload:
-			if current != "" && c.Mode() == ModeLive {
-				c.loadAll(ctx, current)
-			}
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// loadAll loads each scope that is not loaded, retrying a failed
-// state::list while the connection lasts (a later connection loads again
-// anyway).
-func (c *Catalog) loadAll(ctx context.Context, connection string) {
-	for _, s := range c.scopes {
-		if s.Valid() || c.droppedTooOften(s) {
-			continue
-		}
-		for {
-			err := c.load(ctx, s)
-			if err == nil || ctx.Err() != nil {
-				c.setDropped(s, 0)
-				break
-			}
-			var shape *shapeError
-			if errors.As(err, &shape) {
-				// An engine that lists in another shape: this scope is
-				// served read-through, as 0.2 did, until the next connection.
-				c.log.Warn("catalog: cannot mirror a scope; its reads go to the engine",
-					zap.String("scope", s.Name()), zap.Error(err))
-				break
-			}
-			if !c.sameConnection(ctx, connection) {
-				// The connection ended during the load, perhaps because of
-				// it (a list over max_frame_bytes).
-				c.setDropped(s, c.dropCount(s)+1)
-				if c.droppedTooOften(s) {
-					c.log.Warn("catalog: loading this scope ended the connection twice in a row; it is no longer mirrored and its reads go to the engine (raise max_frame_bytes if its state::list is bigger)",
-						zap.String("scope", s.Name()))
-				}
-				return
-			}
-			c.log.Warn("catalog: could not load a scope; reads go to the engine until it loads",
-				zap.String("scope", s.Name()), zap.Error(err))
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(retryDelay):
-			}
-			if !c.sameConnection(ctx, connection) {
-				return
-			}
-		}
-	}
-}
-
-// sameConnection reports whether connection is still the live one.
-func (c *Catalog) sameConnection(ctx context.Context, connection string) bool {
-	return ctx.Err() == nil && c.engine.Connection() == connection
-}
-
-func (c *Catalog) dropCount(s *Scope) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.dropped[s.Name()]
-}
-
-func (c *Catalog) setDropped(s *Scope, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.dropped[s.Name()] = n
-}
-
-func (c *Catalog) droppedTooOften(s *Scope) bool { return c.dropCount(s) >= maxDroppedLoads }
-
-// load replaces a scope's content with one state::list, then reads again
-// the keys that changed while it was in flight.
-func (c *Catalog) load(ctx context.Context, s *Scope) error {
-	s.BeginLoad()
-	res, err := c.call(ctx, "state::list", map[string]string{"scope": s.Name()})
-	if err != nil {
-		s.AbortLoad()
-		return err
-	}
-	values, err := arrayValues(res)
-	if err != nil {
-		s.AbortLoad()
-		return &shapeError{fmt.Errorf("state::list of scope %s: %w", ids.Quote(s.Name()), err)}
-	}
-	for _, key := range s.EndLoad(values) {
-		c.events.push(stateEvent{Scope: s.Name(), Key: key})
-	}
-	if len(res) > largeLoadBytes {
-		// The frame and the bodies beyond the budget are garbage now; give
-		// their memory back at once rather than over the next minutes, so
-		// a large scope's load does not leave the worker at its peak
-		// (docs/decisions.md D22).
-		res, values = nil, nil
-		debug.FreeOSMemory()
-	}
-	c.log.Info("catalog loaded", zap.String("scope", s.Name()), zap.Int("entries", s.Len()))
-	return nil
-}
-
 // applyEvents reads again the key of every state event. A key that
 // cannot be read (the engine busy or going away) invalidates its scope, so
 // reads go to the engine until the reload that follows: the catalog never
@@ -430,27 +263,6 @@ func (c *Catalog) call(ctx context.Context, fn string, data any) (json.RawMessag
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	return c.engine.Call(ctx, fn, data)
-}
-
-// shapeError is a state::list result that is not an array of values.
-type shapeError struct{ err error }
-
-func (e *shapeError) Error() string { return e.err.Error() }
-func (e *shapeError) Unwrap() error { return e.err }
-
-// arrayValues splits a state::list result (a JSON array) into its values
-// without copying them: on a large scope the frame is held once, and each
-// value is decoded into a summary (and a body, within the budget) as it
-// is read.
-func arrayValues(res json.RawMessage) ([]json.RawMessage, error) {
-	res = bytes.TrimSpace(res)
-	if len(res) == 0 || bytes.Equal(res, []byte("null")) {
-		return nil, nil // no result: an empty scope, as 0.2 reads it
-	}
-	if res[0] != '[' {
-		return nil, errors.New("not a JSON array of values")
-	}
-	return wire.ArrayElements(res), nil
 }
 
 // randomSuffix is 8 hex characters.
