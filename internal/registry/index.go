@@ -86,24 +86,26 @@ func (r *Registry) indexVersion(ctx context.Context) (indexKey, bool) {
 // indexKey is the pair of versions an index text was rendered from.
 type indexKey struct{ skills, fs uint64 }
 
-// renderCache keeps the last index text and the versions it came from.
-type renderCache struct {
-	mu   sync.Mutex
-	key  indexKey
-	text string
-	ok   bool
+// versionCache keeps the last value rendered and the versions it came
+// from (docs/decisions.md D19). Values are shared: callers never modify
+// them.
+type versionCache[T any] struct {
+	mu    sync.Mutex
+	key   indexKey
+	value T
+	ok    bool
 }
 
-func (c *renderCache) get(key indexKey) (string, bool) {
+func (c *versionCache[T]) get(key indexKey) (T, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.text, c.ok && c.key == key
+	return c.value, c.ok && c.key == key
 }
 
-func (c *renderCache) put(key indexKey, text string) {
+func (c *versionCache[T]) put(key indexKey, value T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.key, c.text, c.ok = key, text, true
+	c.key, c.value, c.ok = key, value, true
 }
 
 // readFSEntries reads each fs skill's body fresh; an unreadable file keeps

@@ -84,7 +84,8 @@ type Registry struct {
 	log            *zap.Logger
 	now            func() time.Time
 	summaries      *summaryCache
-	indexCache     renderCache
+	indexCache     versionCache[string]
+	resourcesCache versionCache[resourcesListOutput]
 	maxResponse    int
 }
 

@@ -73,6 +73,14 @@ var resourceTemplates = []resourceTemplate{
 }
 
 func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesListOutput, error) {
+	// Rendered once per catalog version and overlay snapshot, like the
+	// index (D19).
+	version, cacheable := r.indexVersion(ctx)
+	if cacheable {
+		if out, ok := r.resourcesCache.get(version); ok {
+			return out, nil
+		}
+	}
 	rows, err := r.skillSummaries(ctx)
 	if err != nil {
 		// The index entry and the fs entries are still worth listing.
@@ -87,6 +95,9 @@ func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesLi
 	}
 	for _, e := range readFSEntries(fsSkills) {
 		out.Resources = append(out.Resources, resource{URI: Scheme + e.id, Name: titleOr(e.body, e.id), MimeType: mimeMarkdown})
+	}
+	if cacheable && err == nil {
+		r.resourcesCache.put(version, out)
 	}
 	return out, nil
 }
