@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -128,14 +126,7 @@ func (s *Engine) deliverStateEvents() {
 // each call; a binding with a condition function is called only when the
 // condition returns true. It returns false when the engine is closing.
 func (s *Engine) deliverStateEvent(ev stateEvent) bool {
-	s.mu.Lock()
-	var targets []*binding
-	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
-		if b := s.bindings[id]; b.triggerType == triggerState {
-			targets = append(targets, b)
-		}
-	}
-	s.mu.Unlock()
+	targets := s.liveBindings(triggerState)
 	if len(targets) == 0 {
 		return true
 	}

@@ -225,17 +225,23 @@ func (s *Engine) releaseTriggersLocked(c *conn) {
 // binding's metadata passed along, results discarded.
 func (s *Engine) fire(triggerTypeID string, data any) {
 	payload := mustEncode(data)
-	s.mu.Lock()
-	var targets []*binding
-	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
-		if b := s.bindings[id]; b.triggerType == triggerTypeID {
-			targets = append(targets, b)
-		}
-	}
-	s.mu.Unlock()
-	for _, b := range targets {
+	for _, b := range s.liveBindings(triggerTypeID) {
 		s.call(callRequest{functionID: b.functionID, data: payload, metadata: b.metadata})
 	}
+}
+
+// liveBindings returns the live bindings of a trigger type in id order, as
+// the engine calls them.
+func (s *Engine) liveBindings(triggerTypeID string) []*binding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*binding
+	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
+		if b := s.bindings[id]; b.triggerType == triggerTypeID {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // defaultFunctionsPollInterval is how often the engine checks whether the

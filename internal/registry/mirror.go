@@ -114,36 +114,30 @@ func promptDecodeError(name string, err error) error {
 
 // mirroredSkillSummaries returns the skill summaries from the catalog,
 // sorted by id, or ok false when it cannot vouch for them.
-func (r *Registry) mirroredSkillSummaries() (out []skillSummary, ok bool) {
-	if r.skills.mirror == nil {
-		return nil, false
-	}
-	summaries, ok := r.skills.mirror.Summaries()
-	if !ok {
-		return nil, false
-	}
-	out = make([]skillSummary, len(summaries))
-	for i, s := range summaries {
-		out[i] = s.(skillSummary)
-	}
-	slices.SortStableFunc(out, func(a, b skillSummary) int { return strings.Compare(a.id, b.id) })
-	return out, true
+func (r *Registry) mirroredSkillSummaries() ([]skillSummary, bool) {
+	return mirrored(r.skills.mirror, func(a, b skillSummary) int { return strings.Compare(a.id, b.id) })
 }
 
 // mirroredPromptRows returns the prompt rows from the catalog, sorted by
 // name, or ok false when it cannot vouch for them.
-func (r *Registry) mirroredPromptRows() (out []promptRow, ok bool) {
-	if r.prompts.mirror == nil {
+func (r *Registry) mirroredPromptRows() ([]promptRow, bool) {
+	return mirrored(r.prompts.mirror, func(a, b promptRow) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// mirrored returns a scope's summaries as T, sorted stably by cmp, or ok
+// false when there is no mirror or it is not loaded.
+func mirrored[T any](m *catalog.Scope, cmp func(a, b T) int) (out []T, ok bool) {
+	if m == nil {
 		return nil, false
 	}
-	summaries, ok := r.prompts.mirror.Summaries()
+	summaries, ok := m.Summaries()
 	if !ok {
 		return nil, false
 	}
-	out = make([]promptRow, len(summaries))
+	out = make([]T, len(summaries))
 	for i, s := range summaries {
-		out[i] = s.(promptRow)
+		out[i] = s.(T)
 	}
-	slices.SortStableFunc(out, func(a, b promptRow) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(out, cmp)
 	return out, true
 }
