@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -49,10 +50,11 @@ type Catalog struct {
 	wg     sync.WaitGroup
 
 	mu          sync.Mutex
-	dropped     map[string]int // scope -> loads in a row cut short by a lost connection
-	mode        string         // "", "live" or "read-through"
-	modeChanged chan struct{}  // closed and replaced when mode is set
-	reported    bool           // the read-through fallback was logged
+	dropped     map[string]int      // scope -> loads in a row cut short by a lost connection
+	mode        string              // "", "live" or "read-through"
+	modeChanged chan struct{}       // closed and replaced when mode is set
+	reported    bool                // the read-through fallback was logged
+	undecodable map[string][32]byte // scope NUL key -> sha256 of the bad value last logged
 }
 
 // Modes of the catalog, for diagnostics.
@@ -77,14 +79,15 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 	}
 	suffix := randomSuffix()
 	c := &Catalog{
-		engine:     engine,
-		log:        log,
-		timeout:    timeout,
-		scopes:     scopes,
-		functionID: "skills::catalog::state-" + suffix,
-		events:     newKeyQueue(),
-		reload:     make(chan struct{}, 1),
-		dropped:    map[string]int{},
+		engine:      engine,
+		log:         log,
+		timeout:     timeout,
+		scopes:      scopes,
+		functionID:  "skills::catalog::state-" + suffix,
+		events:      newKeyQueue(),
+		reload:      make(chan struct{}, 1),
+		dropped:     map[string]int{},
+		undecodable: map[string][32]byte{},
 
 		modeChanged: make(chan struct{}),
 	}
@@ -179,7 +182,8 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 
 // reread applies the engine's current value of key to s, unless the
 // entry changed while the value was being fetched (that change queued a
-// re-read of its own, whose answer is newer).
+// re-read of its own, whose answer is newer). A value that does not
+// decode is logged, once per event, and leaves the entry as it was.
 func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
 	gen := s.Gen(key)
 	res, err := c.call(ctx, "state::get", map[string]string{"scope": s.Name(), "key": key})
@@ -189,8 +193,32 @@ func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
 	if res = bytes.TrimSpace(res); len(res) == 0 {
 		res = nil
 	}
-	s.ApplyIfUnchanged(key, res, gen)
+	err = s.ApplyIfUnchanged(key, res, gen)
+	if c.noteUndecodable(s.Name(), key, res, err) {
+		c.log.Warn("catalog: a changed value does not decode; the entry is kept as it was",
+			zap.String("scope", s.Name()), zap.String("key", ids.Unquoted(key)), zap.String("reason", ids.Unquoted(err.Error())))
+	}
 	return nil
+}
+
+// noteUndecodable records whether the value just read at scope/key failed
+// to decode (decodeErr), and reports whether that is news: the same bad
+// value read again (an event and the re-read of an earlier one can both
+// find it) is logged once.
+func (c *Catalog) noteUndecodable(scope, key string, value json.RawMessage, decodeErr error) bool {
+	id := scope + "\x00" + key
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if decodeErr == nil {
+		delete(c.undecodable, id)
+		return false
+	}
+	sum := sha256.Sum256(value)
+	if c.undecodable[id] == sum {
+		return false
+	}
+	c.undecodable[id] = sum
+	return true
 }
 
 // stateTriggerAvailable asks the engine whether it has the state trigger

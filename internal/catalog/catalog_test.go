@@ -163,3 +163,31 @@ func TestCatalogReloadsAnInvalidatedScope(t *testing.T) {
 	r.scope.Invalidate()
 	r.until(t, "reloaded", func() bool { b, ok := r.body("later"); return ok && b == "seen by the reload" })
 }
+
+// A state event whose row does not decode leaves the entry as it was (the
+// last value that decoded) and is logged once, naming the key and the
+// reason; the next good row is applied as usual.
+func TestCatalogKeepsTheEntryWhenAChangedRowDoesNotDecode(t *testing.T) {
+	r := newRig(t, engine.Options{})
+	r.write(t, "state::set", map[string]any{"scope": "skills", "key": "k", "value": map[string]string{"id": "k", "skill": "good"}})
+	r.until(t, "saw the good row", func() bool { b, ok := r.body("k"); return ok && b == "good" })
+
+	r.write(t, "state::set", map[string]any{"scope": "skills", "key": "k", "value": map[string]any{"id": "k", "skill": 42}})
+	// The marker, written after the bad row, is applied after it: events
+	// are delivered and read again in order.
+	r.write(t, "state::set", map[string]any{"scope": "skills", "key": "marker", "value": map[string]string{"id": "marker", "skill": "m"}})
+	r.until(t, "saw the marker", func() bool { _, ok := r.body("marker"); return ok })
+	if b, ok := r.body("k"); !ok || b != "good" {
+		t.Errorf("k = %q (found %v) after a row that does not decode, want the last good body", b, ok)
+	}
+	warnings := r.logs.FilterMessageSnippet("does not decode").All()
+	if len(warnings) != 1 {
+		t.Fatalf("%d warnings, want 1: %+v", len(warnings), warnings)
+	}
+	if f := warnings[0].ContextMap(); f["key"] != "k" || f["reason"] != "skill is not a string" {
+		t.Errorf("warning fields = %v, want key k and the reason", f)
+	}
+
+	r.write(t, "state::set", map[string]any{"scope": "skills", "key": "k", "value": map[string]string{"id": "k", "skill": "fixed"}})
+	r.until(t, "applied the next good row", func() bool { b, ok := r.body("k"); return ok && b == "fixed" })
+}

@@ -224,14 +224,20 @@ func (s *Scope) Gen(key string) uint64 {
 
 // ApplyIfUnchanged stores raw at key (nil deletes it) if the entry is
 // still at generation gen (0: still absent), checked and applied under one
-// lock. A change made meanwhile wins: it has its own re-read queued.
-func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) {
+// lock. A change made meanwhile wins: it has its own re-read queued. A
+// value that does not decode is not applied: the entry stays as it was
+// (the last value that did) and the decoding error is returned, for the
+// caller to report.
+func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) error {
 	var d Decoded
 	if raw != nil {
 		var ok bool
 		if d, ok = s.decode(raw); ok && d.Key != key {
 			s.Invalidate() // as Put does: such a row cannot be mirrored
-			return
+			return nil
+		}
+		if d.Err != nil {
+			return d.Err
 		}
 	}
 	s.mu.Lock()
@@ -241,7 +247,7 @@ func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) {
 		current = el.Value.(*entry).gen
 	}
 	if current != gen {
-		return
+		return nil
 	}
 	if raw == nil {
 		s.deleteLocked(key)
@@ -249,6 +255,7 @@ func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) {
 		s.putLocked(key, d)
 	}
 	s.markLocked(key)
+	return nil
 }
 
 // DeleteOwn is Delete for the worker's own delete; like PutOwn, the key is

@@ -235,6 +235,27 @@ func TestScopeApplyIfUnchangedKeepsNewerChanges(t *testing.T) {
 	}
 }
 
+// A re-read value that does not decode is not applied: the entry keeps
+// its last good value, an absent key stays absent, and the error is
+// returned for the caller to report.
+func TestScopeApplyIfUnchangedKeepsTheEntryForARowThatDoesNotDecode(t *testing.T) {
+	s := newTestScope(1 << 20)
+	load(s, row("a", "good"))
+	bad := json.RawMessage(`{"id":"a","skill":42}`)
+	if err := s.ApplyIfUnchanged("a", bad, s.Gen("a")); err == nil {
+		t.Error("no error for a row that does not decode")
+	}
+	if e, found, _ := s.Get("a"); !found || e.Err != nil || e.Body != "good" {
+		t.Errorf("a = %+v (found %v), want the last good body", e, found)
+	}
+	if err := s.ApplyIfUnchanged("b", json.RawMessage(`{"id":"b","skill":[]}`), 0); err == nil {
+		t.Error("no error for a new key whose row does not decode")
+	}
+	if _, found, _ := s.Get("b"); found {
+		t.Error("a new key whose row does not decode was added")
+	}
+}
+
 // A change reported while a load is in flight is read again when the load
 // ends, even if nothing was put meanwhile (its event arrived first).
 func TestScopeDeferredKeysAreReadAfterTheLoad(t *testing.T) {
