@@ -1,6 +1,6 @@
 // Package engine is a faithful local iii engine for tests and first use
-// (`skills dev`, `skills engine`): Start, URL, Close, DropConnections and
-// Restart; package iiitest wraps it for tests.
+// (`skills dev`, `skills engine`): Start, URL, Close, DropConnections,
+// Restart, Pause and Resume; package iiitest wraps it for tests.
 //
 // It speaks the 0.22.1 worker protocol (tolerating 0.23 fields) as
 // summarised in docs/protocol.md (see docs/engine.md): invocation routing by id, void and
@@ -73,6 +73,7 @@ type Engine struct {
 	life      sync.Mutex // guards the fields below
 	accepting bool
 	closed    bool
+	paused    bool // between Pause and Resume
 	httpSrv   *http.Server
 	sockets   map[*socket]struct{}
 	handlers  sync.WaitGroup // Serve goroutine and request handlers
@@ -183,28 +184,62 @@ func (s *Engine) DropConnections() {
 }
 
 // Restart drops all connections and stops listening, then listens again on
-// the same port, as an engine restart would. State (state::*) is kept;
-// everything workers registered is gone and built-ins a worker had replaced
-// are back.
+// the same port, as an engine restart would: Pause, then Resume.
 func (s *Engine) Restart() error {
+	if err := s.Pause(); err != nil {
+		return err
+	}
+	return s.Resume()
+}
+
+// Pause takes the engine down as a crash would, without ending it: it
+// stops listening and drops every connection, and everything workers
+// registered is gone (built-ins a worker had replaced are back). State
+// (state::*) is kept, and SetState still writes it. Resume brings the
+// engine back on the same port.
+func (s *Engine) Pause() error {
 	s.admin.Lock()
 	defer s.admin.Unlock()
 	s.life.Lock()
-	closed := s.closed
+	closed, paused := s.closed, s.paused
+	s.paused = true
 	s.life.Unlock()
-	if closed {
-		return errors.New("engine: restart of a closed server")
+	switch {
+	case closed:
+		return errors.New("engine: pause of a closed server")
+	case paused:
+		return errors.New("engine: already paused")
 	}
 	s.stopServing()
 	s.mu.Lock()
 	s.installBuiltinsLocked()
 	s.mu.Unlock()
+	s.log.Info("local engine paused", zap.String("url", s.URL()))
+	return nil
+}
+
+// Resume listens again, on the port the engine had, after Pause.
+func (s *Engine) Resume() error {
+	s.admin.Lock()
+	defer s.admin.Unlock()
+	s.life.Lock()
+	closed, paused := s.closed, s.paused
+	s.life.Unlock()
+	switch {
+	case closed:
+		return errors.New("engine: resume of a closed server")
+	case !paused:
+		return errors.New("engine: resume of a server that is not paused")
+	}
 	ln, err := listenAgain(s.addr)
 	if err != nil {
 		return err
 	}
+	s.life.Lock()
+	s.paused = false
+	s.life.Unlock()
 	s.serve(ln)
-	s.log.Info("local engine restarted", zap.String("url", s.URL()))
+	s.log.Info("local engine resumed", zap.String("url", s.URL()))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"runtime"
@@ -148,6 +149,42 @@ func TestRestartKeepsStateAndPort(t *testing.T) {
 	q := dial(t, s)
 	if got := string(q.callOK("state::get", `{"scope":"skills","key":"pdf"}`)); got != `{"id":"pdf"}` {
 		t.Errorf("state after restart = %s, want {\"id\":\"pdf\"}", got)
+	}
+}
+
+// While paused the engine refuses connections and keeps state, which
+// SetState can still change (what changes during an outage); Resume
+// serves again on the same port, with that change.
+func TestPauseRefusesConnectionsAndResumeServesTheStateWrittenMeanwhile(t *testing.T) {
+	s := newTestServer(t)
+	p := dial(t, s)
+	p.register("svc::f")
+	if err := s.Pause(); err != nil {
+		t.Fatalf("Pause: %v", err)
+	}
+	p.expectClosed()
+	if err := s.Pause(); err == nil {
+		t.Error("a second Pause succeeded")
+	}
+	if ws, _, err := websocket.DefaultDialer.Dial(s.URL(), nil); err == nil {
+		ws.Close()
+		t.Fatal("a paused engine accepted a connection")
+	}
+	if err := s.SetState("skills", "meanwhile", json.RawMessage(`{"id":"meanwhile"}`)); err != nil {
+		t.Fatalf("SetState while paused: %v", err)
+	}
+	if err := s.Resume(); err != nil {
+		t.Fatalf("Resume: %v", err)
+	}
+	if err := s.Resume(); err == nil {
+		t.Error("Resume of a running engine succeeded")
+	}
+	q := dial(t, s)
+	if got := string(q.callOK("state::get", `{"scope":"skills","key":"meanwhile"}`)); got != `{"id":"meanwhile"}` {
+		t.Errorf("state after resume = %s, want the row written while paused", got)
+	}
+	if _, ok := s.Function("svc::f"); ok {
+		t.Error("a worker function survived the pause")
 	}
 }
 
