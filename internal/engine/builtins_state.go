@@ -76,11 +76,15 @@ func stateDelete(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorB
 	if e != nil {
 		return nil, e
 	}
-	scope, key := a.str("scope"), a.str("key")
+	return s.deleteState(a.str("scope"), a.str("key")), nil
+}
+
+// deleteState removes a key and fires state:deleted, even when nothing
+// was there (as the engine does); it returns what the key held.
+func (s *Engine) deleteState(scope, key string) json.RawMessage {
 	v, _ := s.state.remove(scope, key)
-	// The engine reports a delete even when nothing was there.
 	s.stateChanged(stateDeleted, scope, key, v, nil)
-	return v, nil
+	return v
 }
 
 // stateList returns a scope's values (no keys) in first-write order.

@@ -229,3 +229,9 @@ func (s *Engine) SetState(scope, key string, value json.RawMessage) error {
 	s.writeState(scope, key, mustEncode(v))
 	return nil
 }
+
+// DeleteState deletes a state value without going through a socket. Like
+// state::delete, it fires the state trigger, even for a missing key.
+func (s *Engine) DeleteState(scope, key string) {
+	s.deleteState(scope, key)
+}

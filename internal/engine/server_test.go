@@ -153,12 +153,14 @@ func TestRestartKeepsStateAndPort(t *testing.T) {
 }
 
 // While paused the engine refuses connections and keeps state, which
-// SetState can still change (what changes during an outage); Resume
+// SetState and DeleteState can still change (what changes during an
+// outage); Resume
 // serves again on the same port, with that change.
 func TestPauseRefusesConnectionsAndResumeServesTheStateWrittenMeanwhile(t *testing.T) {
 	s := newTestServer(t)
 	p := dial(t, s)
 	p.register("svc::f")
+	p.callOK("state::set", `{"scope":"skills","key":"gone","value":{"id":"gone"}}`)
 	if err := s.Pause(); err != nil {
 		t.Fatalf("Pause: %v", err)
 	}
@@ -173,6 +175,7 @@ func TestPauseRefusesConnectionsAndResumeServesTheStateWrittenMeanwhile(t *testi
 	if err := s.SetState("skills", "meanwhile", json.RawMessage(`{"id":"meanwhile"}`)); err != nil {
 		t.Fatalf("SetState while paused: %v", err)
 	}
+	s.DeleteState("skills", "gone")
 	if err := s.Resume(); err != nil {
 		t.Fatalf("Resume: %v", err)
 	}
@@ -182,6 +185,9 @@ func TestPauseRefusesConnectionsAndResumeServesTheStateWrittenMeanwhile(t *testi
 	q := dial(t, s)
 	if got := string(q.callOK("state::get", `{"scope":"skills","key":"meanwhile"}`)); got != `{"id":"meanwhile"}` {
 		t.Errorf("state after resume = %s, want the row written while paused", got)
+	}
+	if got := q.callOK("state::get", `{"scope":"skills","key":"gone"}`); len(got) != 0 {
+		t.Errorf("a row deleted while paused = %s, want none", got)
 	}
 	if _, ok := s.Function("svc::f"); ok {
 		t.Error("a worker function survived the pause")
