@@ -29,32 +29,39 @@ const (
 	stopTimeout    = 10 * time.Second // a worker process after a signal
 )
 
-// run is what the whole test run shares: the engine, the harness client
-// ("bdd harness", which makes the calls and serves the bdd:: helpers) and
-// the worker binary. The engine and the binary are set up on first use, so
-// a run of @pure scenarios needs neither.
+// run is what the whole test run shares: the engine link (the engine and
+// the harness client, "bdd harness", which makes the calls and serves the
+// bdd:: helpers) and the worker binary. The engine and the binary are set
+// up on first use, so a run of @pure scenarios needs neither. A scenario
+// may run an engine of its own instead (world.own).
 type run struct {
 	t   *testing.T
 	tmp string // root of every scenario directory and of the binary
 
 	engineOnce sync.Once
 	engineErr  error
-	srv        *engine.Engine // nil when the engine is external
-	url        string
-	client     *iii.Client
+	shared     *link
 
 	binOnce sync.Once
 	binErr  error
 	bin     string
+
+	gateMu sync.Mutex
+	gate   *slowGate // the current scenario's bdd::slow gate
+}
+
+// link is the harness on one engine: the engine when it is local, its
+// URL, and the harness client, connected and serving the bdd:: helpers.
+type link struct {
+	srv    *engine.Engine // nil when the engine is external
+	url    string
+	client *iii.Client
 
 	// events is bumped by the engine's own trigger types
 	// (engine::functions-available, engine::workers-available), to which
 	// the harness subscribes when the engine is external: the waits that
 	// the local engine answers directly re-check on them instead.
 	events *pulse
-
-	gateMu sync.Mutex
-	gate   *slowGate // the current scenario's bdd::slow gate
 }
 
 // slowGate returns the current scenario's bdd::slow gate.
@@ -84,62 +91,79 @@ func (r *run) newSlowGate() {
 var engineEventTypes = []string{"engine::functions-available", "engine::workers-available"}
 
 func newRun(t *testing.T) *run {
-	r := &run{t: t, tmp: t.TempDir(), events: newPulse()}
+	r := &run{t: t, tmp: t.TempDir()}
 	t.Cleanup(r.close)
 	if url := os.Getenv(engineEnv); url != "" {
 		// A configured engine that does not answer fails the suite: the
 		// Rust suite skipped silently and passed, which proved nothing.
-		if err := r.engine(); err != nil {
+		if _, err := r.engine(); err != nil {
 			t.Fatalf("%s=%s: %v", engineEnv, url, err)
 		}
 	}
 	return r
 }
 
-// engine starts the local engine (or attaches to $III_ENGINE_WS_URL) and
-// connects the harness client, once.
-func (r *run) engine() error {
+// engine starts the shared local engine (or attaches to
+// $III_ENGINE_WS_URL) and connects the harness client to it, once.
+func (r *run) engine() (*link, error) {
 	r.engineOnce.Do(func() {
-		r.url = os.Getenv(engineEnv)
-		if r.url == "" {
-			srv, err := engine.Start(context.Background(), "127.0.0.1:0", engine.Options{})
-			if err != nil {
-				r.engineErr = err
-				return
-			}
-			r.srv = srv
-			r.url = srv.URL()
-		}
-		r.client = iii.New(iii.Options{
-			URL: r.url, Name: "bdd harness", Logger: zap.NewNop(),
-			ReconnectInitial: 100 * time.Millisecond, ReconnectMax: time.Second,
-		})
-		for _, f := range r.helperFunctions() {
-			r.client.RegisterFunction(f)
-		}
-		if r.srv == nil {
-			r.client.RegisterFunction(iii.Function{ID: "bdd::engine-events", Description: "bdd harness: engine changes",
-				Handler: func(context.Context, iii.Request) (any, error) { r.events.bump(); return nil, nil }})
-			for _, typ := range engineEventTypes {
-				r.client.RegisterTrigger(iii.Trigger{ID: "bdd-harness-" + typ, Type: typ, FunctionID: "bdd::engine-events"})
-			}
-		}
-		r.client.Start()
-		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
-		defer cancel()
-		if err := r.client.WaitReady(ctx); err != nil {
-			r.engineErr = fmt.Errorf("engine not reachable within %s: %w", connectTimeout, err)
+		if url := os.Getenv(engineEnv); url != "" {
+			r.shared, r.engineErr = r.connect(nil, url)
 			return
 		}
-		if r.srv == nil {
-			// The engine provides these types itself: its answer to a
-			// later call from this connection comes after the bindings.
-			if _, err := r.client.Invoke(ctx, iii.Invocation{FunctionID: "engine::functions::list", Data: map[string]any{}, Timeout: callTimeout}); err != nil {
-				r.engineErr = fmt.Errorf("engine::functions::list: %w", err)
-			}
-		}
+		r.shared, r.engineErr = r.startEngine(engine.Options{})
 	})
-	return r.engineErr
+	return r.shared, r.engineErr
+}
+
+// startEngine starts a local engine and connects the harness to it.
+func (r *run) startEngine(opts engine.Options) (*link, error) {
+	srv, err := engine.Start(context.Background(), "127.0.0.1:0", opts)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.connect(srv, srv.URL())
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// connect connects a harness client, serving the bdd:: helpers, to the
+// engine at url (srv when it is local).
+func (r *run) connect(srv *engine.Engine, url string) (*link, error) {
+	l := &link{srv: srv, url: url, events: newPulse()}
+	l.client = iii.New(iii.Options{
+		URL: url, Name: "bdd harness", Logger: zap.NewNop(),
+		ReconnectInitial: 100 * time.Millisecond, ReconnectMax: time.Second,
+	})
+	for _, f := range r.helperFunctions() {
+		l.client.RegisterFunction(f)
+	}
+	if srv == nil {
+		l.client.RegisterFunction(iii.Function{ID: "bdd::engine-events", Description: "bdd harness: engine changes",
+			Handler: func(context.Context, iii.Request) (any, error) { l.events.bump(); return nil, nil }})
+		for _, typ := range engineEventTypes {
+			l.client.RegisterTrigger(iii.Trigger{ID: "bdd-harness-" + typ, Type: typ, FunctionID: "bdd::engine-events"})
+		}
+	}
+	l.client.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	if err := l.client.WaitReady(ctx); err != nil {
+		l.client.Close() //nolint:errcheck // it never served
+		return nil, fmt.Errorf("engine not reachable within %s: %w", connectTimeout, err)
+	}
+	if srv == nil {
+		// The engine provides these types itself: its answer to a
+		// later call from this connection comes after the bindings.
+		if _, err := l.client.Invoke(ctx, iii.Invocation{FunctionID: "engine::functions::list", Data: map[string]any{}, Timeout: callTimeout}); err != nil {
+			l.client.Close() //nolint:errcheck // it never served
+			return nil, fmt.Errorf("engine::functions::list: %w", err)
+		}
+	}
+	return l, nil
 }
 
 // binary builds the worker binary, once.
@@ -156,11 +180,8 @@ func (r *run) binary() (string, error) {
 }
 
 // call makes one synchronous call through the engine.
-func (r *run) call(ctx context.Context, functionID string, payload any) (json.RawMessage, error) {
-	if err := r.engine(); err != nil {
-		return nil, err
-	}
-	return r.client.Invoke(ctx, iii.Invocation{FunctionID: functionID, Data: payload, Timeout: callTimeout})
+func (l *link) call(ctx context.Context, functionID string, payload any) (json.RawMessage, error) {
+	return l.client.Invoke(ctx, iii.Invocation{FunctionID: functionID, Data: payload, Timeout: callTimeout})
 }
 
 // waitBindings returns once the engine has handed every binding (id →
@@ -170,12 +191,12 @@ func (r *run) call(ctx context.Context, functionID string, payload any) (json.Ra
 // and returns once it is answered: the engine forwards a connection's
 // bindings to their provider before any later call from that connection,
 // and the provider handles its frames in order.
-func (r *run) waitBindings(ctx context.Context, bindings map[string]string, barrier func(context.Context) error) error {
-	if r.srv == nil {
+func (l *link) waitBindings(ctx context.Context, bindings map[string]string, barrier func(context.Context) error) error {
+	if l.srv == nil {
 		return barrier(ctx)
 	}
 	for id, typ := range bindings {
-		if err := r.srv.WaitBinding(ctx, id); err != nil {
+		if err := l.srv.WaitBinding(ctx, id); err != nil {
 			return fmt.Errorf("binding %s of %s never became live: %w", id, typ, err)
 		}
 	}
@@ -207,10 +228,23 @@ func (p *pulse) next() <-chan struct{} {
 }
 
 func (r *run) close() {
-	if r.client != nil {
-		r.client.Close() //nolint:errcheck // the run is over
+	if r.shared != nil {
+		r.shared.close()
 	}
-	if r.srv != nil {
-		r.srv.Close()
+}
+
+// local is the link's local engine; nil when there is none (or no link).
+func (l *link) local() *engine.Engine {
+	if l == nil {
+		return nil
+	}
+	return l.srv
+}
+
+// close disconnects the harness client and closes the engine if local.
+func (l *link) close() {
+	l.client.Close() //nolint:errcheck // the link is over
+	if l.srv != nil {
+		l.srv.Close()
 	}
 }

@@ -43,12 +43,12 @@ type recorder struct {
 
 // subscribe connects a fresh recorder, binds it to both on-change types
 // and waits until the worker knows both bindings.
-func subscribe(r *run, uid string) (*recorder, error) {
+func subscribe(l *link, uid string) (*recorder, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
-	ws, _, err := websocket.DefaultDialer.DialContext(ctx, r.url, nil)
+	ws, _, err := websocket.DefaultDialer.DialContext(ctx, l.url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("recorder: connect to %s: %w", r.url, err)
+		return nil, fmt.Errorf("recorder: connect to %s: %w", l.url, err)
 	}
 	rec := &recorder{ws: ws, done: make(chan struct{}),
 		fns: map[string]string{}, bindings: map[string]string{},
@@ -71,7 +71,7 @@ func subscribe(r *run, uid string) (*recorder, error) {
 			return nil, err
 		}
 	}
-	if err := r.waitBindings(ctx, rec.bindings, rec.barrierCall); err != nil {
+	if err := l.waitBindings(ctx, rec.bindings, rec.barrierCall); err != nil {
 		rec.close()
 		return nil, err
 	}

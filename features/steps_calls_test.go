@@ -180,7 +180,7 @@ func (w *world) call(fn string, payload json.RawMessage) error {
 	if payload != nil {
 		data = payload
 	}
-	w.result, w.err = w.run.call(context.Background(), fn, data)
+	w.result, w.err = w.engineCall(context.Background(), fn, data)
 	return nil
 }
 

@@ -35,7 +35,7 @@ func (w *world) startBackground(fn string, doc *godog.DocString) error {
 	w.bg = bg
 	go func() {
 		defer close(bg.done)
-		bg.result, bg.err = w.run.call(context.Background(), fn, raw)
+		bg.result, bg.err = w.engineCall(context.Background(), fn, raw)
 	}()
 	// Every background call of the suite goes through bdd::slow, which
 	// holds it until "the background call finishes": wait until it got

@@ -30,12 +30,8 @@ func (w *world) fsSteps(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
-		scope := w.skillsScope()
-		if which == "prompts" {
-			scope = w.promptsScope()
-		}
 		w.engineUsed = true
-		_, err = w.run.call(context.Background(), "state::set", map[string]any{"scope": scope, "key": key, "value": raw})
+		_, err = w.engineCall(context.Background(), "state::set", map[string]any{"scope": w.scope(which), "key": key, "value": raw})
 		return err
 	})
 }

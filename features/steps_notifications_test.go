@@ -73,7 +73,7 @@ func (w *world) marker(typ string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	for _, c := range calls {
-		if _, err := w.run.call(ctx, c.fn, c.payload); err != nil {
+		if _, err := w.engineCall(ctx, c.fn, c.payload); err != nil {
 			return fmt.Errorf("marker change %s %s: %w", c.fn, name, err)
 		}
 	}

@@ -142,7 +142,7 @@ func (w *world) runBinary(args string) error {
 // (the scenario's config file), {engine_url}, {dead_url} (a port nothing
 // listens on).
 func (w *world) startWorkerWith(doc *godog.DocString) error {
-	if err := w.run.engine(); err != nil {
+	if _, err := w.link(); err != nil {
 		return err
 	}
 	cfg, err := w.writeConfig()
@@ -173,14 +173,18 @@ func (w *world) startWorkerWith(doc *godog.DocString) error {
 func (w *world) functionGone(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if srv := w.run.srv; srv != nil {
-		if err := srv.WaitFunctionGone(ctx, id); err != nil {
+	l, err := w.link()
+	if err != nil {
+		return err
+	}
+	if l.srv != nil {
+		if err := l.srv.WaitFunctionGone(ctx, id); err != nil {
 			return err
 		}
 	}
 	for {
-		next := w.run.events.next()
-		res, err := w.run.call(ctx, "engine::functions::list", map[string]any{"include_internal": true})
+		next := l.events.next()
+		res, err := l.call(ctx, "engine::functions::list", map[string]any{"include_internal": true})
 		if err != nil {
 			return err
 		}

@@ -174,7 +174,11 @@ func (w *world) waitServing(p *process) error {
 		}
 		return fmt.Errorf("the worker did not serve %s within %s (%v); its output:\n%s", servingProbe, readyTimeout, err, p.out)
 	}
-	if srv := w.run.srv; srv != nil {
+	l, err := w.link()
+	if err != nil {
+		return err
+	}
+	if srv := l.srv; srv != nil {
 		for _, typ := range changeTypes {
 			if err := srv.WaitTriggerType(ctx, typ); err != nil {
 				return fail(err)
@@ -183,14 +187,14 @@ func (w *world) waitServing(p *process) error {
 		if err := srv.WaitFunction(ctx, servingProbe); err != nil {
 			return fail(err)
 		}
-		if _, err := w.run.call(ctx, servingProbe, nil); err != nil {
+		if _, err := l.call(ctx, servingProbe, nil); err != nil {
 			return fail(err)
 		}
 		return nil
 	}
 	for {
-		next := w.run.events.next()
-		_, err := w.run.call(ctx, servingProbe, nil)
+		next := l.events.next()
+		_, err := l.call(ctx, servingProbe, nil)
 		if err == nil {
 			return nil
 		}

@@ -43,6 +43,30 @@ type world struct {
 
 	engineUsed bool // state scopes may hold rows to clean up
 	procs      procState
+
+	// own is the scenario's own local engine, when it runs one (closed at
+	// its end); otherwise the scenario uses the run's shared engine.
+	own     *link
+	ownDown bool   // own is down (paused) now
+	ownConn string // the harness's connection to own before it went down
+}
+
+// link is the engine the scenario works with: its own, or the run's
+// shared one (started on first need).
+func (w *world) link() (*link, error) {
+	if w.own != nil {
+		return w.own, nil
+	}
+	return w.run.engine()
+}
+
+// engineCall makes one synchronous call through the scenario's engine.
+func (w *world) engineCall(ctx context.Context, functionID string, payload any) (json.RawMessage, error) {
+	l, err := w.link()
+	if err != nil {
+		return nil, err
+	}
+	return l.call(ctx, functionID, payload)
 }
 
 // initScenario registers the steps of every domain on a fresh world.
@@ -64,6 +88,7 @@ func (r *run) initScenario(sc *godog.ScenarioContext) {
 	w.hardeningSteps(sc)
 	w.notificationSteps(sc)
 	w.processSteps(sc)
+	w.engineSteps(sc)
 }
 
 func (w *world) begin() error {
@@ -112,11 +137,15 @@ func (w *world) end() error {
 		}
 	}
 	w.procs.close()
-	if w.worker != nil && w.run.srv != nil {
+	if w.own != nil {
+		w.own.close() // its state goes with it
+		return errors.Join(errs...)
+	}
+	if srv := w.run.shared.local(); w.worker != nil && srv != nil {
 		// The next scenario's worker registers the same functions: wait
 		// until the engine has let go of this one's.
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-		if err := w.run.srv.WaitFunctionGone(ctx, servingProbe); err != nil {
+		if err := srv.WaitFunctionGone(ctx, servingProbe); err != nil {
 			errs = append(errs, fmt.Errorf("after the worker exited: %w", err))
 		}
 		cancel()
@@ -125,6 +154,17 @@ func (w *world) end() error {
 		errs = append(errs, w.cleanState())
 	}
 	return errors.Join(errs...)
+}
+
+// engineURL is the URL of the scenario's engine, "" before it started.
+func (w *world) engineURL() string {
+	if w.own != nil {
+		return w.own.url
+	}
+	if w.run.shared != nil {
+		return w.run.shared.url
+	}
+	return ""
 }
 
 func (w *world) skillsScope() string  { return "skills-bdd-" + w.uid }
@@ -136,7 +176,7 @@ func (w *world) cleanState() error {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	for scope, key := range map[string]string{w.skillsScope(): "id", w.promptsScope(): "name"} {
-		res, err := w.run.call(ctx, "state::list", map[string]any{"scope": scope})
+		res, err := w.engineCall(ctx, "state::list", map[string]any{"scope": scope})
 		if err != nil {
 			return fmt.Errorf("clean up scope %s: %w", scope, err)
 		}
@@ -144,7 +184,7 @@ func (w *world) cleanState() error {
 		_ = json.Unmarshal(res, &rows) // anything else holds nothing to delete
 		for _, row := range rows {
 			if k, ok := row[key].(string); ok {
-				if _, err := w.run.call(ctx, "state::delete", map[string]any{"scope": scope, "key": k}); err != nil {
+				if _, err := w.engineCall(ctx, "state::delete", map[string]any{"scope": scope, "key": k}); err != nil {
 					return fmt.Errorf("clean up %s/%s: %w", scope, k, err)
 				}
 			}
@@ -160,14 +200,15 @@ func (w *world) ensureWorker() error {
 	if w.workerStarted {
 		return nil
 	}
-	if err := w.run.engine(); err != nil {
+	l, err := w.link()
+	if err != nil {
 		return err
 	}
 	cfg, err := w.writeConfig()
 	if err != nil {
 		return err
 	}
-	args := []string{"--url", w.run.url, "--config", cfg}
+	args := []string{"--url", l.url, "--config", cfg}
 	if err := w.spawnWorker(args, nil); err != nil {
 		return err
 	}
@@ -199,7 +240,11 @@ func (w *world) ready(p *process) error {
 	if err := w.waitServing(p); err != nil {
 		return err
 	}
-	rec, err := subscribe(w.run, w.uid)
+	l, err := w.link()
+	if err != nil {
+		return err
+	}
+	rec, err := subscribe(l, w.uid)
 	w.rec = rec
 	return err
 }
@@ -238,7 +283,7 @@ func (w *world) expand(s string) string {
 	s = strings.NewReplacer(
 		"{uid}", w.uid,
 		"{dir}", w.dir,
-		"{engine_url}", w.run.url,
+		"{engine_url}", w.engineURL(),
 		"{skills_scope}", w.skillsScope(),
 		"{prompts_scope}", w.promptsScope(),
 		"{target}", rustTarget(),

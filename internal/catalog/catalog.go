@@ -18,12 +18,14 @@ import (
 )
 
 // Engine is what the catalog needs of the engine client: calls, the
-// connection it is on, and registrations replayed on every connection.
+// connection it is on and word of its end, and registrations replayed on
+// every connection.
 // *iii.Client satisfies it.
 type Engine interface {
 	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
 	WaitConnection(ctx context.Context, previous string) (string, error)
 	Connection() string
+	OnDisconnect(f func())
 	RegisterFunction(f iii.Function)
 	RegisterTrigger(t iii.Trigger)
 }
@@ -91,6 +93,13 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 
 		modeChanged: make(chan struct{}),
 	}
+	// A scope loaded on a connection vouches for nothing once it ends,
+	// before any call on the next connection is served (D18).
+	engine.OnDisconnect(func() {
+		for _, s := range scopes {
+			s.Orphan()
+		}
+	})
 	for _, s := range scopes {
 		s.onInvalid = c.requestReload
 		s.onWrite = func(key string) { c.events.push(stateEvent{Scope: s.Name(), Key: key}) }

@@ -55,6 +55,7 @@ type Scope struct {
 	hits    uint64
 	misses  uint64
 	valid   bool                // loaded on the current connection
+	orphans bool                // the connection ended during the load in flight: it vouches for nothing
 	loading bool                // a load is in flight: changes are recorded in dirty
 	dirty   map[string]struct{} // keys changed here while loading: kept over the snapshot, read again after
 	pending map[string]struct{} // keys reported changed (events) while loading: read again after
@@ -348,6 +349,23 @@ func (s *Scope) markLocked(key string) {
 func (s *Scope) Invalidate() {
 	if s.invalidate() && s.onInvalid != nil {
 		s.onInvalid()
+	}
+}
+
+// Orphan marks the scope as not loaded because the connection it was
+// loaded on, or is being loaded on, ended: until the next load, reads go
+// to the engine, and a load in flight ends without vouching for its
+// snapshot (events after it may have been lost). Unlike Invalidate it
+// asks for no reload: the new connection brings one.
+func (s *Scope) Orphan() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loading {
+		s.orphans = true
+	}
+	if s.valid {
+		s.valid = false
+		s.bumpLocked()
 	}
 }
 

@@ -25,7 +25,7 @@ func (s *Scope) Defer(key string) bool {
 func (s *Scope) BeginLoad() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.loading = true
+	s.loading, s.orphans = true, false
 	s.dirty = map[string]struct{}{}
 	s.pending = map[string]struct{}{}
 }
@@ -87,7 +87,7 @@ func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
 			reread = append(reread, key)
 		}
 	}
-	s.loading, s.dirty, s.pending, s.valid = false, nil, nil, true
+	s.loading, s.dirty, s.pending, s.valid = false, nil, nil, !s.orphans
 	s.bumpLocked()
 	return reread
 }

@@ -277,3 +277,29 @@ func TestScopeDeferredKeysAreReadAfterTheLoad(t *testing.T) {
 		t.Errorf("a = %+v found=%v, want the snapshot's value until the re-read", e, found)
 	}
 }
+
+// A scope whose connection ended vouches for nothing until the next load,
+// and a load in flight when it ended does not vouch for its snapshot
+// either (the events after it were lost with the connection).
+func TestScopeOrphanedByTheConnectionVouchesForNothing(t *testing.T) {
+	s := newTestScope(1 << 20)
+	load(s, row("a", "1"))
+	v := s.Version()
+	s.Orphan()
+	if _, _, auth := s.Get("a"); auth || s.Valid() {
+		t.Error("an orphaned scope still vouches for its entries")
+	}
+	if s.Version() == v {
+		t.Error("orphaning did not change the version, so renders derived from the scope would be reused")
+	}
+	s.BeginLoad()
+	s.Orphan() // the connection ends while the next load is in flight
+	s.EndLoad([]json.RawMessage{row("a", "2")})
+	if s.Valid() {
+		t.Error("a load whose connection ended marked the scope valid")
+	}
+	load(s, row("a", "3"))
+	if e, found, auth := s.Get("a"); !found || !auth || e.Body != "3" {
+		t.Errorf("after a full load: %+v found=%v auth=%v, want body 3, vouched for", e, found, auth)
+	}
+}

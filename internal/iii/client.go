@@ -126,6 +126,7 @@ type Client struct {
 	pending      map[string]*call
 	inflight     int           // running handlers
 	drained      chan struct{} // closed when inflight reaches 0 during Shutdown
+	onDisconnect []func()      // run when a connection ends, before the next is dialled
 }
 
 // New returns a Client; it does not connect until Start.
@@ -177,6 +178,17 @@ func (c *Client) WaitReady(ctx context.Context) error {
 		return fmt.Errorf("wait ready: %w", ctx.Err())
 	}
 	return err
+}
+
+// OnDisconnect adds f to what runs each time a connection ends, before
+// the next one is dialled: whatever was derived from the engine over that
+// connection (a catalog loaded on it) can stop vouching for itself before
+// any call on a new connection is served. f must not block or call the
+// client.
+func (c *Client) OnDisconnect(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onDisconnect = append(c.onDisconnect, f)
 }
 
 // WaitConnection waits for a ready connection other than the one whose

@@ -258,3 +258,31 @@ func TestReadErrorIsNotMaskedByWriterError(t *testing.T) {
 		}
 	}
 }
+
+// The OnDisconnect hooks run when a connection ends and before the next
+// one is ready: a component that derived state from the old connection
+// stops vouching for it before any call on the new one is served.
+func TestOnDisconnectRunsBeforeTheNextConnectionIsReady(t *testing.T) {
+	p := newPeer(t)
+	c, _ := newClient(t, p)
+	var mu sync.Mutex
+	runs := 0
+	c.OnDisconnect(func() {
+		mu.Lock()
+		runs++
+		mu.Unlock()
+	})
+	startReady(t, c)
+	first := c.Connection()
+	p.dropAll()
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	if _, err := c.WaitConnection(ctx, first); err != nil {
+		t.Fatalf("WaitConnection: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if runs != 1 {
+		t.Errorf("the hook ran %d times by the time the next connection was ready, want 1", runs)
+	}
+}

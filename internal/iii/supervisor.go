@@ -108,9 +108,10 @@ func (c *Client) attach(cn *conn) {
 
 // detach forgets cn. Calls waiting on it fail now: the engine discards the
 // result of a call whose caller connection is gone, so it can never arrive.
+// The OnDisconnect hooks run last, outside the lock, on the supervisor's
+// goroutine: before the next connection is dialled.
 func (c *Client) detach(cn *conn) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.conn == cn {
 		c.conn = nil
 		c.ready = false
@@ -118,6 +119,11 @@ func (c *Client) detach(cn *conn) {
 	}
 	c.failPendingLocked(cn, fmt.Errorf("%w: connection lost before the result arrived", ErrNotConnected))
 	c.notifyLocked()
+	hooks := c.onDisconnect
+	c.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 }
 
 // backoff is the reconnect schedule: initial·2ⁿ capped at max, then ± up
