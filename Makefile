@@ -1,7 +1,8 @@
 # The two commands a newcomer needs:
 #   make run    start a local iii engine on 127.0.0.1:49134 with the skills worker attached
 #   make test   install what the tests need, then run every test (race detector on):
-#               unit, BDD, interop with the Node SDK, each fuzz target's seed corpus
+#               unit, BDD, interop with the Node SDK, each fuzz target's seed corpus;
+#               then the large-scope boot, which is too slow for the race detector
 # Longer checks, which CI (.ci/run) runs after make test:
 #   make fuzz           every fuzz target for $(FUZZTIME) of real fuzzing
 #   make release-check  build every release archive and check it as iii worker add would
@@ -10,7 +11,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/iii-hq/skills-go/internal/buildinfo.Version=$(VERSION)
 CONFIG  ?= config.yaml
 
-.PHONY: run build test test-go interop-deps vet fuzz bench release-check race-loop clean
+.PHONY: run build test test-go large-scope interop-deps vet fuzz bench release-check race-loop clean
 
 # The worker is built, then run directly (not through `go run`, which
 # exits 1 when the program it runs was interrupted): Ctrl-C stops it
@@ -21,7 +22,7 @@ run: build
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/skills ./cmd/skills
 
-test: interop-deps vet test-go
+test: interop-deps vet test-go large-scope
 
 interop-deps:
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
@@ -33,6 +34,11 @@ vet:
 
 test-go:
 	$(GO) test -race -count=1 ./...
+
+# The one test too slow for the race detector (it skips itself there):
+# 100,000 skills of 4 KiB boot the real binary and are served (D22).
+large-scope:
+	$(GO) test -count=1 -run '^TestLargeScopeBootsAndServes$$' ./bench/
 
 # Each fuzz target runs briefly on top of its seed corpus (which test-go
 # already runs as plain tests). A failing run is retried once: a real crasher is written to
