@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
@@ -72,7 +73,12 @@ func (r *Registry) index(ctx context.Context) string {
 // the scope read through, or files globbed on every call, the index is
 // rendered every time.
 func (r *Registry) indexVersion(ctx context.Context) (indexKey, bool) {
-	m := r.skills.mirror
+	return r.renderVersion(ctx, r.skills.mirror)
+}
+
+// renderVersion is indexVersion for anything rendered from the mirror m
+// and the watched overlay.
+func (r *Registry) renderVersion(ctx context.Context, m *catalog.Scope) (indexKey, bool) {
 	if m == nil || !m.Valid() || (r.fs != nil && r.fsWatch == nil) {
 		return indexKey{}, false
 	}

@@ -143,6 +143,14 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 }
 
 func (r *Registry) mcpListPrompts(ctx context.Context, _ emptyInput) (mcpListOutput, error) {
+	// Rendered once per catalog version and overlay snapshot, like the
+	// index (D19).
+	version, cacheable := r.renderVersion(ctx, r.prompts.mirror)
+	if cacheable {
+		if out, ok := r.mcpListCache.get(version); ok {
+			return out, nil
+		}
+	}
 	rows, err := r.promptRows(ctx)
 	if err != nil {
 		// The fs prompts are still worth listing.
@@ -158,6 +166,9 @@ func (r *Registry) mcpListPrompts(ctx context.Context, _ emptyInput) (mcpListOut
 		out.Prompts = append(out.Prompts, mcpPrompt{Name: p.Name, Description: p.Description, Arguments: []promptArgRow{}})
 	}
 	slices.SortStableFunc(out.Prompts, func(a, b mcpPrompt) int { return strings.Compare(a.Name, b.Name) })
+	if cacheable && err == nil {
+		r.mcpListCache.put(version, out)
+	}
 	return out, nil
 }
 

@@ -86,6 +86,7 @@ type Registry struct {
 	summaries      *summaryCache
 	indexCache     versionCache[string]
 	resourcesCache versionCache[resourcesListOutput]
+	mcpListCache   versionCache[mcpListOutput]
 	maxResponse    int
 }
 

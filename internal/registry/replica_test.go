@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +16,9 @@ import (
 
 // replica is one worker's registry with its catalog, on a real engine.
 type replica struct {
-	reg    *Registry
-	skills *catalog.Scope
+	reg     *Registry
+	skills  *catalog.Scope
+	prompts *catalog.Scope
 }
 
 func newReplica(t *testing.T, srv *engine.Engine, name string, cacheBytes int64) *replica {
@@ -33,7 +35,8 @@ func newReplica(t *testing.T, srv *engine.Engine, name string, cacheBytes int64)
 		client.Close()
 	})
 	waitScope(t, skills, "load", skills.Valid)
-	return &replica{reg: reg, skills: skills}
+	waitScope(t, prompts, "load", prompts.Valid)
+	return &replica{reg: reg, skills: skills, prompts: prompts}
 }
 
 // waitScope waits for cond, re-checking at every change of the scope.
@@ -144,5 +147,49 @@ func TestOwnWritesInQuickSuccessionStayVisible(t *testing.T) {
 		if err != nil || len(out.Prompts) != 1 || out.Prompts[0].Description != "Second" {
 			t.Fatalf("round %d: mcp-list = %+v, %v; want the second description", i, out, err)
 		}
+	}
+}
+
+// The mcp-list payload is rendered once per catalog version (D19) and
+// follows every change: one made through this worker at once, one made by
+// another worker once its state event arrives.
+func TestMCPListFollowsEveryPromptChange(t *testing.T) {
+	srv := iiitest.NewServer(t)
+	a, b := newReplica(t, srv, "skills-a", 1<<20), newReplica(t, srv, "skills-b", 1<<20)
+	ctx := context.Background()
+	names := func(r *replica) []string {
+		t.Helper()
+		out, err := r.reg.mcpListPrompts(ctx, emptyInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range out.Prompts {
+			got = append(got, p.Name)
+		}
+		return got
+	}
+	if got := names(a); len(got) != 0 {
+		t.Fatalf("mcp-list of an empty scope = %v", got)
+	}
+	if _, err := a.reg.registerPrompt(ctx, registerPromptInput{Name: "triage", Description: "Triage an issue", FunctionID: "acme::triage"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(a); !slices.Equal(got, []string{"triage"}) {
+		t.Errorf("the writer's mcp-list right after its write = %v, want [triage]", got)
+	}
+	if got := names(a); !slices.Equal(got, []string{"triage"}) {
+		t.Errorf("the writer's mcp-list asked again = %v, want [triage]", got)
+	}
+	waitScope(t, b.prompts, "replica A's prompt", func() bool { _, found, _ := b.prompts.Get("triage"); return found })
+	if got := names(b); !slices.Equal(got, []string{"triage"}) {
+		t.Errorf("the other replica's mcp-list = %v, want [triage]", got)
+	}
+	if _, err := b.reg.unregisterPrompt(ctx, unregisterPromptInput{Name: "triage"}); err != nil {
+		t.Fatal(err)
+	}
+	waitScope(t, a.prompts, "replica B's delete", func() bool { _, found, auth := a.prompts.Get("triage"); return auth && !found })
+	if got := names(a); len(got) != 0 {
+		t.Errorf("mcp-list after the other replica deleted the prompt = %v, want none", got)
 	}
 }
