@@ -12,10 +12,11 @@ import (
 )
 
 // fsBodies keeps the bodies of fs skills by path, each valid while the
-// file keeps the size and modification time it had when read
-// (docs/decisions.md D20): a read costs one stat instead of an open and a
-// read, and an edit (which moves the mtime) is still seen on the next
-// read. It holds at most budget bytes; when full it starts over.
+// file keeps the stamp it had when read (size, mtime, mode and, where
+// known, inode and status-change time; docs/decisions.md D20): a read
+// costs one stat instead of an open and a read, and an edit, a
+// replacement or a file made unreadable is still seen on the next read.
+// It holds at most budget bytes; when full it starts over.
 type fsBodies struct {
 	budget int64
 
@@ -25,8 +26,7 @@ type fsBodies struct {
 }
 
 type fsBody struct {
-	size  int64
-	mtime time.Time
+	stamp fsource.Stamp
 	body  string
 }
 
@@ -60,7 +60,7 @@ func (c *fsBodies) read(path string, contained func(string) bool) (string, error
 		c.mu.Lock()
 		b, ok := c.byID[path]
 		c.mu.Unlock()
-		if ok && b.size == fi.Size() && b.mtime.Equal(fi.ModTime()) {
+		if ok && b.stamp.Equal(fsource.StampOf(fi)) {
 			return b.body, nil
 		}
 	}
@@ -68,13 +68,13 @@ func (c *fsBodies) read(path string, contained func(string) bool) (string, error
 	if err != nil {
 		return "", err
 	}
-	c.keep(path, fsBody{size: fi.Size(), mtime: fi.ModTime(), body: body})
+	c.keep(path, fsBody{stamp: fsource.StampOf(fi), body: body})
 	return body, nil
 }
 
 func (c *fsBodies) keep(path string, b fsBody) {
 	size := int64(len(b.body))
-	if size > c.budget || time.Since(b.mtime) < racyWindow {
+	if size > c.budget || time.Since(b.stamp.ModTime()) < racyWindow {
 		return
 	}
 	c.mu.Lock()

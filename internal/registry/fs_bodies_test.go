@@ -53,6 +53,36 @@ func TestFSBodiesFollowTheFile(t *testing.T) {
 
 func allowAll(string) bool { return true }
 
+// A file replaced by a rename with the same size and mtime (as cp -p or
+// rsync leave it) is read again, not served from memory.
+func TestFSBodiesSeeASameSizeSameMtimeReplacement(t *testing.T) {
+	c := newFSBodies(1 << 20)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.md")
+	t0 := time.Now().Add(-time.Hour)
+	put := func(p, body string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, t0, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(path, "# Old body\n")
+	if got, err := c.read(path, allowAll); err != nil || got != "# Old body\n" {
+		t.Fatalf("read = %q, %v", got, err)
+	}
+	next := filepath.Join(dir, "s.md.new")
+	put(next, "# New body\n") // same size, same mtime
+	if err := os.Rename(next, path); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.read(path, allowAll); err != nil || got != "# New body\n" {
+		t.Errorf("after a same-size, same-mtime replacement read = %q, %v; want the new body", got, err)
+	}
+}
+
 // A listed file swapped for a link out of its root is not read, even
 // though the listing (the watch's snapshot) has not caught up yet.
 func TestFSBodiesRefuseASwappedLink(t *testing.T) {
