@@ -26,6 +26,7 @@ type rig struct {
 	srv    *engine.Engine
 	worker *iii.Client
 	caller *iii.Client
+	skills *catalog.Scope // the worker's mirror of the skills scope; nil with noCatalog
 }
 
 // rigOptions shape a rig: seed writes state before the worker connects
@@ -95,7 +96,7 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 			}
 		}
 	}
-	return &rig{srv: srv, worker: worker, caller: caller}
+	return &rig{srv: srv, worker: worker, caller: caller, skills: cfg.SkillsMirror}
 }
 
 func (r *rig) call(tb testing.TB, functionID string, data any) json.RawMessage {
