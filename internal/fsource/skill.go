@@ -66,6 +66,20 @@ func (s *Source) SkillsContext(ctx context.Context) ([]Skill, []Skip) {
 		first[id] = m.path
 		skills = append(skills, Skill{ID: id, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime()})
 	}
+	for _, root := range s.rootDirs {
+		if ctx.Err() != nil {
+			break
+		}
+		for _, sk := range s.rootSkills(sc, root) {
+			if prev, taken := first[sk.ID]; taken {
+				sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: sk.Path, Reason: fmt.Sprintf(
+					"shadowed: %s serves the id %s first (globs before roots, earlier roots before later ones)", prev, ids.Quote(sk.ID))})
+				continue
+			}
+			first[sk.ID] = sk.Path
+			skills = append(skills, sk)
+		}
+	}
 	slices.SortFunc(skills, func(a, b Skill) int { return cmp.Compare(a.ID, b.ID) })
 	return skills, sc.skips
 }

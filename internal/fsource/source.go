@@ -39,10 +39,18 @@ const (
 
 // Skill is a filesystem-backed skill.
 type Skill struct {
-	ID      string    // derived from the path (see docs/reference.md#ids-from-paths)
+	ID      string    // derived from the path (see docs/reference.md#ids-from-paths), or from its folder under a root
 	Path    string    // absolute path of the file
 	Size    int64     // file size in bytes, frontmatter included
 	ModTime time.Time // zero when unavailable
+
+	// Under a root (docs/decisions.md D30): the root, and for the SKILL.md
+	// of a skill folder (not its other files) the frontmatter's name and
+	// description, which the index uses (D31).
+	Root        string
+	SkillFile   bool
+	Name        string
+	Description string
 }
 
 // Prompt is a filesystem-backed prompt.
@@ -59,6 +67,9 @@ type Skip struct {
 	Kind   string // "skill" or "prompt"
 	Path   string // the file, or the pattern for an invalid pattern
 	Reason string
+	// Warning marks a file that is served all the same: Reason is what is
+	// wrong with it (a SKILL.md's frontmatter, D31).
+	Warning bool
 }
 
 // Source expands the configured patterns.
@@ -68,6 +79,7 @@ type Source struct {
 	promptPatterns []string
 	allow          []string // allow_paths, absolute and cleaned
 	maxFiles       int      // max_files
+	rootDirs       []string // roots, absolute and cleaned, in precedence order
 }
 
 // Option configures a Source.
@@ -112,6 +124,17 @@ func New(base string, skillPatterns, promptPatterns []string, opts ...Option) *S
 	if s.maxFiles < 1 {
 		s.maxFiles = config.DefaultMaxFiles
 	}
+	var roots []string
+	for _, dir := range s.rootDirs {
+		dir = ExpandHome(dir)
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, dir)
+		}
+		if dir = filepath.Clean(dir); !slices.Contains(roots, dir) {
+			roots = append(roots, dir)
+		}
+	}
+	s.rootDirs = roots
 	return s
 }
 

@@ -98,10 +98,14 @@ func (d dirStamps) current() bool {
 }
 
 // roots are the directories the patterns walk: each pattern's static
-// prefix, made absolute.
+// prefix, made absolute, and the Agent Skills roots.
 func (s *Source) roots() []string {
 	var out []string
-	for _, p := range append(slices.Clone(s.skillPatterns), s.promptPatterns...) {
+	patterns := append(slices.Clone(s.skillPatterns), s.promptPatterns...)
+	for _, root := range s.rootDirs {
+		patterns = append(patterns, rootPattern(root))
+	}
+	for _, p := range patterns {
 		base, _ := doublestar.SplitPattern(filepath.ToSlash(s.absPattern(p)))
 		root := filepath.Clean(filepath.FromSlash(unescapeMeta(base)))
 		if !slices.Contains(out, root) {
