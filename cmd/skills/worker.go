@@ -139,10 +139,11 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	skillsMirror := registry.NewSkillsMirror(cfg.Scopes.Skills, int64(cfg.CacheBytes))
 	promptsMirror := registry.NewPromptsMirror(cfg.Scopes.Prompts)
 	cat := catalog.New(client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
-	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...), fsource.MaxFiles(cfg.MaxFiles))
+	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
+		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	var reg *registry.Registry
 	var watch *fsource.Watch
-	if len(cfg.Skills)+len(cfg.Prompts) > 0 {
+	if len(cfg.Skills)+len(cfg.Prompts)+len(cfg.Roots) > 0 {
 		// Files are watched and listings read the watch's snapshot; file
 		// changes are announced like registrations (D20, D21).
 		watch = fsource.NewWatch(src, fsource.WatchOptions{
@@ -165,6 +166,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		MaxResponseBytes: cfg.MaxResponseBytes,
 		SkillsMirror:     skillsMirror,
 		PromptsMirror:    promptsMirror,
+		RootsConfigured:  cfg.RootsSet,
 	})
 	functions := reg.Functions()
 	for _, f := range functions {

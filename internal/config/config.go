@@ -89,6 +89,15 @@ type Config struct {
 	// CacheBytes bounds the skill bodies kept in memory; a read of a body
 	// not kept asks the engine. 0 keeps none (docs/decisions.md D17).
 	CacheBytes int `yaml:"cache_bytes"`
+	// Roots are folders of Agent Skills (<root>/<name>/SKILL.md,
+	// docs/decisions.md D30), in precedence order; a leading "~/" is the
+	// home directory and relative folders resolve against GlobBase. Empty
+	// by default, so a 0.2 config serves no roots.
+	Roots []string `yaml:"roots"`
+	// RootsSet reports whether the config file has a roots key: without
+	// one, skills::roots::* scan the upstream worker's default roots
+	// (docs/decisions.md D32). Never read from YAML.
+	RootsSet bool `yaml:"-"`
 	// FSPollMS is how often, in milliseconds, the overlay is rescanned
 	// where its directories cannot be watched (docs/decisions.md D20).
 	FSPollMS int `yaml:"fs_poll_ms"`
@@ -111,6 +120,7 @@ func Default() Config {
 		Skills:         []string{},
 		Prompts:        []string{},
 		AllowPaths:     []string{},
+		Roots:          []string{},
 		MaxFiles:       DefaultMaxFiles,
 
 		MaxResponseBytes: DefaultMaxResponseBytes,

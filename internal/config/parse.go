@@ -15,7 +15,7 @@ import (
 // defaults on its own (`scopes: {skills: x}` keeps the prompts scope);
 // unknown keys are ignored; a key set to null keeps its default. Types
 // are checked strictly: scopes and base_dir are strings, state_timeout_ms
-// and max_files whole numbers, skills, prompts and allow_paths lists of
+// and max_files whole numbers, skills, prompts, allow_paths and roots lists of
 // strings; anything else is
 // an error naming the key, its line and what is allowed. An empty
 // document is the defaults. Parse does not Validate value ranges.
@@ -41,7 +41,7 @@ func Parse(data []byte) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
 	p.mapping(root, "", func(key string, v *yaml.Node) {
@@ -58,6 +58,9 @@ func Parse(data []byte) (cfg Config, err error) {
 			p.str(v, key, "a directory path", &cfg.BaseDir)
 		case "allow_paths":
 			p.dirs(v, key, &cfg.AllowPaths)
+		case "roots":
+			p.dirs(v, key, &cfg.Roots)
+			cfg.RootsSet = !yamlnode.IsNull(yamlnode.Resolve(v))
 		case "max_files":
 			p.wholeNumber(v, maxFilesRule, &cfg.MaxFiles)
 		case "max_response_bytes":
@@ -141,7 +144,7 @@ func (p *parser) patterns(v *yaml.Node, key string, out *[]string) {
 	p.strings(v, key, "glob patterns", "docs/**/*.md", "glob pattern", out)
 }
 
-// dirs reads a list of directory paths (allow_paths).
+// dirs reads a list of directory paths (allow_paths, roots).
 func (p *parser) dirs(v *yaml.Node, key string, out *[]string) {
 	p.strings(v, key, "directories", "/srv/shared-skills", "directory path", out)
 }

@@ -14,6 +14,7 @@ func TestDefault(t *testing.T) {
 		Skills:         []string{},
 		Prompts:        []string{},
 		AllowPaths:     []string{},
+		Roots:          []string{},
 		MaxFiles:       100000,
 
 		MaxResponseBytes: 16 << 20,
@@ -59,6 +60,7 @@ skills:
 prompts: ["my-custom-prompts-folder/**/*.md"]
 base_dir: /srv/docs
 allow_paths: [/srv/shared-skills, ../vendor]
+roots: [./skills, ~/.claude/skills]
 max_files: 5000
 max_response_bytes: 1048576
 max_frame_bytes: 134217728
@@ -72,6 +74,8 @@ fs_poll_ms: 500
 				Prompts:        []string{"my-custom-prompts-folder/**/*.md"},
 				BaseDir:        "/srv/docs",
 				AllowPaths:     []string{"/srv/shared-skills", "../vendor"},
+				Roots:          []string{"./skills", "~/.claude/skills"},
+				RootsSet:       true,
 				MaxFiles:       5000,
 
 				MaxResponseBytes: 1 << 20,
@@ -97,8 +101,13 @@ fs_poll_ms: 500
 		},
 		{
 			name: "null values keep the defaults",
-			yaml: "scopes: ~\nstate_timeout_ms: null\nskills:\nprompts: ~\nbase_dir:\nallow_paths: ~\nmax_files: ~\n",
+			yaml: "scopes: ~\nstate_timeout_ms: null\nskills:\nprompts: ~\nbase_dir:\nallow_paths: ~\nroots: ~\nmax_files: ~\n",
 			want: Default(),
+		},
+		{
+			name: "an empty roots list is a roots key (D32: the roots functions scan no defaults)",
+			yaml: "roots: []\n",
+			want: with(func(c *Config) { c.RootsSet = true }),
 		},
 		{
 			name: "null scope keeps its default",
@@ -176,7 +185,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
 		},
 		{
 			name: "scopes is a string",
@@ -366,6 +375,11 @@ func TestValidate(t *testing.T) {
 			cfg:  with(func(c *Config) { c.AllowPaths = []string{"/ok", "", " "} }),
 			want: "`allow_paths[1]` must be a directory path (a non-blank string), got \"\"; " +
 				"`allow_paths[2]` must be a directory path (a non-blank string), got \" \"",
+		},
+		{
+			name: "blank roots entries",
+			cfg:  with(func(c *Config) { c.Roots = []string{"./skills", "\t"} }),
+			want: "`roots[1]` must be a directory path (a non-blank string), got \"\\t\"",
 		},
 		{
 			name: "blank scopes",

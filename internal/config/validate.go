@@ -37,7 +37,7 @@ func (r intRule) check(n int) string {
 
 // Validate checks values Parse cannot: non-blank scopes, a timeout a
 // time.Duration can hold, max_files and max_response_bytes in range and non-blank allow_paths
-// entries. It reports every problem, each naming the key,
+// and roots entries. It reports every problem, each naming the key,
 // the value and what is allowed.
 func (c Config) Validate() error {
 	var problems []string
@@ -57,9 +57,14 @@ func (c Config) Validate() error {
 			problems = append(problems, p)
 		}
 	}
-	for i, p := range c.AllowPaths {
-		if strings.TrimSpace(p) == "" {
-			problems = append(problems, fmt.Sprintf("`allow_paths[%d]` must be a directory path (a non-blank string), got %q", i, p))
+	for _, list := range []struct {
+		key   string
+		paths []string
+	}{{"allow_paths", c.AllowPaths}, {"roots", c.Roots}} {
+		for i, p := range list.paths {
+			if strings.TrimSpace(p) == "" {
+				problems = append(problems, fmt.Sprintf("`%s[%d]` must be a directory path (a non-blank string), got %q", list.key, i, p))
+			}
 		}
 	}
 	if len(problems) > 0 {

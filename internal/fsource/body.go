@@ -61,6 +61,11 @@ func ReadBody(path string) (string, error) {
 
 // readMatched stats and reads a file, refusing anything that is not a
 // regular file without opening it (opening a device can have effects).
+// ReadFile reads a matched file whole, with the checks every read makes
+// (a regular file, opened without blocking, at most 16 MiB, UTF-8); its
+// errors carry no path.
+func ReadFile(path string) ([]byte, error) { return readMatched(path) }
+
 func readMatched(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {

@@ -246,6 +246,10 @@ func (w *Watch) run(ctx context.Context) {
 
 // rescan takes a new snapshot and, when it differs, publishes it and
 // calls OnChange.
+// Rescan scans the tree now and returns once the snapshot is current
+// (skills::roots::rescan).
+func (w *Watch) Rescan(ctx context.Context) { w.rescan(ctx) }
+
 func (w *Watch) rescan(ctx context.Context) {
 	w.scanMu.Lock()
 	defer w.scanMu.Unlock()

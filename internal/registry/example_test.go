@@ -67,4 +67,7 @@ func ExampleRegistry_Functions() {
 	// prompts::list
 	// prompts::mcp-list
 	// prompts::mcp-get
+	// skills::roots::index
+	// skills::roots::load
+	// skills::roots::rescan
 }

@@ -44,14 +44,15 @@ const (
 // deployments that list only exposed functions.
 var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{"expose":true},"mcp.expose":true}`)
 
-// Functions returns the 13 functions the worker registers, in a stable
-// order, with descriptions, request and response schemas reflected from
-// the Go types, and lenient decoding (unknown keys ignored, a null payload
-// is {}).
+// Functions returns the functions the worker registers, in a stable
+// order: the 13 of 0.2, with descriptions, request and response schemas
+// reflected from the Go types, and lenient decoding (unknown keys ignored,
+// a null payload is {}); then the three skills::roots::* functions of the
+// upstream v0.3 (raw JSON, no schemas; D32).
 func (r *Registry) Functions() []iii.Function {
 	fetchAlias := iii.NewFunction(FnSkillFetch, descFetch, r.fetch)
 	fetchAlias.Metadata = fetchToolMetadata
-	return []iii.Function{
+	fns := []iii.Function{
 		iii.NewFunction(FnSkillsRegister, descSkillsRegister, r.registerSkill),
 		iii.NewFunction(FnSkillsUnregister, descSkillsUnregister, r.unregisterSkill),
 		iii.NewFunction(FnSkillsList, descSkillsList, r.listSkills),
@@ -66,4 +67,5 @@ func (r *Registry) Functions() []iii.Function {
 		iii.NewFunction(FnPromptsMCPList, descPromptsMCPList, r.mcpListPrompts),
 		iii.NewFunction(FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
 	}
+	return append(fns, r.rootsFunctions()...)
 }

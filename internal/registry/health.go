@@ -24,9 +24,14 @@ func (r *Registry) LogFSHealth(ctx context.Context) {
 	for _, p := range prompts {
 		r.log.Info("loaded fs-backed prompt", zap.String("name", p.Name), zap.String("path", p.Path))
 	}
-	skipped := 0
+	skipped, warnings := 0, 0
 	for _, skips := range [][]fsource.Skip{skillSkips, promptSkips} {
 		for _, sk := range skips {
+			if sk.Warning {
+				r.log.Warn("fs entry served with a warning", zap.String("kind", sk.Kind), zap.String("path", sk.Path), zap.String("warning", sk.Reason))
+				warnings++
+				continue
+			}
 			r.log.Warn("skipped fs entry", zap.String("kind", sk.Kind), zap.String("path", sk.Path), zap.String("reason", sk.Reason))
 			skipped++
 		}
@@ -56,11 +61,15 @@ func (r *Registry) LogFSHealth(ctx context.Context) {
 		}
 	}
 
-	r.log.Info("fs source scan complete",
+	fields := []zap.Field{
 		zap.Int("skills", len(skills)),
 		zap.Int("prompts", len(prompts)),
 		zap.Int("skipped", skipped),
 		zap.Int("shadowed", shadowed),
 		zap.String("base_dir", r.fsBase()),
-	)
+	}
+	if warnings > 0 { // a 0.2 overlay has none: its line stays as it was
+		fields = append(fields, zap.Int("warnings", warnings))
+	}
+	r.log.Info("fs source scan complete", fields...)
 }

@@ -30,6 +30,10 @@ const (
 type indexEntry struct {
 	id   string
 	body string
+	// The frontmatter of an Agent Skills SKILL.md (docs/decisions.md D31):
+	// its description is the bullet's, its name the title when the body
+	// has no "# " heading.
+	name, description string
 }
 
 // bullet is an entry's rendered parts.
@@ -123,7 +127,7 @@ func readFSEntries(skills []fsource.Skill) []indexEntry {
 		if err != nil {
 			body = ""
 		}
-		entries[i] = indexEntry{id: s.ID, body: body}
+		entries[i] = indexEntry{id: s.ID, body: body, name: s.Name, description: s.Description}
 	}
 	return entries
 }
@@ -242,10 +246,23 @@ func renderCut(state, fs []bullet, maxResponse int) string {
 }
 
 func newBullet(e indexEntry) bullet {
-	bl := bullet{id: e.id, depth: strings.Count(e.id, "/")}
-	bl.title = titleOr(e.body, e.id)
+	bl := bullet{id: e.id, depth: strings.Count(e.id, "/"), title: e.title()}
+	if e.description != "" {
+		bl.desc, bl.cut = cutRunes(strings.Join(strings.Fields(e.description), " "), maxDescriptionRunes)
+		bl.hasDesc = true
+		return bl
+	}
 	bl.desc, bl.cut, bl.hasDesc = firstParagraph(e.body)
 	return bl
+}
+
+// title is the entry's title: the body's first "# " heading, else a
+// SKILL.md's frontmatter name, else the id.
+func (e indexEntry) title() string {
+	if e.name != "" {
+		return titleOr(e.body, e.name)
+	}
+	return titleOr(e.body, e.id)
 }
 
 // size is the length of the rendered line.

@@ -27,10 +27,10 @@ func TestRenderIndex(t *testing.T) {
 		{
 			name: "worked example",
 			state: []indexEntry{
-				{"resend", "# resend\n\nEmail provider integration.\n"},
-				{"resend/email", "# resend/email\n\nEmail flows.\n"},
+				{id: "resend", body: "# resend\n\nEmail provider integration.\n"},
+				{id: "resend/email", body: "# resend/email\n\nEmail flows.\n"},
 			},
-			fs: []indexEntry{{"team-a/playbook", "# Team A playbook\n\nTop-level body.\n"}},
+			fs: []indexEntry{{id: "team-a/playbook", body: "# Team A playbook\n\nTop-level body.\n"}},
 			want: wantIntro +
 				"- [`resend`](iii://resend) — resend — Email provider integration.\n" +
 				"  - [`resend/email`](iii://resend/email) — resend/email — Email flows.\n" +
@@ -39,31 +39,43 @@ func TestRenderIndex(t *testing.T) {
 		},
 		{
 			name:  "state only, no title, no description",
-			state: []indexEntry{{"bare", "## only a subheading\n"}, {"deep/er/still", "# Deep\n"}},
+			state: []indexEntry{{id: "bare", body: "## only a subheading\n"}, {id: "deep/er/still", body: "# Deep\n"}},
 			want: wantIntro +
 				"- [`bare`](iii://bare) — bare\n" +
 				"    - [`deep/er/still`](iii://deep/er/still) — Deep\n",
 		},
 		{
 			name: "fs only has no blank line before the section",
-			fs:   []indexEntry{{"tree", "# Tree\n\nRoot."}, {"tree/leaf", "# Leaf\n\nA leaf."}},
+			fs:   []indexEntry{{id: "tree", body: "# Tree\n\nRoot."}, {id: "tree/leaf", body: "# Leaf\n\nA leaf."}},
 			want: wantIntro + wantCustom +
 				"- [`tree`](iii://tree) — Tree — Root.\n" +
 				"  - [`tree/leaf`](iii://tree/leaf) — Leaf — A leaf.\n",
 		},
 		{
 			name: "unreadable fs file is listed under its id",
-			fs:   []indexEntry{{"broken", ""}},
+			fs:   []indexEntry{{id: "broken", body: ""}},
 			want: wantIntro + wantCustom + "- [`broken`](iii://broken) — broken\n",
 		},
 		{
 			name:  "empty title is kept",
-			state: []indexEntry{{"blank", "# \n\ntext"}},
+			state: []indexEntry{{id: "blank", body: "# \n\ntext"}},
 			want:  wantIntro + "- [`blank`](iii://blank) —  — text\n",
 		},
 		{
+			name: "a SKILL.md uses its frontmatter: the description, and the name when the body has no title",
+			fs: []indexEntry{
+				{id: "pdf", body: "Fill forms with the scripts.\n", name: "pdf-tools", description: "Fill PDF forms.\nUse for any PDF."},
+				{id: "pdf/references/forms", body: "# Forms\n\nThe form fields.\n"},
+				{id: "xlsx", body: "# Spreadsheets\n\nBody text.\n", name: "xlsx", description: strings.Repeat("y", 150)},
+			},
+			want: wantIntro + wantCustom +
+				"- [`pdf`](iii://pdf) — pdf-tools — Fill PDF forms. Use for any PDF.\n" +
+				"    - [`pdf/references/forms`](iii://pdf/references/forms) — Forms — The form fields.\n" +
+				"- [`xlsx`](iii://xlsx) — Spreadsheets — " + strings.Repeat("y", 140) + "...\n",
+		},
+		{
 			name:  "long description is cut to 140 characters",
-			state: []indexEntry{{"long", "# L\n\n" + strings.Repeat("x", 141)}},
+			state: []indexEntry{{id: "long", body: "# L\n\n" + strings.Repeat("x", 141)}},
 			want:  wantIntro + "- [`long`](iii://long) — L — " + strings.Repeat("x", 140) + "...\n",
 		},
 	}

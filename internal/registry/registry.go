@@ -58,6 +58,11 @@ type Config struct {
 	SkillsMirror  *catalog.Scope
 	PromptsMirror *catalog.Scope
 
+	// RootsConfigured says the config has a roots key: skills::roots::*
+	// then read the overlay's roots; without it they scan
+	// UpstreamDefaultRoots (docs/decisions.md D32).
+	RootsConfigured bool
+
 	// MaxResponseBytes bounds every response the registry builds
 	// (docs/decisions.md D26); zero means 16 MiB.
 	MaxResponseBytes int
@@ -87,6 +92,7 @@ type Registry struct {
 	indexCache     versionCache[string]
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
+	roots          rootsIndex
 	maxResponse    int
 }
 
@@ -128,6 +134,7 @@ func New(cfg Config) *Registry {
 		now:            cfg.Now,
 		summaries:      newSummaryCache(),
 		maxResponse:    cfg.MaxResponseBytes,
+		roots:          rootsIndex{configured: cfg.RootsConfigured},
 	}
 }
 

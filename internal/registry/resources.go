@@ -94,7 +94,7 @@ func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesLi
 		out.Resources = append(out.Resources, resource{URI: Scheme + row.id, Name: row.title, MimeType: mimeMarkdown})
 	}
 	for _, e := range readFSEntries(fsSkills) {
-		out.Resources = append(out.Resources, resource{URI: Scheme + e.id, Name: titleOr(e.body, e.id), MimeType: mimeMarkdown})
+		out.Resources = append(out.Resources, resource{URI: Scheme + e.id, Name: e.title(), MimeType: mimeMarkdown})
 	}
 	if cacheable && err == nil {
 		r.resourcesCache.put(version, out)

@@ -1,0 +1,225 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// The upstream worker's v0.3 roots surface (docs/decisions.md D32,
+// docs/reference.md#roots): a discovery index of the SKILL.md files under
+// the roots, with raw JSON in and out (no schemas). Two deliberate
+// differences from upstream: ids come from folders (D30), not a
+// frontmatter id, and an earlier root wins an id over a later one.
+const (
+	FnRootsIndex  = "skills::roots::index"
+	FnRootsLoad   = "skills::roots::load"
+	FnRootsRescan = "skills::roots::rescan"
+
+	descRootsIndex  = "Slim list { id, title, description, path }[] of every SKILL.md discovered across configured roots. No body in the response."
+	descRootsLoad   = "Read the full SKILL.md body for one discovered id. Returns { id, title, description, path, body }."
+	descRootsRescan = "Re-walk the configured roots and rebuild the in-memory index. Returns the new count."
+)
+
+// UpstreamDefaultRoots are what skills::roots::* scan when the config has
+// no roots key (D32): the upstream worker's defaults. The catalog then
+// serves no roots, so a 0.2 config is unchanged.
+var UpstreamDefaultRoots = []string{"./skills", "~/.iii/skills", "~/.claude/skills", "~/.codex/skills"}
+
+// rootsIndex answers the roots functions. With roots in the config it
+// reads the overlay (watched, so always current); without, it keeps its
+// own scan of UpstreamDefaultRoots, made on first use and replaced by
+// rescan, as upstream did.
+type rootsIndex struct {
+	configured bool
+
+	mu      sync.Mutex
+	src     *fsource.Source // over UpstreamDefaultRoots; nil when configured
+	cached  []fsource.Skill
+	scanned bool
+}
+
+// rootEntry is one SKILL.md in the index; keys in upstream's order
+// (alphabetical, from a JSON map).
+type rootEntry struct {
+	Description string `json:"description"`
+	ID          string `json:"id"`
+	Path        string `json:"path"`
+	Title       string `json:"title"`
+}
+
+type rootsIndexOutput struct {
+	Count  int         `json:"count"`
+	Skills []rootEntry `json:"skills"`
+}
+
+type rootLoadOutput struct {
+	Body        string `json:"body"`
+	Description string `json:"description"`
+	ID          string `json:"id"`
+	Path        string `json:"path"`
+	Title       string `json:"title"`
+}
+
+type rootsCount struct {
+	Count int `json:"count"`
+}
+
+// rootsFunctions are the three roots functions.
+func (r *Registry) rootsFunctions() []iii.Function {
+	raw := func(id, desc string, h func(context.Context, json.RawMessage) (any, error)) iii.Function {
+		return iii.Function{ID: id, Description: desc, Handler: func(ctx context.Context, req iii.Request) (any, error) {
+			return h(ctx, req.Data)
+		}}
+	}
+	return []iii.Function{
+		raw(FnRootsIndex, descRootsIndex, r.rootsIndexFn),
+		raw(FnRootsLoad, descRootsLoad, r.rootsLoadFn),
+		raw(FnRootsRescan, descRootsRescan, r.rootsRescanFn),
+	}
+}
+
+// rootsPayload is the payload the roots functions read; anything that is
+// not an object is treated as {} (upstream read fields off a JSON value).
+type rootsPayload struct {
+	Filter *string `json:"filter"`
+	Roots  []any   `json:"roots"`
+	ID     any     `json:"id"`
+}
+
+func decodeRootsPayload(data json.RawMessage) rootsPayload {
+	var p rootsPayload
+	_ = json.Unmarshal(data, &p)
+	return p
+}
+
+// rootStrings keeps the string entries of a roots list.
+func rootStrings(list []any) []string {
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (r *Registry) rootsIndexFn(ctx context.Context, data json.RawMessage) (any, error) {
+	p := decodeRootsPayload(data)
+	var skills []fsource.Skill
+	if given := rootStrings(p.Roots); len(given) > 0 {
+		// A fresh scan of the roots asked for; the index is untouched.
+		skills, _ = fsource.New(r.fsBase(), nil, nil, fsource.Roots(given...)).SkillsContext(ctx)
+	} else {
+		skills = r.rootSkills(ctx, false)
+	}
+	filter := ""
+	if p.Filter != nil {
+		filter = strings.ToLower(*p.Filter)
+	}
+	out := rootsIndexOutput{Skills: []rootEntry{}}
+	for _, sk := range skillFiles(skills) {
+		e := rootEntryOf(sk)
+		if filter != "" && !strings.Contains(strings.ToLower(e.ID), filter) &&
+			!strings.Contains(strings.ToLower(e.Title), filter) && !strings.Contains(strings.ToLower(e.Description), filter) {
+			continue
+		}
+		out.Skills = append(out.Skills, e)
+	}
+	out.Count = len(out.Skills)
+	return out, nil
+}
+
+func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, error) {
+	id, ok := decodeRootsPayload(data).ID.(string)
+	if !ok {
+		return nil, invalidf("missing required field: id")
+	}
+	find := func(skills []fsource.Skill) (fsource.Skill, bool) {
+		i := slices.IndexFunc(skills, func(s fsource.Skill) bool { return s.SkillFile && s.ID == id })
+		if i < 0 {
+			return fsource.Skill{}, false
+		}
+		return skills[i], true
+	}
+	sk, found := find(r.rootSkills(ctx, false))
+	if !found {
+		sk, found = find(r.rootSkills(ctx, true)) // upstream rescans once on a miss
+	}
+	if !found {
+		return nil, notFoundf("skill not found: %s", ids.Unquoted(id))
+	}
+	raw, err := fsource.ReadFile(sk.Path)
+	if err != nil {
+		return nil, unavailableMsg(fmt.Errorf("read failed: %s — %v", sk.Path, err))
+	}
+	_, body, _ := fsource.SplitFrontmatter(raw)
+	e := rootEntryOf(sk)
+	return rootLoadOutput{Body: strings.TrimLeft(string(body), "\r\n"), Description: e.Description, ID: e.ID, Path: e.Path, Title: e.Title}, nil
+}
+
+func (r *Registry) rootsRescanFn(ctx context.Context, data json.RawMessage) (any, error) {
+	if given := rootStrings(decodeRootsPayload(data).Roots); len(given) > 0 && !r.roots.configured {
+		r.roots.mu.Lock()
+		r.roots.src = fsource.New(r.fsBase(), nil, nil, fsource.Roots(given...))
+		r.roots.scanned = false
+		r.roots.mu.Unlock()
+	}
+	return rootsCount{Count: len(skillFiles(r.rootSkills(ctx, true)))}, nil
+}
+
+// rootSkills lists the skills under the roots: the overlay's when roots
+// are configured (rescan forces a scan of the watched tree), else the
+// default roots' cached scan (rescan replaces it).
+func (r *Registry) rootSkills(ctx context.Context, rescan bool) []fsource.Skill {
+	if r.roots.configured {
+		if rescan && r.fsWatch != nil {
+			r.fsWatch.Rescan(ctx)
+		}
+		skills, _ := r.fsSkills(ctx)
+		return skills
+	}
+	r.roots.mu.Lock()
+	defer r.roots.mu.Unlock()
+	if r.roots.src == nil {
+		r.roots.src = fsource.New(r.fsBase(), nil, nil, fsource.Roots(UpstreamDefaultRoots...))
+	}
+	if !r.roots.scanned || rescan {
+		r.roots.cached, _ = r.roots.src.SkillsContext(ctx)
+		r.roots.scanned = true
+	}
+	return r.roots.cached
+}
+
+// skillFiles keeps the SKILL.md of each folder under a root, by id.
+func skillFiles(skills []fsource.Skill) []fsource.Skill {
+	var out []fsource.Skill
+	for _, s := range skills {
+		if s.SkillFile && s.Root != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// rootEntryOf is a SKILL.md as the roots functions show it: its title is
+// the body's first "# " heading, else the frontmatter name, else the id
+// (D31).
+func rootEntryOf(sk fsource.Skill) rootEntry {
+	fallback := sk.Name
+	if fallback == "" {
+		fallback = sk.ID
+	}
+	title := fallback
+	if body, err := fsource.ReadBody(sk.Path); err == nil {
+		title = titleOr(body, fallback)
+	}
+	return rootEntry{Description: sk.Description, ID: sk.ID, Path: sk.Path, Title: title}
+}

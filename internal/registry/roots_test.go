@@ -1,0 +1,128 @@
+package registry
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// callRaw calls a roots function through its registered handler and
+// returns its result as JSON.
+func callRaw(t *testing.T, r *Registry, id, payload string) (string, error) {
+	t.Helper()
+	for _, fn := range r.Functions() {
+		if fn.ID != id {
+			continue
+		}
+		out, err := fn.Handler(t.Context(), iii.Request{Data: json.RawMessage(payload)})
+		if err != nil {
+			return "", err
+		}
+		b, err := json.Marshal(out)
+		return string(b), err
+	}
+	t.Fatalf("no function %s", id)
+	return "", nil
+}
+
+// The roots functions (D32) over configured roots: upstream's shapes and
+// strings, ids from folders, an earlier root winning an id.
+func TestRootsFunctions(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a/pdf/SKILL.md":            "---\nname: pdf\ndescription: Fill PDF forms.\n---\n\n\n# PDF tools\n\nBody.\n",
+		"a/pdf/references/forms.md": "# Forms\n",
+		"b/pdf/SKILL.md":            "---\nname: pdf\ndescription: The later root's.\n---\n# Later\n",
+		"b/xlsx/SKILL.md":           "---\nname: xlsx\ndescription: Spreadsheets.\n---\nNo heading here.\n",
+	})
+	src := fsource.New(dir, nil, nil, fsource.Roots("a", "b"))
+	r := New(Config{FS: src, Caller: newFakeEngine(), RootsConfigured: true})
+	pdf, xlsx := filepath.Join(dir, "a/pdf/SKILL.md"), filepath.Join(dir, "b/xlsx/SKILL.md")
+
+	got, err := callRaw(t, r, FnRootsIndex, `{}`)
+	want := `{"count":2,"skills":[` +
+		`{"description":"Fill PDF forms.","id":"pdf","path":` + quoteJSON(pdf) + `,"title":"PDF tools"},` +
+		`{"description":"Spreadsheets.","id":"xlsx","path":` + quoteJSON(xlsx) + `,"title":"xlsx"}]}`
+	if err != nil || got != want {
+		t.Errorf("index = %s, %v\nwant %s", got, err, want)
+	}
+	if got, _ := callRaw(t, r, FnRootsIndex, `{"filter":"SPREAD"}`); got != `{"count":1,"skills":[{"description":"Spreadsheets.","id":"xlsx","path":`+quoteJSON(xlsx)+`,"title":"xlsx"}]}` {
+		t.Errorf("filtered index = %s", got)
+	}
+	if got, _ := callRaw(t, r, FnRootsIndex, `{"roots":["b"]}`); got != `{"count":2,"skills":[`+
+		`{"description":"The later root's.","id":"pdf","path":`+quoteJSON(filepath.Join(dir, "b/pdf/SKILL.md"))+`,"title":"Later"},`+
+		`{"description":"Spreadsheets.","id":"xlsx","path":`+quoteJSON(xlsx)+`,"title":"xlsx"}]}` {
+		t.Errorf("index of given roots = %s", got)
+	}
+
+	got, err = callRaw(t, r, FnRootsLoad, `{"id":"pdf"}`)
+	want = `{"body":"# PDF tools\n\nBody.\n","description":"Fill PDF forms.","id":"pdf","path":` + quoteJSON(pdf) + `,"title":"PDF tools"}`
+	if err != nil || got != want {
+		t.Errorf("load = %s, %v\nwant %s", got, err, want)
+	}
+	for payload, wantErr := range map[string]string{
+		`{}`:                            "missing required field: id",
+		`{"id": 7}`:                     "missing required field: id",
+		`{"id":"nope"}`:                 "skill not found: nope",
+		`{"id":"pdf/references/forms"}`: "skill not found: pdf/references/forms", // a reference is not a SKILL.md
+	} {
+		if _, err := callRaw(t, r, FnRootsLoad, payload); err == nil || err.Error() != wantErr {
+			t.Errorf("load %s: %v, want %q", payload, err, wantErr)
+		}
+	}
+
+	writeFiles(t, dir, map[string]string{"b/new/SKILL.md": "---\nname: new\ndescription: Added.\n---\n# New\n"})
+	if got, err := callRaw(t, r, FnRootsRescan, `{}`); err != nil || got != `{"count":3}` {
+		t.Errorf("rescan = %s, %v", got, err)
+	}
+	if err := os.Remove(pdf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := callRaw(t, r, FnRootsLoad, `{"id":"pdf"}`); err != nil {
+		// the later root's pdf takes over once a's is gone
+		t.Errorf("load after the earlier root's copy was removed: %v", err)
+	}
+}
+
+// Without a roots key in the config the functions scan upstream's
+// default roots, cached until a rescan (D32).
+func TestRootsFunctionsDefaultRoots(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	r := New(Config{FS: fsource.New(t.TempDir(), nil, nil), Caller: newFakeEngine()})
+	if got, _ := callRaw(t, r, FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
+		t.Errorf("index with no default roots present = %s", got)
+	}
+	writeFiles(t, home, map[string]string{".claude/skills/notes/SKILL.md": "---\nname: notes\ndescription: Notes.\n---\n# Notes\n"})
+	if got, _ := callRaw(t, r, FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
+		t.Errorf("the cached index changed before a rescan: %s", got)
+	}
+	if got, _ := callRaw(t, r, FnRootsRescan, `null`); got != `{"count":1}` {
+		t.Errorf("rescan = %s", got)
+	}
+	if got, _ := callRaw(t, r, FnRootsLoad, `{"id":"notes"}`); got == "" {
+		t.Error("load of a default-root skill failed")
+	}
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
