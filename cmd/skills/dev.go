@@ -5,12 +5,16 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
+
+	"github.com/iii-hq/skills-go/internal/config"
 )
 
 const devUsage = `Usage: skills dev [flags]
 
 Starts the local iii engine and the skills worker attached to it, until interrupted.
 Other workers can connect to the engine; try 'skills call skills::list' in another terminal.
+Without a roots key in the config, the Agent Skills folders ./skills, ./.agents/skills,
+~/.claude/skills and ~/.codex/skills are served.
 
 Flags:
 `
@@ -42,5 +46,10 @@ func (c devCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	defer srv.Close()
-	return serve(ctx, loadConfig(wf.configPath, log), srv.URL(), log)
+	cfg := loadConfig(wf.configPath, log)
+	if !cfg.RootsSet {
+		// Local use serves the usual Agent Skills folders (D30).
+		cfg.Roots, cfg.RootsSet = config.ConventionalRoots, true
+	}
+	return serve(ctx, cfg, srv.URL(), log)
 }

@@ -35,6 +35,11 @@ const (
 	DefaultFSPollMS = 2000
 )
 
+// ConventionalRoots are the folders where Agent Skills are usually kept
+// (docs/decisions.md D30): the shipped config.yaml lists them, and
+// `skills dev` serves them when its config has no roots key.
+var ConventionalRoots = []string{"./skills", "./.agents/skills", "~/.claude/skills", "~/.codex/skills"}
+
 // The range max_frame_bytes accepts: 1 MiB to the largest int32.
 const (
 	MinMaxFrameBytes = 1 << 20
