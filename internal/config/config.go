@@ -103,6 +103,9 @@ type Config struct {
 	// one, skills::roots::* scan the upstream worker's default roots
 	// (docs/decisions.md D32). Never read from YAML.
 	RootsSet bool `yaml:"-"`
+	// Tools configures the typed tools of SKILL.md files
+	// (docs/decisions.md D34–D39); off unless Tools.Enabled.
+	Tools Tools `yaml:"tools"`
 	// FSPollMS is how often, in milliseconds, the overlay is rescanned
 	// where its directories cannot be watched (docs/decisions.md D20).
 	FSPollMS int `yaml:"fs_poll_ms"`
@@ -110,6 +113,26 @@ type Config struct {
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
 }
+
+// Tools is the tools: block.
+type Tools struct {
+	// Enabled turns tools on: approved SKILL.md tools are served as
+	// functions. Off by default.
+	Enabled bool `yaml:"enabled"`
+	// Workdir is the working directory of every command; "" runs each in
+	// its skill's folder. Relative to GlobBase.
+	Workdir string `yaml:"workdir"`
+	// EnvAllow names environment variables passed to commands besides
+	// PATH, HOME, USER, LANG, LC_*, TERM and TZ; a trailing * matches any
+	// suffix. Credentials (*_TOKEN, *_KEY, *_SECRET, AWS_*, OPENAI_*,
+	// ANTHROPIC_*) are never passed.
+	EnvAllow []string `yaml:"env_allow"`
+	// MaxConcurrent bounds the commands running at once; more wait.
+	MaxConcurrent int `yaml:"max_concurrent"`
+}
+
+// DefaultToolsMaxConcurrent is tools.max_concurrent's default.
+const DefaultToolsMaxConcurrent = 4
 
 // Scopes names the iii-state scopes.
 type Scopes struct {
@@ -126,6 +149,7 @@ func Default() Config {
 		Prompts:        []string{},
 		AllowPaths:     []string{},
 		Roots:          []string{},
+		Tools:          Tools{EnvAllow: []string{}, MaxConcurrent: DefaultToolsMaxConcurrent},
 		MaxFiles:       DefaultMaxFiles,
 
 		MaxResponseBytes: DefaultMaxResponseBytes,
@@ -177,6 +201,25 @@ func (c Config) AllowDirs() []string {
 		dirs = append(dirs, filepath.Clean(p))
 	}
 	return dirs
+}
+
+// LockPath is where tools.lock lives: next to the config file, else in
+// the current directory.
+func (c Config) LockPath() string {
+	dir := c.Dir
+	if dir == "" {
+		dir = workingDir()
+	}
+	return filepath.Join(dir, "tools.lock")
+}
+
+// ToolsWorkdir is tools.workdir made absolute against GlobBase; "" when
+// unset.
+func (c Config) ToolsWorkdir() string {
+	if c.Tools.Workdir == "" || filepath.IsAbs(c.Tools.Workdir) {
+		return c.Tools.Workdir
+	}
+	return filepath.Join(c.GlobBase(), c.Tools.Workdir)
 }
 
 // workingDir is the current directory, or "." if it cannot be found (it

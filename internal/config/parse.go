@@ -41,7 +41,7 @@ func Parse(data []byte) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
 	p.mapping(root, "", func(key string, v *yaml.Node) {
@@ -61,6 +61,8 @@ func Parse(data []byte) (cfg Config, err error) {
 		case "roots":
 			p.dirs(v, key, &cfg.Roots)
 			cfg.RootsSet = !yamlnode.IsNull(yamlnode.Resolve(v))
+		case "tools":
+			p.tools(v, &cfg.Tools)
 		case "max_files":
 			p.wholeNumber(v, maxFilesRule, &cfg.MaxFiles)
 		case "max_response_bytes":
@@ -124,6 +126,40 @@ func (p *parser) scopes(v *yaml.Node, out *Scopes) {
 			p.str(sv, "scopes.prompts", "an iii-state scope name", &out.Prompts)
 		}
 	})
+}
+
+func (p *parser) tools(v *yaml.Node, out *Tools) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		p.fail(v, "`tools` must be a mapping with `enabled`, `workdir`, `env_allow` and `max_concurrent` keys, got %s", yamlnode.Describe(v))
+		return
+	}
+	p.mapping(v, "tools.", func(key string, tv *yaml.Node) {
+		switch key {
+		case "enabled":
+			p.boolean(tv, "tools.enabled", &out.Enabled)
+		case "workdir":
+			p.str(tv, "tools.workdir", "a directory path", &out.Workdir)
+		case "env_allow":
+			p.strings(tv, "tools.env_allow", "environment variable names", "GIT_*", "variable name", &out.EnvAllow)
+		case "max_concurrent":
+			p.wholeNumber(tv, toolsConcurrencyRule, &out.MaxConcurrent)
+		}
+	})
+}
+
+// boolean sets *out to a true/false scalar; null keeps the default.
+func (p *parser) boolean(v *yaml.Node, key string, out *bool) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
+		return
+	}
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || v.Decode(out) != nil {
+		p.fail(v, "`%s` must be true or false, got %s", key, yamlnode.Describe(v))
+	}
 }
 
 func (p *parser) timeout(v *yaml.Node, out *int64) {

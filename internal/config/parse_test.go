@@ -15,6 +15,7 @@ func TestDefault(t *testing.T) {
 		Prompts:        []string{},
 		AllowPaths:     []string{},
 		Roots:          []string{},
+		Tools:          Tools{EnvAllow: []string{}, MaxConcurrent: 4},
 		MaxFiles:       100000,
 
 		MaxResponseBytes: 16 << 20,
@@ -61,6 +62,7 @@ prompts: ["my-custom-prompts-folder/**/*.md"]
 base_dir: /srv/docs
 allow_paths: [/srv/shared-skills, ../vendor]
 roots: [./skills, ~/.claude/skills]
+tools: {enabled: true, workdir: /srv/work, env_allow: [GIT_*, EDITOR], max_concurrent: 2}
 max_files: 5000
 max_response_bytes: 1048576
 max_frame_bytes: 134217728
@@ -76,6 +78,7 @@ fs_poll_ms: 500
 				AllowPaths:     []string{"/srv/shared-skills", "../vendor"},
 				Roots:          []string{"./skills", "~/.claude/skills"},
 				RootsSet:       true,
+				Tools:          Tools{Enabled: true, Workdir: "/srv/work", EnvAllow: []string{"GIT_*", "EDITOR"}, MaxConcurrent: 2},
 				MaxFiles:       5000,
 
 				MaxResponseBytes: 1 << 20,
@@ -185,7 +188,19 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
+		},
+		{
+			name: "tools of the wrong types",
+			yaml: "tools:\n  enabled: yes please\n  env_allow: GIT_*\n  max_concurrent: many\n",
+			want: "line 2: `tools.enabled` must be true or false, got str \"yes please\"; " +
+				"line 3: `tools.env_allow` must be a list of environment variable names (e.g. `tools.env_allow: [\"GIT_*\"]`), got str \"GIT_*\"; " +
+				"line 4: `tools.max_concurrent` must be a whole number of commands from 1 to 64 (default 4), got str \"many\"",
+		},
+		{
+			name: "tools is a list",
+			yaml: "tools: [enabled]\n",
+			want: "line 1: `tools` must be a mapping with `enabled`, `workdir`, `env_allow` and `max_concurrent` keys, got a list",
 		},
 		{
 			name: "scopes is a string",
@@ -375,6 +390,11 @@ func TestValidate(t *testing.T) {
 			cfg:  with(func(c *Config) { c.AllowPaths = []string{"/ok", "", " "} }),
 			want: "`allow_paths[1]` must be a directory path (a non-blank string), got \"\"; " +
 				"`allow_paths[2]` must be a directory path (a non-blank string), got \" \"",
+		},
+		{
+			name: "tools.max_concurrent out of range",
+			cfg:  with(func(c *Config) { c.Tools.MaxConcurrent = 0 }),
+			want: "`tools.max_concurrent` must be a whole number of commands from 1 to 64 (default 4), got 0",
 		},
 		{
 			name: "blank roots entries",

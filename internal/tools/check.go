@@ -17,6 +17,9 @@ type ArgumentError struct{ Msg string }
 
 func (e *ArgumentError) Error() string { return e.Msg }
 
+// ErrorCode is the wire code of the error (the registry's codes).
+func (e *ArgumentError) ErrorCode() string { return "invalid_argument" }
+
 func argErr(format string, a ...any) error { return &ArgumentError{Msg: fmt.Sprintf(format, a...)} }
 
 // Check decodes a call's arguments (a JSON object; null or empty is no
