@@ -11,6 +11,7 @@
 //	skills dev [--port 49134] [--config …]                              local engine + worker, for trying it out
 //	skills engine [--port 49134]                                        local engine only
 //	skills call <function-id> [JSON | key=value …]                      trigger any function and print its result
+//	skills tools list|approve|revoke [<skill-id> …] [--yes]             approve SKILL.md tools (tools.lock)
 package main
 
 import (
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, io stdio) error {
 			cmd = engineCommand{io}
 		case "call":
 			cmd = callCommand{io}
+		case "tools":
+			cmd = toolsCommand{io}
 		case "help":
 			_, err := io.out.Write([]byte(usage))
 			return err
@@ -73,6 +76,8 @@ Usage:
   skills engine [--port N]               start only the local engine (other workers may connect)
   skills call <function-id> [JSON | key=value ...]
                                          trigger a function on the engine and print its result
+  skills tools list|approve|revoke [<skill-id> ...]
+                                         approve the typed tools of SKILL.md files (tools.lock)
 
 Worker flags:
   --config <path>      config file (default ./config.yaml); missing or malformed → defaults

@@ -19,6 +19,8 @@ import (
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/tools"
+	"github.com/iii-hq/skills-go/internal/toolset"
 )
 
 // shutdownGrace bounds how long in-flight handlers may run after SIGINT or
@@ -120,6 +122,19 @@ func changeTrigger(id, description string, log *zap.Logger) iii.TriggerType {
 	}
 }
 
+// newToolSet is the set of approved SKILL.md tools when tools.enabled,
+// else nil: no command ever runs (D34).
+func newToolSet(cfg config.Config, client *iii.Client, log *zap.Logger) *toolset.Set {
+	if !cfg.Tools.Enabled {
+		return nil
+	}
+	runner := tools.NewRunner(tools.RunnerOptions{
+		MaxConcurrent: cfg.Tools.MaxConcurrent, EnvAllow: cfg.Tools.EnvAllow, Workdir: cfg.ToolsWorkdir(),
+	})
+	log.Info("tools enabled: approved SKILL.md tools are served as functions", zap.String("lock", cfg.LockPath()))
+	return toolset.New(toolset.Options{Registrar: client, Runner: runner, LockPath: cfg.LockPath(), Logger: log.Named("tools")})
+}
+
 // serve connects the registry to the engine at url and serves until ctx is
 // cancelled (graceful shutdown, nil) or the engine rejects the worker for
 // good (errReported: the reason is in the log).
@@ -143,12 +158,19 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	var reg *registry.Registry
 	var watch *fsource.Watch
+	toolSet := newToolSet(cfg, client, log)
 	if len(cfg.Skills)+len(cfg.Prompts)+len(cfg.Roots) > 0 {
 		// Files are watched and listings read the watch's snapshot; file
-		// changes are announced like registrations (D20, D21).
+		// changes are announced like registrations (D20, D21), and tool
+		// skills follow their files (D34).
 		watch = fsource.NewWatch(src, fsource.WatchOptions{
 			PollInterval: cfg.FSPoll(), Logger: log.Named("fs"),
-			OnChange: func(old, updated fsource.Snapshot) { reg.FSChanged(context.Background(), old, updated) },
+			OnChange: func(old, updated fsource.Snapshot) {
+				reg.FSChanged(context.Background(), old, updated)
+				if toolSet != nil {
+					toolSet.Sync(updated.Skills)
+				}
+			},
 		})
 	}
 	reg = registry.New(registry.Config{
@@ -176,6 +198,13 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	if watch != nil {
 		watch.Start(ctx) // the first scan stops with ctx, so a signal is never kept waiting
 		defer watch.Close()
+		if toolSet != nil {
+			toolSet.Sync(watch.Snapshot().Skills)
+		}
+	}
+	if toolSet != nil {
+		toolSet.Start()
+		defer toolSet.Close()
 	}
 	client.Start()
 	cat.Start()

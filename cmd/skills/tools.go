@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/tools"
+)
+
+const toolsUsage = `Usage: skills tools list|approve|revoke [<skill-id> ...] [flags]
+
+Typed tools (### blocks with a #### Command in a SKILL.md under the config's
+globs or roots) run only while tools.enabled is true and the SKILL.md is
+approved in tools.lock, next to the config. The worker follows tools.lock:
+an approval or a revocation takes effect within a second. Editing an
+approved SKILL.md takes its tools away until it is approved again.
+
+  skills tools list                 every tool skill: approved, pending, changed or invalid
+  skills tools approve <id> ...     show each tool's command and ask; --yes to approve without asking
+  skills tools revoke <id> ...      withdraw approvals
+
+Without a roots key in the config, the usual Agent Skills folders are
+searched too (./skills, ./.agents/skills, ~/.claude/skills, ~/.codex/skills),
+as skills dev serves them.
+
+Flags:
+`
+
+// toolsCommand is "skills tools": the approvals of tool skills (D34).
+type toolsCommand struct{ io stdio }
+
+// toolSkill is one SKILL.md with tool blocks, as the command sees it.
+type toolSkill struct {
+	id, path string
+	sum      string
+	status   string
+	reason   string
+	skill    tools.Skill
+}
+
+func (c toolsCommand) Run(_ context.Context, args []string) error {
+	fs := pflag.NewFlagSet("skills tools", pflag.ContinueOnError)
+	configPath := fs.String("config", "config.yaml", "config file the worker uses")
+	yes := fs.Bool("yes", false, "approve without asking (for scripts)")
+	if help, err := parseFlags(fs, args, toolsUsage, c.io.err); help || err != nil {
+		return err
+	}
+	if fs.NArg() < 1 {
+		return usagef("skills tools: missing list, approve or revoke; run 'skills tools --help' for usage")
+	}
+	cfg, err := config.Load(*configPath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("skills tools: %s: %w", *configPath, err)
+	}
+	found, err := findToolSkills(cfg)
+	if err != nil {
+		return err
+	}
+	ids := fs.Args()[1:]
+	switch verb := fs.Arg(0); verb {
+	case "list":
+		if len(ids) > 0 {
+			return usagef("skills tools list takes no skill ids")
+		}
+		return c.list(cfg, found)
+	case "approve":
+		return c.approve(cfg, found, ids, *yes)
+	case "revoke":
+		return c.revoke(cfg, found, ids)
+	default:
+		return usagef("skills tools: unknown %q; use list, approve or revoke", verb)
+	}
+}
+
+// findToolSkills scans the config's globs and roots for SKILL.md files
+// with tool blocks and reads their status from tools.lock.
+func findToolSkills(cfg config.Config) ([]toolSkill, error) {
+	roots := cfg.Roots
+	if !cfg.RootsSet {
+		roots = config.ConventionalRoots
+	}
+	src := fsource.New(cfg.GlobBase(), cfg.Skills, nil, fsource.AllowPaths(cfg.AllowDirs()...),
+		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(roots...))
+	lock, err := tools.ReadLock(cfg.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	skills, _ := src.Skills()
+	var out []toolSkill
+	for _, sk := range skills {
+		if !strings.EqualFold(filepath.Base(sk.Path), fsource.SkillFile) {
+			continue
+		}
+		raw, err := fsource.ReadFile(sk.Path)
+		if err != nil {
+			continue
+		}
+		parsed, _, perr := tools.Parse(raw)
+		if perr == nil && len(parsed.Tools) == 0 {
+			continue
+		}
+		ts := toolSkill{id: sk.ID, path: sk.Path, sum: tools.Sum(raw), skill: parsed}
+		if perr != nil {
+			ts.status, ts.reason = tools.StatusInvalid, perr.Error()
+		} else {
+			ts.status = lock.Status(sk.Path, ts.sum)
+		}
+		out = append(out, ts)
+	}
+	return out, nil
+}
+
+func (c toolsCommand) list(cfg config.Config, found []toolSkill) error {
+	if len(found) == 0 {
+		fmt.Fprintf(c.io.out, "No SKILL.md with tools under the config's globs and roots.\n")
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.io.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tSKILL\tTOOLS\tPATH")
+	for _, ts := range found {
+		names := make([]string, len(ts.skill.Tools))
+		for i, t := range ts.skill.Tools {
+			names[i] = ts.skill.Name + "::" + t.Name
+		}
+		detail := strings.Join(names, ", ")
+		if ts.status == tools.StatusInvalid {
+			detail = ts.reason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ts.status, ts.id, detail, ts.path)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !cfg.Tools.Enabled {
+		fmt.Fprintf(c.io.out, "\ntools.enabled is false in the config: no tool runs, approved or not.\n")
+	}
+	return nil
+}
+
+// pick finds the named skills among those found.
+func pick(found []toolSkill, ids []string) ([]toolSkill, error) {
+	if len(ids) == 0 {
+		return nil, usagef("name the skills, by id (skills tools list shows them)")
+	}
+	var out []toolSkill
+	for _, id := range ids {
+		i := slices.IndexFunc(found, func(ts toolSkill) bool { return ts.id == id })
+		if i < 0 {
+			known := make([]string, len(found))
+			for j, ts := range found {
+				known[j] = ts.id
+			}
+			return nil, usagef("no SKILL.md with tools has the id %q; the tool skills are: %s", id, strings.Join(known, ", "))
+		}
+		out = append(out, found[i])
+	}
+	return out, nil
+}
+
+func (c toolsCommand) approve(cfg config.Config, found []toolSkill, ids []string, yes bool) error {
+	chosen, err := pick(found, ids)
+	if err != nil {
+		return err
+	}
+	for _, ts := range chosen {
+		if ts.status == tools.StatusInvalid {
+			return fmt.Errorf("skills tools approve: %s cannot be approved: %s", ts.id, ts.reason)
+		}
+	}
+	if !yes && !isTerminal(c.io.in) {
+		return usagef("skills tools approve: not asking without a terminal; review the commands with 'skills tools list' and pass --yes to approve")
+	}
+	lock, err := tools.ReadLock(cfg.LockPath())
+	if err != nil {
+		return err
+	}
+	in := bufio.NewReader(c.io.in)
+	for _, ts := range chosen {
+		fmt.Fprintf(c.io.out, "%s (%s)\n", ts.id, ts.path)
+		for _, t := range ts.skill.Tools {
+			fmt.Fprintf(c.io.out, "  %s::%s runs: %s\n", ts.skill.Name, t.Name, t.Command.Line)
+		}
+		if !yes {
+			fmt.Fprintf(c.io.out, "Approve these commands? [y/N] ")
+			answer, _ := in.ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+				fmt.Fprintf(c.io.out, "not approved\n")
+				continue
+			}
+		}
+		lock.Approved[ts.path] = tools.Approval{Skill: ts.id, SHA256: ts.sum,
+			ApprovedAt: time.Now().UTC().Format(time.RFC3339), Commands: tools.Commands(ts.skill)}
+		fmt.Fprintf(c.io.out, "approved %s\n", ts.id)
+	}
+	return lock.Write(cfg.LockPath())
+}
+
+func (c toolsCommand) revoke(cfg config.Config, found []toolSkill, ids []string) error {
+	if len(ids) == 0 {
+		return usagef("skills tools revoke: name the skills, by id")
+	}
+	lock, err := tools.ReadLock(cfg.LockPath())
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		n := 0
+		for path, a := range lock.Approved {
+			if a.Skill == id || slices.ContainsFunc(found, func(ts toolSkill) bool { return ts.id == id && ts.path == path }) {
+				delete(lock.Approved, path)
+				n++
+			}
+		}
+		if n == 0 {
+			return usagef("skills tools revoke: %q has no approval in %s", id, cfg.LockPath())
+		}
+		fmt.Fprintf(c.io.out, "revoked %s\n", id)
+	}
+	return lock.Write(cfg.LockPath())
+}
+
+// isTerminal reports whether r is an interactive terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
