@@ -89,6 +89,7 @@ func (r *run) initScenario(sc *godog.ScenarioContext) {
 	w.notificationSteps(sc)
 	w.processSteps(sc)
 	w.engineSteps(sc)
+	w.toolSteps(sc)
 }
 
 func (w *world) begin() error {
