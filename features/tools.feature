@@ -119,6 +119,9 @@ Feature: Typed tools from SKILL.md
       {"text": "t", "count": 7, "loud": false}
       """
     Then the result at "output" is "<t>\n<7>\n"
+    When I run the binary with "call demo::show text=from-the-cli count:=9 --url {engine_url}"
+    Then the binary exits with code 0
+    And the result at "output" is "<from-the-cli>\n<9>\n"
     When I call "demo::show" with:
       """
       {"count": "seven"}

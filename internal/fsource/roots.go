@@ -155,6 +155,11 @@ func readSkillFront(path, folder string) (front skillFront, warnings []string, r
 	if err != nil {
 		return front, nil, "read: " + err.Error()
 	}
+	return parseSkillFront(b, folder)
+}
+
+// parseSkillFront is readSkillFront on the file's bytes.
+func parseSkillFront(b []byte, folder string) (front skillFront, warnings []string, reason string) {
 	raw, _, ok := SplitFrontmatter(b)
 	if !ok {
 		return front, nil, "no YAML frontmatter: a SKILL.md starts with a --- block holding at least a description"

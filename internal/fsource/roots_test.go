@@ -140,3 +140,18 @@ func TestWatchFollowsRoots(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSkillFront: no SKILL.md frontmatter makes the Agent Skills checks
+// panic, and a skill they keep has a description (D31).
+func FuzzSkillFront(f *testing.F) {
+	f.Add([]byte(skillMD("pdf", "Fill PDF forms.", "# PDF\n")), "pdf")
+	f.Add([]byte("---\nname: [unclosed\n---\n"), "x")
+	f.Add([]byte("---\ndescription: 7\nmetadata: [1]\nname: {a: b}\ncompatibility: x\n---\n"), "y")
+	f.Add([]byte("---\n---\n"), "")
+	f.Fuzz(func(t *testing.T, b []byte, folder string) {
+		front, _, reason := parseSkillFront(b, folder)
+		if reason == "" && strings.TrimSpace(front.description) == "" {
+			t.Fatalf("kept a SKILL.md without a description: %q", b)
+		}
+	})
+}

@@ -208,3 +208,17 @@ func TestRunLimitsConcurrency(t *testing.T) {
 		t.Errorf("the cancelled call: %+v", env)
 	}
 }
+
+// tools.workdir replaces the skill folder as the working directory;
+// ./programs still resolve in the skill folder.
+func TestRunWorkdir(t *testing.T) {
+	work, skill := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(skill, "where.sh"), []byte("#!/bin/sh\npwd\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := newTestRunner(t, RunnerOptions{Workdir: work})
+	env := r.Run(context.Background(), Call{Dir: skill, Program: "./where.sh"})
+	if !env.Success || env.Output != work+"\n" {
+		t.Errorf("pwd with a workdir = %+v, want %s", env, work)
+	}
+}
