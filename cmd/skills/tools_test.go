@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/creack/pty"
+
 	"github.com/iii-hq/skills-go/internal/tools"
 )
 
@@ -89,4 +91,44 @@ func hasRow(out, status, id string) bool {
 		}
 	}
 	return false
+}
+
+// On a terminal, approve shows each command and asks; only a yes
+// approves.
+func TestToolsApproveAsksOnATerminal(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgPath, "roots: [agents]\n")
+	for _, name := range []string{"git", "other"} {
+		if err := os.MkdirAll(filepath.Join(dir, "agents", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "agents", name, "SKILL.md"), strings.Replace(gitSkill, "name: git", "name: "+name, 1))
+	}
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("no pseudo-terminal here: %v", err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	// The answers wait in the terminal's input until the prompts read them.
+	if _, err := master.Write([]byte("y\nno\n")); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	err = run(context.Background(), []string{"tools", "approve", "git", "other", "--config", cfgPath}, stdio{in: tty, out: &out, err: &errOut})
+	if err != nil {
+		t.Fatalf("approve: %v\n%s", err, errOut.String())
+	}
+	if got := out.String(); strings.Count(got, "Approve these commands? [y/N]") != 2 ||
+		!strings.Contains(got, "git::git_status runs: git status --short") || !strings.Contains(got, "approved git") || !strings.Contains(got, "not approved") {
+		t.Errorf("output:\n%s", got)
+	}
+	lock, err := tools.ReadLock(filepath.Join(dir, "tools.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lock.Approved[filepath.Join(dir, "agents", "git", "SKILL.md")]; !ok || len(lock.Approved) != 1 {
+		t.Errorf("approved = %v, want git only", lock.Approved)
+	}
 }
