@@ -215,11 +215,11 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 // The boot log line of the reference worker (v0.3.0, with its three
-// skills::roots::* functions), derived from the function table rather
-// than spelled out.
+// skills::roots::* functions) plus skill::search, derived from the
+// function table rather than spelled out.
 func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
 	got := describeFunctions(registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})}).Functions())
-	if want := "10 skills::*, 1 skill::* and 5 prompts::* functions"; got != want {
+	if want := "10 skills::*, 2 skill::* and 5 prompts::* functions"; got != want {
 		t.Errorf("describeFunctions = %q, want %q", got, want)
 	}
 }

@@ -70,4 +70,5 @@ func ExampleRegistry_Functions() {
 	// skills::roots::index
 	// skills::roots::load
 	// skills::roots::rescan
+	// skill::search
 }

@@ -48,7 +48,7 @@ var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{
 // order: the 13 of 0.2, with descriptions, request and response schemas
 // reflected from the Go types, and lenient decoding (unknown keys ignored,
 // a null payload is {}); then the three skills::roots::* functions of the
-// upstream v0.3 (raw JSON, no schemas; D32).
+// upstream v0.3 (raw JSON, no schemas; D32) and skill::search (D40).
 func (r *Registry) Functions() []iii.Function {
 	fetchAlias := iii.NewFunction(FnSkillFetch, descFetch, r.fetch)
 	fetchAlias.Metadata = fetchToolMetadata
@@ -67,5 +67,6 @@ func (r *Registry) Functions() []iii.Function {
 		iii.NewFunction(FnPromptsMCPList, descPromptsMCPList, r.mcpListPrompts),
 		iii.NewFunction(FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
 	}
-	return append(fns, r.rootsFunctions()...)
+	fns = append(fns, r.rootsFunctions()...)
+	return append(fns, r.searchFunction())
 }

@@ -43,6 +43,7 @@ func TestFunctionsTable(t *testing.T) {
 		"skills::roots::index | Slim list { id, title, description, path }[] of every SKILL.md discovered across configured roots. No body in the response.",
 		"skills::roots::load | Read the full SKILL.md body for one discovered id. Returns { id, title, description, path, body }.",
 		"skills::roots::rescan | Re-walk the configured roots and rebuild the in-memory index. Returns the new count.",
+		"skill::search | " + descSearch,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("functions (-want +got):\n%s", diff)
@@ -63,8 +64,15 @@ func TestFunctionMetadata(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("skill::fetch metadata (-want +got):\n%s", diff)
 	}
+	var searchMeta any
+	if err := json.Unmarshal([]byte(meta[FnSkillSearch]), &searchMeta); err != nil {
+		t.Fatalf("skill::search metadata %q: %v", meta[FnSkillSearch], err)
+	}
+	if diff := cmp.Diff(map[string]any{"tool": map[string]any{"label": "Search skills"}, "mcp": map[string]any{"expose": true}, "mcp.expose": true}, searchMeta); diff != "" {
+		t.Errorf("skill::search metadata (-want +got):\n%s", diff)
+	}
 	for id, m := range meta {
-		if id != FnSkillFetch && m != "" {
+		if id != FnSkillFetch && id != FnSkillSearch && m != "" {
 			t.Errorf("%s has metadata %s, want none", id, m)
 		}
 	}

@@ -93,6 +93,7 @@ type Registry struct {
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
 	roots          rootsIndex
+	searcher       *searcher
 	maxResponse    int
 }
 
@@ -135,6 +136,7 @@ func New(cfg Config) *Registry {
 		summaries:      newSummaryCache(),
 		maxResponse:    cfg.MaxResponseBytes,
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
+		searcher:       newSearcher(),
 	}
 }
 

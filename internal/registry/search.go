@@ -1,0 +1,300 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/search"
+)
+
+// skill::search (docs/decisions.md D40): the skills ranked for a need, over
+// everything the registry serves (state, globs, roots), kept current with
+// every change: the index is brought up to date with the catalog and the
+// watched files before each search.
+const (
+	FnSkillSearch = "skill::search"
+	descSearch    = "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Use it instead of reading the whole iii://skills index when you know what you need; then fetch the best hits with skill::fetch."
+)
+
+// Request limits (D40).
+const (
+	maxQueryChars      = 1000
+	defaultSearchLimit = 8
+	maxSearchLimit     = 50
+)
+
+// searchToolMetadata exposes skill::search to MCP like skill::fetch (D16).
+var searchToolMetadata = json.RawMessage(`{"tool":{"label":"Search skills"},"mcp":{"expose":true},"mcp.expose":true}`)
+
+// searchRequest documents the request for its schema; the handler reads
+// the payload itself, to word every problem.
+type searchRequest struct {
+	Query     string `json:"query" jsonschema:"minLength=1,maxLength=1000" jsonschema_description:"What you need, in words: a task, a symptom, a tool name."`
+	Limit     int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=8" jsonschema_description:"How many results at most (1 to 50, default 8)."`
+	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Drop results from the end until the response fits this many tokens (bytes/4)."`
+}
+
+type searchResult struct {
+	ID          string  `json:"id"`
+	URI         string  `json:"uri"`
+	Title       string  `json:"title"`
+	Description string  `json:"description"`
+	Score       float64 `json:"score"`
+	Tokens      int     `json:"tokens"`
+}
+
+type searchOutput struct {
+	Results []searchResult `json:"results"`
+	Total   int            `json:"total"`
+}
+
+// searchFunction is skill::search.
+func (r *Registry) searchFunction() iii.Function {
+	return iii.Function{
+		ID:             FnSkillSearch,
+		Description:    descSearch,
+		RequestFormat:  iii.SchemaOf[searchRequest](),
+		ResponseFormat: iii.SchemaOf[searchOutput](),
+		Metadata:       searchToolMetadata,
+		Handler: func(ctx context.Context, req iii.Request) (any, error) {
+			in, err := parseSearchRequest(req.Data)
+			if err != nil {
+				return nil, err
+			}
+			return r.search(ctx, in)
+		},
+	}
+}
+
+// parseSearchRequest reads and checks a search payload, naming what is
+// wrong and what is allowed.
+func parseSearchRequest(data json.RawMessage) (searchRequest, error) {
+	in := searchRequest{Limit: defaultSearchLimit}
+	var fields map[string]json.RawMessage
+	if s := strings.TrimSpace(string(data)); s != "" && s != "null" {
+		if err := json.Unmarshal(data, &fields); err != nil {
+			return in, invalidf("the payload must be a JSON object {\"query\": string, \"limit\"?: 1-50, \"max_tokens\"?: int}")
+		}
+	}
+	raw, ok := fields["query"]
+	if !ok || string(raw) == "null" {
+		return in, invalidf("missing field `query`: say what you need in words, e.g. {\"query\": \"restore a postgres backup\"}")
+	}
+	if err := json.Unmarshal(raw, &in.Query); err != nil {
+		return in, invalidf("`query` must be a string of 1 to %d characters, got %s", maxQueryChars, ids.Unquoted(string(raw)))
+	}
+	if err := checkQuery(in.Query); err != nil {
+		return in, err
+	}
+	if v, ok := fields["limit"]; ok && string(v) != "null" {
+		n, err := wholeNumber(v)
+		if err != nil || n < 1 || n > maxSearchLimit {
+			return in, invalidf("`limit` must be a whole number from 1 to %d (default %d), got %s", maxSearchLimit, defaultSearchLimit, ids.Unquoted(string(v)))
+		}
+		in.Limit = int(n)
+	}
+	if v, ok := fields["max_tokens"]; ok && string(v) != "null" {
+		n, err := wholeNumber(v)
+		if err != nil || n < 1 {
+			return in, invalidf("`max_tokens` must be a whole number of tokens from 1, got %s", ids.Unquoted(string(v)))
+		}
+		in.MaxTokens = int(min(n, 1<<31-1))
+	}
+	return in, nil
+}
+
+// checkQuery refuses a query no search can use: blank, too long, with
+// control characters, or not valid UTF-8 (which JSON decoding turns into
+// U+FFFD).
+func checkQuery(q string) error {
+	if strings.TrimSpace(q) == "" {
+		return invalidf("`query` must have at least one character that is not a space")
+	}
+	if n := utf8.RuneCountInString(q); n > maxQueryChars {
+		return invalidf("`query` is %d characters; at most %d", n, maxQueryChars)
+	}
+	for i, c := range []rune(q) {
+		switch {
+		case c == utf8.RuneError:
+			return invalidf("`query` must be valid UTF-8 text (character %d is not)", i+1)
+		case unicode.IsControl(c) && c != '\t' && c != '\n' && c != '\r':
+			return invalidf("`query` may not hold control characters (U+%04X at character %d)", c, i+1)
+		}
+	}
+	return nil
+}
+
+// wholeNumber reads a JSON number with no fraction.
+func wholeNumber(raw json.RawMessage) (int64, error) {
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(n.String(), 10, 64)
+}
+
+// search runs one query over a current index.
+func (r *Registry) search(ctx context.Context, in searchRequest) (searchOutput, error) {
+	if err := r.searcher.refresh(ctx, r); err != nil {
+		return searchOutput{}, err
+	}
+	hits, total := r.searcher.idx.Search(in.Query, in.Limit)
+	out := searchOutput{Results: make([]searchResult, 0, len(hits)), Total: total}
+	for _, h := range hits {
+		e, _ := r.searcher.entry(h.ID)
+		out.Results = append(out.Results, searchResult{ID: h.ID, URI: Scheme + h.ID, Title: e.title,
+			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4})
+	}
+	if in.MaxTokens > 0 {
+		for len(out.Results) > 0 && estimateTokens(out) > in.MaxTokens {
+			out.Results = out.Results[:len(out.Results)-1]
+		}
+	}
+	return out, nil
+}
+
+// roundScore keeps four decimals: enough to order, short to read.
+func roundScore(s float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(s, 'f', 4, 64), 64)
+	return v
+}
+
+// estimateTokens is a response's size in tokens, as bytes/4 rounded up.
+func estimateTokens(v any) int {
+	b, _ := json.Marshal(v)
+	return (len(b) + 3) / 4
+}
+
+// searcher keeps the search index in step with what the registry serves.
+type searcher struct {
+	idx *search.Index
+
+	refreshMu sync.Mutex // one refresh at a time
+	key       indexKey
+	keyValid  bool
+
+	mu    sync.RWMutex
+	known map[string]searchEntry // by id
+}
+
+// searchEntry is what the index holds for an id, and what a result shows.
+type searchEntry struct {
+	fingerprint        string // changes when the skill does
+	title, description string
+	bytes              int
+}
+
+func newSearcher() *searcher {
+	return &searcher{idx: search.New(), known: map[string]searchEntry{}}
+}
+
+func (s *searcher) entry(id string) (searchEntry, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.known[id]
+	return e, ok
+}
+
+// refresh brings the index up to date: when the catalog and the watched
+// files are at the versions last indexed it does nothing; otherwise it
+// compares every skill's fingerprint with the indexed one and re-indexes
+// what changed, so a registration, an unregistration or a file edit is
+// searchable on the very next call.
+func (s *searcher) refresh(ctx context.Context, r *Registry) error {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	version, cacheable := r.indexVersion(ctx)
+	if cacheable && s.keyValid && s.key == version {
+		return nil
+	}
+	rows, err := r.skillSummaries(ctx)
+	if err != nil {
+		return err
+	}
+	fsSkills, _ := r.fsSkills(ctx)
+	fsSkills = unshadowedSkills(fsSkills, rows)
+
+	want := make(map[string]string, len(rows)+len(fsSkills))
+	var put []search.Doc
+	entries := map[string]searchEntry{}
+	s.mu.RLock()
+	known := s.known
+	s.mu.RUnlock()
+	for _, row := range rows {
+		fp := "state\x00" + row.registeredAt + "\x00" + strconv.Itoa(row.bytes)
+		want[row.id] = fp
+		if known[row.id].fingerprint == fp {
+			continue
+		}
+		body, found, err := r.storedSkill(ctx, row.id)
+		if err != nil || !found {
+			r.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(row.id)), zap.Error(err))
+			delete(want, row.id)
+			continue
+		}
+		desc := row.desc
+		if row.cut {
+			desc += ellipsis
+		}
+		put = append(put, search.DocOf(row.id, "", desc, body))
+		entries[row.id] = searchEntry{fingerprint: fp, title: row.title, description: desc, bytes: row.bytes}
+	}
+	for _, sk := range fsSkills {
+		fp := fmt.Sprintf("fs\x00%s\x00%d\x00%d", sk.Path, sk.Size, sk.ModTime.UnixNano())
+		want[sk.ID] = fp
+		if known[sk.ID].fingerprint == fp {
+			continue
+		}
+		body, err := r.fsBodies.read(sk.Path, r.fs.Contained)
+		if err != nil {
+			delete(want, sk.ID) // unreadable now; the listing reports it
+			continue
+		}
+		e := fsSearchEntry(sk, body)
+		e.fingerprint = fp
+		put = append(put, search.DocOf(sk.ID, sk.Name, e.description, body))
+		entries[sk.ID] = e
+	}
+	var drop []string
+	for id := range known {
+		if _, ok := want[id]; !ok {
+			drop = append(drop, id)
+		}
+	}
+	s.idx.Update(put, drop)
+	s.mu.Lock()
+	next := make(map[string]searchEntry, len(want))
+	for id := range want {
+		if e, ok := entries[id]; ok {
+			next[id] = e
+		} else if e, ok := known[id]; ok {
+			next[id] = e
+		}
+	}
+	s.known = next
+	s.mu.Unlock()
+	s.key, s.keyValid = version, cacheable && len(want) == len(next)
+	return nil
+}
+
+// fsSearchEntry is how a file-backed skill shows in results: as in the
+// index (a SKILL.md by its frontmatter, D31).
+func fsSearchEntry(sk fsource.Skill, body string) searchEntry {
+	b := newBullet(indexEntry{id: sk.ID, body: body, name: sk.Name, description: sk.Description})
+	desc := b.desc
+	if b.cut {
+		desc += ellipsis
+	}
+	return searchEntry{title: b.title, description: desc, bytes: len(body)}
+}
