@@ -179,3 +179,23 @@ func TestSearchRequestErrors(t *testing.T) {
 		t.Errorf("a query of stop words: %+v, %v; want an empty list", out, err)
 	}
 }
+
+// FuzzSearchRequest: no payload makes the request parser panic, and what
+// it accepts is a query a search can use with limits in range.
+func FuzzSearchRequest(f *testing.F) {
+	for _, s := range []string{`{"query":"restore a backup","limit":3,"max_tokens":500}`, `{"query":""}`, `{"query":"x","limit":"9"}`, "{\"query\":\"\xff\"}", `null`, `{"query":"a\u0000b"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		in, err := parseSearchRequest(payload)
+		if err != nil {
+			if _, code := errText(err); code != CodeInvalidArgument {
+				t.Fatalf("error %v is not invalid_argument", err)
+			}
+			return
+		}
+		if checkQuery(in.Query) != nil || in.Limit < 1 || in.Limit > maxSearchLimit || in.MaxTokens < 0 {
+			t.Fatalf("accepted %+v from %q", in, payload)
+		}
+	})
+}

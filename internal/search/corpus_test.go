@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
@@ -190,4 +192,24 @@ func heapGrowth(build func()) uint64 {
 		return 0
 	}
 	return after.HeapAlloc - before.HeapAlloc
+}
+
+// FuzzTerms: analysis never panics, and every term is a non-empty,
+// lower-case run of letters and digits of at most 64 bytes.
+func FuzzTerms(f *testing.F) {
+	f.Add("Restore a Postgres backup to 14:31:59 UTC (point-in-time)")
+	f.Add("k8s-rollback/references/undo_steps.md")
+	f.Add("ÉCOLE naïve façade 東京 ٣")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, term := range Terms(text) {
+			if term == "" || len(term) > maxTermBytes || term != strings.ToLower(term) {
+				t.Fatalf("term %q from %q", term, text)
+			}
+			for _, r := range term {
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					t.Fatalf("term %q from %q holds %q", term, text, r)
+				}
+			}
+		}
+	})
 }
