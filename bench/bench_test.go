@@ -27,6 +27,7 @@ type rig struct {
 	worker *iii.Client
 	caller *iii.Client
 	skills *catalog.Scope // the worker's mirror of the skills scope; nil with noCatalog
+	reg    *registry.Registry
 }
 
 // rigOptions shape a rig: seed writes state before the worker connects
@@ -96,7 +97,7 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 			}
 		}
 	}
-	return &rig{srv: srv, worker: worker, caller: caller, skills: cfg.SkillsMirror}
+	return &rig{srv: srv, worker: worker, caller: caller, skills: cfg.SkillsMirror, reg: reg}
 }
 
 func (r *rig) call(tb testing.TB, functionID string, data any) json.RawMessage {

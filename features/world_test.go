@@ -278,7 +278,7 @@ var (
 
 // expand replaces the placeholders: {uid}, {dir}, {engine_url},
 // {skills_scope}, {prompts_scope}, {target} (the Rust target triple of
-// this platform), {big:N} (N bytes of "a"), and
+// this platform), {repo} (the repository's root), {big:N} (N bytes of "a"), and
 // {{name}} (a remembered value, as JSON).
 func (w *world) expand(s string) string {
 	s = strings.NewReplacer(
@@ -288,6 +288,7 @@ func (w *world) expand(s string) string {
 		"{skills_scope}", w.skillsScope(),
 		"{prompts_scope}", w.promptsScope(),
 		"{target}", rustTarget(),
+		"{repo}", repoRoot(),
 	).Replace(s)
 	s = bigRe.ReplaceAllStringFunc(s, func(m string) string {
 		n, _ := strconv.Atoi(bigRe.FindStringSubmatch(m)[1])
@@ -299,4 +300,14 @@ func (w *world) expand(s string) string {
 		}
 		return m
 	})
+}
+
+// repoRoot is the repository's root: the parent of features/, where go
+// test runs.
+func repoRoot() string {
+	dir, err := filepath.Abs("..")
+	if err != nil {
+		return ".."
+	}
+	return dir
 }

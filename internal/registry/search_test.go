@@ -199,3 +199,50 @@ func FuzzSearchRequest(f *testing.F) {
 		}
 	})
 }
+
+// What an agent spends to find a skill: one search (limit 8) plus the top
+// hit's body, against reading the whole iii://skills index, on the
+// evaluation corpus served as a root (D40, issue 12's measure).
+func TestSearchTokensPerLookup(t *testing.T) {
+	corpus, err := filepath.Abs(filepath.Join("..", "search", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := fsource.New(corpus, nil, nil, fsource.Roots("skills"))
+	watch := fsource.NewWatch(src, fsource.WatchOptions{})
+	watch.Start(t.Context())
+	t.Cleanup(watch.Close)
+	r := newSearchRig(t) // its catalog, with an empty scope
+	reg := New(Config{Caller: r.reg.caller, SkillsMirror: r.skills, FS: src, FSWatch: watch, FSCacheBytes: 64 << 20, RootsConfigured: true})
+	ctx := t.Context()
+	index := reg.index(ctx)
+	raw, err := os.ReadFile(filepath.Join(corpus, "queries.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queries []struct {
+		Q string `json:"q"`
+	}
+	if err := json.Unmarshal(raw, &queries); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, q := range queries {
+		out, err := reg.search(ctx, searchRequest{Query: q.Q, Limit: defaultSearchLimit})
+		if err != nil || len(out.Results) == 0 {
+			t.Fatalf("search %q: %+v, %v", q.Q, out, err)
+		}
+		resp, _ := json.Marshal(out)
+		body, err := reg.skillBody(ctx, out.Results[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += (len(resp) + len(body) + 3) / 4
+	}
+	perLookup := float64(total) / float64(len(queries))
+	indexTokens := float64(len(index)+3) / 4
+	t.Logf("tokens per lookup %.0f; the whole index %.0f (%.1f%%) over %d skills", perLookup, indexTokens, 100*perLookup/indexTokens, strings.Count(index, "](iii://"))
+	if perLookup > indexTokens/10 {
+		t.Errorf("a lookup costs %.0f tokens, more than a tenth of the index's %.0f", perLookup, indexTokens)
+	}
+}
