@@ -49,9 +49,11 @@ func BenchmarkSearch(b *testing.B) {
 			p, _ := json.Marshal(map[string]any{"query": queries[i%len(queries)]})
 			return p
 		}
+		start := time.Now()
 		if _, err := handler(ctx, iii.Request{Data: payload(0)}); err != nil { // builds the index
 			b.Fatal(err)
 		}
+		b.Logf("the first search indexed %d skills in %s", n, time.Since(start).Round(time.Millisecond))
 		b.Run(fmt.Sprintf("worker-%d", n), func(b *testing.B) {
 			times := make([]time.Duration, 0, b.N)
 			for i := range b.N {
