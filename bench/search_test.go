@@ -25,9 +25,10 @@ var corpusDir = filepath.Join("..", "internal", "search", "testdata", "corpus")
 // corpus's queries in turn:
 //
 //   - worker: the handler alone, in the worker (the figure D40 bounds: p50 ≤ 2 ms at 10,000);
+//
 //   - call: skill::search through the engine, against a no-op echo on the same worker.
 //
-//	go test -run '^$' -bench Search -benchtime 2000x ./bench/
+//     go test -run '^$' -bench Search -benchtime 2000x ./bench/
 func BenchmarkSearch(b *testing.B) {
 	corpus := corpusSkills(b)
 	queries := corpusQueries(b)

@@ -512,15 +512,17 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       """
 
   @D16 @engine
-  Scenario: D16 skill::fetch is registered with tool and mcp expose metadata
+  Scenario: D16 skill::fetch (and, since D40, skill::search) is registered with tool and mcp expose metadata
     When I call "skills::list"
     And I call "engine::functions::list" with:
       """
       {"prefix": "skill::"}
       """
-    Then the result at "functions" has 1 item
+    Then the result at "functions" has 2 items
     And the result at "functions.0.function_id" is "skill::fetch"
     And the result at "functions.0.metadata" is {"tool": {"label": "Fetch skill"}, "mcp": {"expose": true}, "mcp.expose": true}
+    And the result at "functions.1.function_id" is "skill::search"
+    And the result at "functions.1.metadata" is {"tool": {"label": "Search skills"}, "mcp": {"expose": true}, "mcp.expose": true}
     When I call "engine::functions::list" with:
       """
       {"prefix": "skills::fetch_skill"}

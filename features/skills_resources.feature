@@ -4,7 +4,7 @@ Feature: Skill resources for the mcp worker
   mcp worker forwards verbatim; iii://skills is the index, iii://{id} a body
   and iii://fn/{a}/{b} the output of the function a::b.
 
-  Scenario: resources-list exposes the iii://skills index and every registered skill
+  Scenario: resources-list exposes the iii://skills index and every registered skill, with its title, size and time (D41)
     Given the skill "alpha" is registered
     And the skill "beta" is registered with body:
       """
@@ -13,14 +13,37 @@ Feature: Skill resources for the mcp worker
       Beta body.
       """
     When I call "skills::resources-list"
-    Then the result is:
+    Then the result at "resources" has 3 items
+    And the result at "resources.0" is {"uri": "iii://skills", "name": "skills", "description": "Index of every registered skill", "mimeType": "text/markdown"}
+    And the result has no "resources.1.description"
+    And the result at "resources.1.uri" is "iii://alpha"
+    And the result at "resources.1.name" is "alpha"
+    And the result at "resources.1.title" is "alpha"
+    And the result at "resources.2.uri" is "iii://beta"
+    And the result at "resources.2.name" is "Beta title"
+    And the result at "resources.2.mimeType" is "text/markdown"
+    And the result at "resources.2.size" is 24
+    And the result at "resources.2.annotations.lastModified" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
+
+  Scenario: skills::list rows carry what reading costs and a digest (D41)
+    Given the skill "sized" is registered with body:
       """
-      {"resources": [
-        {"uri": "iii://skills", "name": "skills", "description": "Index of every registered skill", "mimeType": "text/markdown"},
-        {"uri": "iii://alpha", "name": "alpha", "mimeType": "text/markdown"},
-        {"uri": "iii://beta", "name": "Beta title", "mimeType": "text/markdown"}
-      ]}
+      # Sized
+
+      Twelve bytes.
       """
+    And the file "fs-skills/on-disk.md" contains:
+      """
+      # On disk
+      """
+    When I call "skills::list"
+    Then the result at "skills.1.id" is "sized"
+    And the result at "skills.1.bytes" is 22
+    And the result at "skills.1.tokens" is 6
+    And the result at "skills.1.sha256" is "a7311a0b37f92c32691986202c877742878036ef268da476ddbe71ff9774c065"
+    And the result at "skills.0.id" is "on-disk"
+    And the result at "skills.0.tokens" is 3
+    And the result at "skills.0.sha256" matches "^[0-9a-f]{64}$"
 
   Scenario: resources-templates returns the two URI templates
     When I call "skills::resources-templates"

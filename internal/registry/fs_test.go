@@ -45,7 +45,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestFSSkillsList(t *testing.T) {
-	f, _ := fsFixture(t, map[string]string{
+	files := map[string]string{
 		"fs-skills/alpha.md":                   "# Alpha\n\nFirst.\n",
 		"fs-skills/beta.md":                    "---\ntitle: x\n---\n# Beta\n",
 		"fs-skills/team-a/playbook.md":         "# Team A playbook\n\nTop-level body.\n",
@@ -53,7 +53,8 @@ func TestFSSkillsList(t *testing.T) {
 		"fs-skills/Bad-Name.md":                "skipped: uppercase",
 		"fs-skills/notes.txt":                  "not matched",
 		"fs-skills/dual.md":                    "# from fs",
-	})
+	}
+	f, _ := fsFixture(t, files)
 	f.mustRegisterSkill(t, "dual", "# from state")
 	f.mustRegisterSkill(t, "gamma", "g")
 	got, err := f.reg.listSkills(f.ctx, emptyInput{})
@@ -62,13 +63,21 @@ func TestFSSkillsList(t *testing.T) {
 	}
 	at := f.fixedTimestamp
 	// fs bytes are the file size, frontmatter included.
+	// tokens are bytes/4 rounded up; sha256 is of the body for state, of
+	// the whole file for fs (D41).
+	fsRow := func(id, content string) skillEntry {
+		return skillEntry{ID: id, Bytes: int64(len(content)), RegisteredAt: fsMTimeText, Origin: "fs", Tokens: int64(len(content)+3) / 4, SHA256: sha256Hex(content)}
+	}
+	stateRow := func(id, body string) skillEntry {
+		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: sha256Hex(body)}
+	}
 	want := listSkillsOutput{Skills: []skillEntry{
-		{ID: "alpha", Bytes: int64(len("# Alpha\n\nFirst.\n")), RegisteredAt: fsMTimeText, Origin: "fs"},
-		{ID: "beta", Bytes: int64(len("---\ntitle: x\n---\n# Beta\n")), RegisteredAt: fsMTimeText, Origin: "fs"},
-		{ID: "dual", Bytes: 12, RegisteredAt: at, Origin: "state"},
-		{ID: "gamma", Bytes: 1, RegisteredAt: at, Origin: "state"},
-		{ID: "team-a/meetings/standup", Bytes: 7, RegisteredAt: fsMTimeText, Origin: "fs"},
-		{ID: "team-a/playbook", Bytes: 35, RegisteredAt: fsMTimeText, Origin: "fs"},
+		fsRow("alpha", "# Alpha\n\nFirst.\n"),
+		fsRow("beta", "---\ntitle: x\n---\n# Beta\n"),
+		stateRow("dual", "# from state"),
+		stateRow("gamma", "g"),
+		fsRow("team-a/meetings/standup", files["fs-skills/team-a/meetings/standup.md"]),
+		fsRow("team-a/playbook", files["fs-skills/team-a/playbook.md"]),
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("skills::list (-want +got):\n%s", diff)

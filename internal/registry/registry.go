@@ -94,6 +94,7 @@ type Registry struct {
 	mcpListCache   versionCache[mcpListOutput]
 	roots          rootsIndex
 	searcher       *searcher
+	fsDigests      *fsDigests
 	maxResponse    int
 }
 
@@ -137,6 +138,7 @@ func New(cfg Config) *Registry {
 		maxResponse:    cfg.MaxResponseBytes,
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
 		searcher:       newSearcher(),
+		fsDigests:      newFSDigests(),
 	}
 }
 

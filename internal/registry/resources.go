@@ -40,6 +40,24 @@ type resource struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	MimeType    string `json:"mimeType"`
+	// MCP 2025-11-25 fields, additive (docs/decisions.md D41): the display
+	// title, the size in bytes, and when it last changed.
+	Title       string               `json:"title,omitempty"`
+	Size        *int64               `json:"size,omitempty"`
+	Annotations *resourceAnnotations `json:"annotations,omitempty"`
+}
+
+type resourceAnnotations struct {
+	LastModified string `json:"lastModified,omitempty"`
+}
+
+// skillResource is a skill's entry in resources-list.
+func skillResource(id, title string, size int64, lastModified string) resource {
+	r := resource{URI: Scheme + id, Name: title, MimeType: mimeMarkdown, Title: title, Size: &size}
+	if lastModified != "" {
+		r.Annotations = &resourceAnnotations{LastModified: lastModified}
+	}
+	return r
 }
 
 type resourceTemplatesOutput struct {
@@ -91,10 +109,10 @@ func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesLi
 	out := resourcesListOutput{Resources: make([]resource, 0, 1+len(rows)+len(fsSkills))}
 	out.Resources = append(out.Resources, indexResource)
 	for _, row := range rows {
-		out.Resources = append(out.Resources, resource{URI: Scheme + row.id, Name: row.title, MimeType: mimeMarkdown})
+		out.Resources = append(out.Resources, skillResource(row.id, row.title, int64(row.bytes), row.registeredAt))
 	}
-	for _, e := range readFSEntries(fsSkills) {
-		out.Resources = append(out.Resources, resource{URI: Scheme + e.id, Name: e.title(), MimeType: mimeMarkdown})
+	for i, e := range readFSEntries(fsSkills) {
+		out.Resources = append(out.Resources, skillResource(e.id, e.title(), fsSkills[i].Size, timestamp(fsSkills[i].ModTime)))
 	}
 	if cacheable && err == nil {
 		r.resourcesCache.put(version, out)

@@ -227,18 +227,22 @@ func TestResourcesList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	size := func(n int64) *int64 { return &n }
+	at := &resourceAnnotations{LastModified: f.fixedTimestamp}
 	want := resourcesListOutput{Resources: []resource{
 		{URI: "iii://skills", Name: "skills", Description: "Index of every registered skill", MimeType: mimeMarkdown},
-		{URI: "iii://blank", Name: "", MimeType: mimeMarkdown},
-		{URI: "iii://resend", Name: "resend", MimeType: mimeMarkdown},
-		{URI: "iii://resend/email", Name: "Email flows", MimeType: mimeMarkdown},
+		{URI: "iii://blank", Name: "", MimeType: mimeMarkdown, Size: size(3), Annotations: at},
+		{URI: "iii://resend", Name: "resend", MimeType: mimeMarkdown, Title: "resend", Size: size(15), Annotations: at},
+		{URI: "iii://resend/email", Name: "Email flows", MimeType: mimeMarkdown, Title: "Email flows", Size: size(14), Annotations: at},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	b, _ := json.Marshal(got.Resources[1])
-	if string(b) != `{"uri":"iii://blank","name":"","mimeType":"text/markdown"}` {
-		t.Errorf("only the index entry has a description: %s", b)
+	// The 0.2 keys come first and keep their meaning; D41's are added
+	// after them, and only the index entry has a description.
+	b, _ := json.Marshal(got.Resources[3])
+	if string(b) != `{"uri":"iii://resend/email","name":"Email flows","mimeType":"text/markdown","title":"Email flows","size":14,"annotations":{"lastModified":"`+f.fixedTimestamp+`"}}` {
+		t.Errorf("entry JSON: %s", b)
 	}
 
 	f.engine.failWith("state::list", &iii.Error{Code: "LIST_ERROR", Message: "x"})

@@ -55,6 +55,8 @@ type skillEntry struct {
 	Bytes        int64  `json:"bytes" jsonschema:"minimum=0" jsonschema_description:"Body length in bytes (for fs entries: file size, frontmatter included)."`
 	RegisteredAt string `json:"registered_at" jsonschema_description:"RFC 3339 UTC time of the last registration (for fs entries: file modification time, or empty when unknown)."`
 	Origin       string `json:"origin" jsonschema:"enum=state,enum=fs" jsonschema_description:"'state' for state-backed entries, 'fs' for filesystem-backed."`
+	Tokens       int64  `json:"tokens" jsonschema:"minimum=0" jsonschema_description:"What reading it costs an agent: bytes/4, rounded up."`
+	SHA256       string `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the bytes counted by bytes (the body; for fs entries the whole file). Absent for a file that cannot be read."`
 }
 
 // skillChange is the skills::on-change payload.
@@ -107,11 +109,17 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 	fsSkills = unshadowedSkills(fsSkills, rows)
 	out := listSkillsOutput{Skills: make([]skillEntry, 0, len(rows)+len(fsSkills))}
 	for _, row := range rows {
-		out.Skills = append(out.Skills, skillEntry{ID: row.id, Bytes: int64(row.bytes), RegisteredAt: row.registeredAt, Origin: originState})
+		out.Skills = append(out.Skills, skillEntry{ID: row.id, Bytes: int64(row.bytes), RegisteredAt: row.registeredAt, Origin: originState,
+			Tokens: tokensOf(int64(row.bytes)), SHA256: row.sha256})
 	}
+	sums := r.fsDigests.sums(fsSkills)
 	for _, s := range fsSkills {
-		out.Skills = append(out.Skills, skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: timestamp(s.ModTime), Origin: originFS})
+		out.Skills = append(out.Skills, skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: timestamp(s.ModTime), Origin: originFS,
+			Tokens: tokensOf(s.Size), SHA256: sums[s.Path]})
 	}
 	slices.SortStableFunc(out.Skills, func(a, b skillEntry) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
+
+// tokensOf is what n bytes cost an agent to read: n/4, rounded up (D41).
+func tokensOf(n int64) int64 { return (n + 3) / 4 }

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -15,10 +17,18 @@ type skillSummary struct {
 	bullet
 	registeredAt string
 	bytes        int
+	sha256       string // of the body, hex (docs/decisions.md D41)
 }
 
 func summarize(row skillRow) skillSummary {
-	return skillSummary{bullet: newBullet(indexEntry{id: row.ID, body: row.Skill}), registeredAt: row.RegisteredAt, bytes: len(row.Skill)}
+	return skillSummary{bullet: newBullet(indexEntry{id: row.ID, body: row.Skill}), registeredAt: row.RegisteredAt,
+		bytes: len(row.Skill), sha256: sha256Hex(row.Skill)}
+}
+
+// sha256Hex is the hex SHA-256 of s.
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // summaryCache remembers the summaries of the rows of the last listing,
