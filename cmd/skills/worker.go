@@ -189,6 +189,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		SkillsMirror:     skillsMirror,
 		PromptsMirror:    promptsMirror,
 		RootsConfigured:  cfg.RootsSet,
+		PageSize:         cfg.PageSize,
 	})
 	functions := reg.Functions()
 	for _, f := range functions {

@@ -103,6 +103,10 @@ type Config struct {
 	// one, skills::roots::* scan the upstream worker's default roots
 	// (docs/decisions.md D32). Never read from YAML.
 	RootsSet bool `yaml:"-"`
+	// PageSize is how many entries a resources-list or mcp-list answer
+	// holds, with a nextCursor for the rest; 0 returns everything at once,
+	// as 0.2 did (docs/decisions.md D43).
+	PageSize int `yaml:"page_size"`
 	// Tools configures the typed tools of SKILL.md files
 	// (docs/decisions.md D34–D39); off unless Tools.Enabled.
 	Tools Tools `yaml:"tools"`

@@ -41,7 +41,7 @@ func Parse(data []byte) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
 	p.mapping(root, "", func(key string, v *yaml.Node) {
@@ -63,6 +63,8 @@ func Parse(data []byte) (cfg Config, err error) {
 			cfg.RootsSet = !yamlnode.IsNull(yamlnode.Resolve(v))
 		case "tools":
 			p.tools(v, &cfg.Tools)
+		case "page_size":
+			p.wholeNumber(v, pageSizeRule, &cfg.PageSize)
 		case "max_files":
 			p.wholeNumber(v, maxFilesRule, &cfg.MaxFiles)
 		case "max_response_bytes":

@@ -63,6 +63,7 @@ base_dir: /srv/docs
 allow_paths: [/srv/shared-skills, ../vendor]
 roots: [./skills, ~/.claude/skills]
 tools: {enabled: true, workdir: /srv/work, env_allow: [GIT_*, EDITOR], max_concurrent: 2}
+page_size: 100
 max_files: 5000
 max_response_bytes: 1048576
 max_frame_bytes: 134217728
@@ -79,6 +80,7 @@ fs_poll_ms: 500
 				Roots:          []string{"./skills", "~/.claude/skills"},
 				RootsSet:       true,
 				Tools:          Tools{Enabled: true, Workdir: "/srv/work", EnvAllow: []string{"GIT_*", "EDITOR"}, MaxConcurrent: 2},
+				PageSize:       100,
 				MaxFiles:       5000,
 
 				MaxResponseBytes: 1 << 20,
@@ -188,7 +190,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
 		},
 		{
 			name: "tools of the wrong types",
@@ -390,6 +392,11 @@ func TestValidate(t *testing.T) {
 			cfg:  with(func(c *Config) { c.AllowPaths = []string{"/ok", "", " "} }),
 			want: "`allow_paths[1]` must be a directory path (a non-blank string), got \"\"; " +
 				"`allow_paths[2]` must be a directory path (a non-blank string), got \" \"",
+		},
+		{
+			name: "page_size out of range",
+			cfg:  with(func(c *Config) { c.PageSize = -1 }),
+			want: "`page_size` must be a whole number of entries from 0 (everything in one answer) to 100000 (default 0), got -1",
 		},
 		{
 			name: "tools.max_concurrent out of range",

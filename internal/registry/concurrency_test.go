@@ -48,7 +48,7 @@ func TestConcurrentHandlers(t *testing.T) {
 			errs <- err
 			_, err = f.reg.getPrompt(f.ctx, promptGetInput{Name: "p"})
 			errs <- err
-			_, err = f.reg.mcpListPrompts(f.ctx, emptyInput{})
+			_, err = f.reg.mcpListPrompts(f.ctx, listInput{})
 			errs <- err
 			_, err = f.reg.unregisterSkill(f.ctx, unregisterSkillInput{ID: id})
 			errs <- err

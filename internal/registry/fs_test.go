@@ -145,7 +145,7 @@ func TestFSIndexAndResourcesList(t *testing.T) {
 		t.Errorf("index (-want +got):\n%s", diff)
 	}
 
-	got, err := f.reg.resourcesList(f.ctx, emptyInput{})
+	got, err := f.reg.resourcesList(f.ctx, listInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestFSPrompts(t *testing.T) {
 		t.Errorf("prompts::list (-want +got):\n%s", diff)
 	}
 
-	mcp, err := f.reg.mcpListPrompts(f.ctx, emptyInput{})
+	mcp, err := f.reg.mcpListPrompts(f.ctx, listInput{})
 	if err != nil {
 		t.Fatal(err)
 	}

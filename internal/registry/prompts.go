@@ -50,7 +50,8 @@ type promptEntry struct {
 }
 
 type mcpListOutput struct {
-	Prompts []mcpPrompt `json:"prompts"`
+	Prompts    []mcpPrompt `json:"prompts"`
+	NextCursor string      `json:"nextCursor,omitempty"`
 }
 
 type mcpPrompt struct {
@@ -142,13 +143,29 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 	return out, nil
 }
 
-func (r *Registry) mcpListPrompts(ctx context.Context, _ emptyInput) (mcpListOutput, error) {
-	// Rendered once per catalog version and overlay snapshot, like the
-	// index (D19).
+func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOutput, error) {
+	out := r.allMCPPrompts(ctx)
+	if r.pageSize == 0 {
+		return out, nil
+	}
+	keys := make([]string, len(out.Prompts))
+	for i, p := range out.Prompts {
+		keys[i] = p.Name
+	}
+	start, end, next, err := page("prompts", keys, in.Cursor, r.pageSize)
+	if err != nil {
+		return mcpListOutput{}, err
+	}
+	return mcpListOutput{Prompts: out.Prompts[start:end], NextCursor: next}, nil
+}
+
+// allMCPPrompts is the whole mcp-list, rendered once per catalog version
+// and overlay snapshot, like the index (D19).
+func (r *Registry) allMCPPrompts(ctx context.Context) mcpListOutput {
 	version, cacheable := r.renderVersion(ctx, r.prompts.mirror)
 	if cacheable {
 		if out, ok := r.mcpListCache.get(version); ok {
-			return out, nil
+			return out
 		}
 	}
 	rows, err := r.promptRows(ctx)
@@ -169,7 +186,7 @@ func (r *Registry) mcpListPrompts(ctx context.Context, _ emptyInput) (mcpListOut
 	if cacheable && err == nil {
 		r.mcpListCache.put(version, out)
 	}
-	return out, nil
+	return out
 }
 
 // promptRows returns the decodable prompt rows in state, sorted by name.

@@ -135,7 +135,7 @@ func TestListPrompts(t *testing.T) {
 		t.Errorf("prompts::list (-want +got):\n%s", diff)
 	}
 
-	mcp, err := f.reg.mcpListPrompts(f.ctx, emptyInput{})
+	mcp, err := f.reg.mcpListPrompts(f.ctx, listInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestListPrompts(t *testing.T) {
 	if _, err := f.reg.listPrompts(f.ctx, emptyInput{}); err == nil {
 		t.Error("prompts::list must fail when state cannot be listed")
 	}
-	mcp, err = f.reg.mcpListPrompts(f.ctx, emptyInput{})
+	mcp, err = f.reg.mcpListPrompts(f.ctx, listInput{})
 	if err != nil || len(mcp.Prompts) != 0 || mcp.Prompts == nil {
 		t.Errorf("mcp-list must swallow a state failure into []: %+v, %v", mcp, err)
 	}

@@ -58,6 +58,10 @@ type Config struct {
 	SkillsMirror  *catalog.Scope
 	PromptsMirror *catalog.Scope
 
+	// PageSize is how many entries a resources-list or mcp-list answer
+	// holds; 0 is everything (D43).
+	PageSize int
+
 	// RootsConfigured says the config has a roots key: skills::roots::*
 	// then read the overlay's roots; without it they scan
 	// UpstreamDefaultRoots (docs/decisions.md D32).
@@ -95,6 +99,7 @@ type Registry struct {
 	roots          rootsIndex
 	searcher       *searcher
 	fsDigests      *fsDigests
+	pageSize       int
 	maxResponse    int
 }
 
@@ -139,6 +144,7 @@ func New(cfg Config) *Registry {
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
 		searcher:       newSearcher(),
 		fsDigests:      newFSDigests(),
+		pageSize:       cfg.PageSize,
 	}
 }
 

@@ -143,7 +143,7 @@ func TestOwnWritesInQuickSuccessionStayVisible(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		out, err := r.reg.mcpListPrompts(ctx, emptyInput{})
+		out, err := r.reg.mcpListPrompts(ctx, listInput{})
 		if err != nil || len(out.Prompts) != 1 || out.Prompts[0].Description != "Second" {
 			t.Fatalf("round %d: mcp-list = %+v, %v; want the second description", i, out, err)
 		}
@@ -159,7 +159,7 @@ func TestMCPListFollowsEveryPromptChange(t *testing.T) {
 	ctx := context.Background()
 	names := func(r *replica) []string {
 		t.Helper()
-		out, err := r.reg.mcpListPrompts(ctx, emptyInput{})
+		out, err := r.reg.mcpListPrompts(ctx, listInput{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,8 @@ type resourceContent struct {
 }
 
 type resourcesListOutput struct {
-	Resources []resource `json:"resources"`
+	Resources  []resource `json:"resources"`
+	NextCursor string     `json:"nextCursor,omitempty"`
 }
 
 type resource struct {
@@ -90,9 +91,25 @@ var resourceTemplates = []resourceTemplate{
 	},
 }
 
-func (r *Registry) resourcesList(ctx context.Context, _ emptyInput) (resourcesListOutput, error) {
-	// Rendered once per catalog version and overlay snapshot, like the
-	// index (D19).
+func (r *Registry) resourcesList(ctx context.Context, in listInput) (resourcesListOutput, error) {
+	out, err := r.allResources(ctx)
+	if err != nil || r.pageSize == 0 {
+		return out, err
+	}
+	keys := make([]string, len(out.Resources))
+	for i, res := range out.Resources {
+		keys[i] = res.URI
+	}
+	start, end, next, err := page("resources", keys, in.Cursor, r.pageSize)
+	if err != nil {
+		return resourcesListOutput{}, err
+	}
+	return resourcesListOutput{Resources: out.Resources[start:end], NextCursor: next}, nil
+}
+
+// allResources is the whole resources-list, rendered once per catalog
+// version and overlay snapshot, like the index (D19).
+func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error) {
 	version, cacheable := r.indexVersion(ctx)
 	if cacheable {
 		if out, ok := r.resourcesCache.get(version); ok {

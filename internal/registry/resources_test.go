@@ -223,7 +223,7 @@ func TestResourcesList(t *testing.T) {
 	f.mustRegisterSkill(t, "resend/email", "# Email flows\n")
 	f.mustRegisterSkill(t, "resend", "no heading here")
 	f.mustRegisterSkill(t, "blank", "# \n")
-	got, err := f.reg.resourcesList(f.ctx, emptyInput{})
+	got, err := f.reg.resourcesList(f.ctx, listInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestResourcesList(t *testing.T) {
 	}
 
 	f.engine.failWith("state::list", &iii.Error{Code: "LIST_ERROR", Message: "x"})
-	got, err = f.reg.resourcesList(f.ctx, emptyInput{})
+	got, err = f.reg.resourcesList(f.ctx, listInput{})
 	if err != nil {
 		t.Fatalf("a state failure must be swallowed: %v", err)
 	}
