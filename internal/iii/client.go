@@ -54,6 +54,9 @@ type Options struct {
 	// (docs/decisions.md D26). Zero means 63 MiB: the engine's 64 MiB
 	// frame less room for the envelope.
 	MaxResultBytes int
+	// OversizeHint, when set, says how to ask for less of a function's
+	// result; its text replaces "ask for less" in the error.
+	OversizeHint func(functionID string) string
 
 	ReconnectInitial time.Duration // first reconnect delay; doubles per failed attempt
 	ReconnectMax     time.Duration // cap of the reconnect delay

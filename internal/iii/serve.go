@@ -101,9 +101,15 @@ func (c *Client) reply(cn *conn, m wire.InvokeFunction, result any, err error) {
 	} else if raw, encErr := encodeJSON(result); encErr != nil {
 		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
 	} else if len(raw) > c.opts.MaxResultBytes {
+		hint := "ask for less"
+		if c.opts.OversizeHint != nil {
+			if h := c.opts.OversizeHint(m.FunctionID); h != "" {
+				hint = h
+			}
+		}
 		r.Error = &wire.ErrorBody{Code: CodeUnavailable, Message: fmt.Sprintf(
-			"the result of %s is %d bytes, over this worker's response budget of %d bytes; ask for less",
-			m.FunctionID, len(raw), c.opts.MaxResultBytes)}
+			"the result of %s is %d bytes, over this worker's response budget of %d bytes; %s",
+			m.FunctionID, len(raw), c.opts.MaxResultBytes, hint)}
 	} else {
 		r.Result = raw
 	}

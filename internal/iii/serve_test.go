@@ -330,10 +330,20 @@ func TestPanicWhileEncodingTheReplyIsRecovered(t *testing.T) {
 // connection stays up (docs/decisions.md D26).
 func TestResultOverTheBudgetIsAnErrorNotADroppedConnection(t *testing.T) {
 	p := newPeer(t)
-	c, _ := newClient(t, p, func(o *Options) { o.MaxResultBytes = 1 << 10 })
-	c.RegisterFunction(Function{ID: "big", Handler: func(context.Context, Request) (any, error) {
-		return strings.Repeat("x", 2<<10), nil
-	}})
+	c, _ := newClient(t, p, func(o *Options) {
+		o.MaxResultBytes = 1 << 10
+		o.OversizeHint = func(id string) string {
+			if id == "hinted" {
+				return "page it"
+			}
+			return ""
+		}
+	})
+	for _, id := range []string{"big", "hinted"} {
+		c.RegisterFunction(Function{ID: id, Handler: func(context.Context, Request) (any, error) {
+			return strings.Repeat("x", 2<<10), nil
+		}})
+	}
 	c.RegisterFunction(Function{ID: "small", Handler: func(context.Context, Request) (any, error) {
 		return "ok", nil
 	}})
@@ -345,6 +355,12 @@ func TestResultOverTheBudgetIsAnErrorNotADroppedConnection(t *testing.T) {
 	want := "the result of big is 2050 bytes, over this worker's response budget of 1024 bytes; ask for less"
 	if res.Error == nil || res.Error.Code != CodeUnavailable || res.Error.Message != want || res.Result != nil {
 		t.Errorf("result = %+v (error %+v), want unavailable %q", res, res.Error, want)
+	}
+	hinted := invocationID(3)
+	conn.send(wire.InvokeFunction{InvocationID: hinted, FunctionID: "hinted", Data: json.RawMessage(`{}`)})
+	res = p.waitFrame("result", resultFor(hinted)).msg.(wire.InvocationResult)
+	if want := "the result of hinted is 2050 bytes, over this worker's response budget of 1024 bytes; page it"; res.Error == nil || res.Error.Message != want {
+		t.Errorf("hinted result error = %+v, want %q", res.Error, want)
 	}
 	conn.send(wire.InvokeFunction{InvocationID: small, FunctionID: "small", Data: json.RawMessage(`{}`)})
 	if res := p.waitFrame("result", resultFor(small)).msg.(wire.InvocationResult); string(res.Result) != `"ok"` {
