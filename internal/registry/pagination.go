@@ -75,7 +75,6 @@ func decodeCursor(list, s string) (string, error) {
 	return c.After, nil
 }
 
-
 // OversizeHint says how to get a listing that is over the response budget
 // (D26): page it with page_size, or ask for less of it.
 func OversizeHint(functionID string) string {
