@@ -145,6 +145,16 @@ func (w *world) callSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the result text has at most (\d+) characters$`, func(n int) error {
+		text, err := w.text()
+		if err != nil {
+			return err
+		}
+		if got := utf8.RuneCountInString(text); got > n {
+			return fmt.Errorf("text has %d characters, want at most %d:\n%s", got, n, text)
+		}
+		return nil
+	})
 	sc.Step(`^the result text has (\d+) (sections?|characters)$`, func(n int, unit string) error {
 		text, err := w.text()
 		if err != nil {

@@ -191,6 +191,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		PromptsMirror:    promptsMirror,
 		RootsConfigured:  cfg.RootsSet,
 		PageSize:         cfg.PageSize,
+		IndexMaxTokens:   cfg.IndexMaxTokens,
 	})
 	functions := reg.Functions()
 	for _, f := range functions {

@@ -103,6 +103,10 @@ type Config struct {
 	// one, skills::roots::* scan the upstream worker's default roots
 	// (docs/decisions.md D32). Never read from YAML.
 	RootsSet bool `yaml:"-"`
+	// IndexMaxTokens bounds iii://skills at this many tokens (bytes/4):
+	// deeper levels fold into one line per parent first; 0 is no bound, as
+	// 0.2 (docs/decisions.md D44).
+	IndexMaxTokens int `yaml:"index_max_tokens"`
 	// PageSize is how many entries a resources-list or mcp-list answer
 	// holds, with a nextCursor for the rest; 0 returns everything at once,
 	// as 0.2 did (docs/decisions.md D43).

@@ -41,7 +41,7 @@ func Parse(data []byte) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
 	p.mapping(root, "", func(key string, v *yaml.Node) {
@@ -65,6 +65,8 @@ func Parse(data []byte) (cfg Config, err error) {
 			p.tools(v, &cfg.Tools)
 		case "page_size":
 			p.wholeNumber(v, pageSizeRule, &cfg.PageSize)
+		case "index_max_tokens":
+			p.wholeNumber(v, indexMaxTokensRule, &cfg.IndexMaxTokens)
 		case "max_files":
 			p.wholeNumber(v, maxFilesRule, &cfg.MaxFiles)
 		case "max_response_bytes":

@@ -64,6 +64,7 @@ allow_paths: [/srv/shared-skills, ../vendor]
 roots: [./skills, ~/.claude/skills]
 tools: {enabled: true, workdir: /srv/work, env_allow: [GIT_*, EDITOR], max_concurrent: 2}
 page_size: 100
+index_max_tokens: 2000
 max_files: 5000
 max_response_bytes: 1048576
 max_frame_bytes: 134217728
@@ -81,6 +82,7 @@ fs_poll_ms: 500
 				RootsSet:       true,
 				Tools:          Tools{Enabled: true, Workdir: "/srv/work", EnvAllow: []string{"GIT_*", "EDITOR"}, MaxConcurrent: 2},
 				PageSize:       100,
+				IndexMaxTokens: 2000,
 				MaxFiles:       5000,
 
 				MaxResponseBytes: 1 << 20,
@@ -190,7 +192,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
 		},
 		{
 			name: "tools of the wrong types",

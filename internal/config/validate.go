@@ -16,6 +16,8 @@ var (
 		"`cache_bytes` must be a whole number of bytes from 0 (keep no bodies) to %d (default %d, 256 MiB)", MaxMaxFrameBytes, DefaultCacheBytes)}
 	fsPollRule = intRule{key: "fs_poll_ms", min: 100, max: 3600000, text: fmt.Sprintf(
 		"`fs_poll_ms` must be a whole number of milliseconds from 100 to 3600000 (default %d)", DefaultFSPollMS)}
+	indexMaxTokensRule = intRule{key: "index_max_tokens", min: 0, max: 100000000,
+		text: "`index_max_tokens` must be a whole number of tokens from 0 (no bound) to 100000000 (default 0)"}
 	pageSizeRule = intRule{key: "page_size", min: 0, max: 100000,
 		text: "`page_size` must be a whole number of entries from 0 (everything in one answer) to 100000 (default 0)"}
 	toolsConcurrencyRule = intRule{key: "tools.max_concurrent", min: 1, max: 64, text: fmt.Sprintf(
@@ -56,7 +58,7 @@ func (c Config) Validate() error {
 	if c.StateTimeoutMS < 1 || c.StateTimeoutMS > MaxStateTimeoutMS {
 		problems = append(problems, fmt.Sprintf("`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %d", MaxStateTimeoutMS, c.StateTimeoutMS))
 	}
-	for _, p := range []string{maxFilesRule.check(c.MaxFiles), maxResponseBytesRule.check(c.MaxResponseBytes), maxFrameBytesRule.check(c.MaxFrameBytes), cacheBytesRule.check(c.CacheBytes), fsPollRule.check(c.FSPollMS), toolsConcurrencyRule.check(c.Tools.MaxConcurrent), pageSizeRule.check(c.PageSize)} {
+	for _, p := range []string{maxFilesRule.check(c.MaxFiles), maxResponseBytesRule.check(c.MaxResponseBytes), maxFrameBytesRule.check(c.MaxFrameBytes), cacheBytesRule.check(c.CacheBytes), fsPollRule.check(c.FSPollMS), toolsConcurrencyRule.check(c.Tools.MaxConcurrent), pageSizeRule.check(c.PageSize), indexMaxTokensRule.check(c.IndexMaxTokens)} {
 		if p != "" {
 			problems = append(problems, p)
 		}

@@ -41,6 +41,7 @@ type bullet struct {
 	id, title, desc string
 	depth           int
 	hasDesc, cut    bool
+	fold            *fold // set on a line that stands for folded entries (D44)
 }
 
 // index renders iii://skills: state skills, then the fs skills state does
@@ -63,7 +64,8 @@ func (r *Registry) index(ctx context.Context) string {
 	for i, row := range rows {
 		state[i] = row.bullet
 	}
-	text := renderBullets(state, bulletsOf(readFSEntries(fsSkills)), r.maxResponse)
+	fs := bulletsOf(readFSEntries(fsSkills))
+	text := renderBudgeted(state, fs, r.indexMaxTokens, r.maxResponse)
 	if cacheable {
 		r.indexCache.put(version, text)
 	}
@@ -267,6 +269,11 @@ func (e indexEntry) title() string {
 
 // size is the length of the rendered line.
 func (bl bullet) size() int {
+	if bl.fold != nil {
+		var b strings.Builder
+		bl.writeFold(&b)
+		return b.Len()
+	}
 	n := 2*bl.depth + len("- [`") + len(bl.id) + len("`](iii://") + len(bl.id) + len(")") + len(bulletDash) + len(bl.title) + 1
 	if bl.hasDesc {
 		n += len(bulletDash) + len(bl.desc)
@@ -279,6 +286,10 @@ func (bl bullet) size() int {
 
 // write renders `<indent>- [`id`](iii://id) — title[ — desc]`.
 func (bl bullet) write(b *strings.Builder) {
+	if bl.fold != nil {
+		bl.writeFold(b)
+		return
+	}
 	for range bl.depth {
 		b.WriteString("  ")
 	}

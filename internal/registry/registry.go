@@ -58,6 +58,10 @@ type Config struct {
 	SkillsMirror  *catalog.Scope
 	PromptsMirror *catalog.Scope
 
+	// IndexMaxTokens bounds iii://skills (bytes/4): deeper levels fold
+	// first; 0 is no bound (D44).
+	IndexMaxTokens int
+
 	// PageSize is how many entries a resources-list or mcp-list answer
 	// holds; 0 is everything (D43).
 	PageSize int
@@ -100,6 +104,7 @@ type Registry struct {
 	searcher       *searcher
 	fsDigests      *fsDigests
 	pageSize       int
+	indexMaxTokens int
 	maxResponse    int
 }
 
@@ -145,6 +150,7 @@ func New(cfg Config) *Registry {
 		searcher:       newSearcher(),
 		fsDigests:      newFSDigests(),
 		pageSize:       cfg.PageSize,
+		indexMaxTokens: cfg.IndexMaxTokens,
 	}
 }
 
