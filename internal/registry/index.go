@@ -270,9 +270,7 @@ func (e indexEntry) title() string {
 // size is the length of the rendered line.
 func (bl bullet) size() int {
 	if bl.fold != nil {
-		var b strings.Builder
-		bl.writeFold(&b)
-		return b.Len()
+		return bl.foldSize()
 	}
 	n := 2*bl.depth + len("- [`") + len(bl.id) + len("`](iii://") + len(bl.id) + len(")") + len(bulletDash) + len(bl.title) + 1
 	if bl.hasDesc {

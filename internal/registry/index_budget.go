@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -44,16 +45,32 @@ func (bl bullet) foldedCount() int {
 	return 1
 }
 
-// writeFold renders `<indent>- (+N nested — read iii://parent or use skill__search)`.
+// writeFold renders `<indent>- (+N nested — read iii://parent or use
+// skill__search)`. It writes strings only: a builder passed to fmt would
+// escape to the heap in every render of the index.
 func (bl bullet) writeFold(b *strings.Builder) {
 	for range bl.depth {
 		b.WriteString("  ")
 	}
+	b.WriteString("- (+")
+	b.WriteString(strconv.Itoa(bl.fold.count))
 	if bl.fold.exists {
-		fmt.Fprintf(b, "- (+%d nested — read %s%s or use skill__search)\n", bl.fold.count, Scheme, bl.fold.parent)
+		b.WriteString(" nested — read ")
+		b.WriteString(Scheme)
+		b.WriteString(bl.fold.parent)
+		b.WriteString(" or use skill__search)\n")
 		return
 	}
-	fmt.Fprintf(b, "- (+%d nested under %s/ — use skill__search)\n", bl.fold.count, bl.fold.parent)
+	b.WriteString(" nested under ")
+	b.WriteString(bl.fold.parent)
+	b.WriteString("/ — use skill__search)\n")
+}
+
+// foldSize is the length of the fold's line.
+func (bl bullet) foldSize() int {
+	var b strings.Builder
+	bl.writeFold(&b)
+	return b.Len()
 }
 
 // fitIndex folds state and fs bullets until the rendered index is at

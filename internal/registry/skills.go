@@ -118,7 +118,26 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 			Tokens: tokensOf(s.Size), SHA256: sums[s.Path]})
 	}
 	slices.SortStableFunc(out.Skills, func(a, b skillEntry) int { return strings.Compare(a.ID, b.ID) })
+	if listBytes(out.Skills) > r.maxResponse {
+		// D41's digests are additive: a listing that fitted the budget
+		// without them must still arrive, so past it they are left out.
+		for i := range out.Skills {
+			out.Skills[i].SHA256 = ""
+		}
+	}
 	return out, nil
+}
+
+// listBytes is a skills::list response's size, estimated from above (each
+// row's keys and punctuation, a 20-digit bound per number, its strings
+// as if no byte needed escaping twice).
+func listBytes(rows []skillEntry) int {
+	n := len(`{"skills":[]}`)
+	for _, e := range rows {
+		n += len(`{"id":"","bytes":,"registered_at":"","origin":"","tokens":,"sha256":""},`) +
+			2*len(e.ID) + len(e.RegisteredAt) + len(e.Origin) + len(e.SHA256) + 40
+	}
+	return n
 }
 
 // tokensOf is what n bytes cost an agent to read: n/4, rounded up (D41).

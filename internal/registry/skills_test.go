@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -167,5 +169,31 @@ func TestListSkillsEmptyIsArray(t *testing.T) {
 	}
 	if got.Skills == nil {
 		t.Error(`skills must encode as [], not null`)
+	}
+}
+
+// The digests D41 added never push a listing over the response budget: a
+// listing that fits without them comes without them (0.2 clients keep
+// their listing), one that fits with them keeps them.
+func TestListSkillsDropsDigestsRatherThanFail(t *testing.T) {
+	f := newFixture(t, nil)
+	for i := range 40 {
+		f.mustRegisterSkill(t, fmt.Sprintf("skill-%02d", i), "body")
+	}
+	all, err := f.reg.listSkills(f.ctx, emptyInput{})
+	if err != nil || all.Skills[0].SHA256 == "" {
+		t.Fatalf("a small listing: %+v, %v", all.Skills[0], err)
+	}
+	withDigests, _ := json.Marshal(all)
+	if est := listBytes(all.Skills); est < len(withDigests) {
+		t.Fatalf("listBytes %d underestimates the %d bytes of the response", est, len(withDigests))
+	}
+	f.reg.maxResponse = len(withDigests) - 1 // one byte short of room for the digests
+	out, err := f.reg.listSkills(f.ctx, emptyInput{})
+	if err != nil || len(out.Skills) != 40 || out.Skills[0].SHA256 != "" || out.Skills[0].Tokens != 1 {
+		t.Fatalf("a listing over the budget with digests: %+v, %v", out.Skills[0], err)
+	}
+	if b, _ := json.Marshal(out); len(b) > f.reg.maxResponse {
+		t.Errorf("the listing without digests is %d bytes, over %d", len(b), f.reg.maxResponse)
 	}
 }
