@@ -12,6 +12,7 @@
 //	skills engine [--port 49134]                                        local engine only
 //	skills call <function-id> [JSON | key=value …]                      trigger any function and print its result
 //	skills tools list|approve|revoke [<skill-id> …] [--yes]             approve SKILL.md tools (tools.lock)
+//	skills doctor [--config …] [--dev] [--json]                         the diagnostics report offline
 package main
 
 import (
@@ -57,6 +58,8 @@ func run(ctx context.Context, args []string, io stdio) error {
 			cmd = callCommand{io}
 		case "tools":
 			cmd = toolsCommand{io}
+		case "doctor":
+			cmd = doctorCommand{io}
 		case "help":
 			_, err := io.out.Write([]byte(usage))
 			return err
@@ -78,6 +81,8 @@ Usage:
                                          trigger a function on the engine and print its result
   skills tools list|approve|revoke [<skill-id> ...]
                                          approve the typed tools of SKILL.md files (tools.lock)
+  skills doctor [--config] [--dev] [--json]
+                                         report what the worker makes of every file, offline; exit 1 on problems
 
 Worker flags:
   --config <path>      config file (default ./config.yaml); missing or malformed → defaults

@@ -16,6 +16,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/registry"
@@ -192,6 +193,15 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		RootsConfigured:  cfg.RootsSet,
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
+		Diagnose: func(rep *diagnostics.Report) {
+			rep.Engine = &diagnostics.Engine{Connected: client.Connection() != "", StateTrigger: cat.Mode() == catalog.ModeLive}
+			if rep.Catalog != nil {
+				rep.Catalog.Mode = cat.Mode()
+			}
+			if toolSet != nil {
+				rep.Tools = toolRows(toolSet.Entries())
+			}
+		},
 	})
 	functions := reg.Functions()
 	for _, f := range functions {
@@ -282,4 +292,20 @@ func describeFunctions(functions []iii.Function) string {
 	default:
 		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + " functions"
 	}
+}
+
+// toolRows are the tool skills as diagnostics shows them: a row per tool,
+// or one row for a skill whose tools do not parse.
+func toolRows(entries []toolset.Entry) []diagnostics.Tool {
+	rows := []diagnostics.Tool{}
+	for _, e := range entries {
+		if len(e.Tools) == 0 {
+			rows = append(rows, diagnostics.Tool{Skill: e.ID, Status: e.Status, Reason: e.Reason})
+			continue
+		}
+		for _, name := range e.Tools {
+			rows = append(rows, diagnostics.Tool{Skill: e.ID, Tool: name, Status: e.Status, Reason: e.Reason})
+		}
+	}
+	return rows
 }

@@ -71,4 +71,5 @@ func ExampleRegistry_Functions() {
 	// skills::roots::load
 	// skills::roots::rescan
 	// skill::search
+	// skills::diagnostics
 }

@@ -68,5 +68,5 @@ func (r *Registry) Functions() []iii.Function {
 		iii.NewFunction(FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
 	}
 	fns = append(fns, r.rootsFunctions()...)
-	return append(fns, r.searchFunction())
+	return append(fns, r.searchFunction(), r.diagnosticsFunction())
 }

@@ -44,6 +44,7 @@ func TestFunctionsTable(t *testing.T) {
 		"skills::roots::load | Read the full SKILL.md body for one discovered id. Returns { id, title, description, path, body }.",
 		"skills::roots::rescan | Re-walk the configured roots and rebuild the in-memory index. Returns the new count.",
 		"skill::search | " + descSearch,
+		"skills::diagnostics | " + descSkillsDiagnostics,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("functions (-want +got):\n%s", diff)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
@@ -57,6 +58,10 @@ type Config struct {
 	// scopes (package catalog); nil means every call goes to the engine.
 	SkillsMirror  *catalog.Scope
 	PromptsMirror *catalog.Scope
+
+	// Diagnose adds to skills::diagnostics what the worker knows and the
+	// registry does not: the engine link, the tool skills (D42).
+	Diagnose func(*diagnostics.Report)
 
 	// IndexMaxTokens bounds iii://skills (bytes/4): deeper levels fold
 	// first; 0 is no bound (D44).
@@ -105,6 +110,8 @@ type Registry struct {
 	fsDigests      *fsDigests
 	pageSize       int
 	indexMaxTokens int
+	diagnose       func(*diagnostics.Report)
+	reads          *readCounts
 	maxResponse    int
 }
 
@@ -151,6 +158,8 @@ func New(cfg Config) *Registry {
 		fsDigests:      newFSDigests(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
+		diagnose:       cfg.Diagnose,
+		reads:          &readCounts{n: map[string]uint64{}},
 	}
 }
 

@@ -182,6 +182,7 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	if found {
+		r.reads.add(key)
 		return body, nil
 	}
 	if sk, ok := r.fsSkill(ctx, key); ok {
@@ -199,6 +200,7 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 		case err != nil:
 			return "", unavailableMsg(err)
 		}
+		r.reads.add(key)
 		return body, nil
 	}
 	return "", skillNotFound(key)

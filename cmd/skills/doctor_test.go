@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// skills doctor reports every file, root and tool skill offline and exits
+// 1 when something is skipped; --json has the shape of skills::diagnostics.
+func TestDoctor(t *testing.T) {
+	dir := t.TempDir()
+	for rel, content := range map[string]string{
+		"skills/good.md":      "# Good\n",
+		"skills/Bad Name.md":  "# Bad id\n",
+		"agents/pdf/SKILL.md": "---\nname: pdf-forms\ndescription: Fill forms.\n---\n# PDF\n",
+		"agents/git/SKILL.md": strings.Replace(gitSkill, "name: git", "name: git", 1),
+		"prompts/triage.md":   "---\ndescription: Triage.\n---\nTriage it.\n",
+	} {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, path, content)
+	}
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgPath, "skills: [skills/*.md]\nprompts: [prompts/*.md]\nroots: [agents, missing-root]\n")
+	ctx := context.Background()
+
+	code, out, errOut := runCmd(t, ctx, "doctor", "--config", cfgPath)
+	if code != 1 {
+		t.Errorf("exit %d with a skipped file, want 1\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"skipped  skill   -", "Bad Name.md", "invalid id",
+		"warning", `name "pdf-forms" differs from its folder name "pdf"`,
+		"loaded   skill   good", "loaded   prompt  triage",
+		"ok       2 skills  " + filepath.Join(dir, "agents"),
+		"missing  0 skills  " + filepath.Join(dir, "missing-root"),
+		"pending  git::git_status",
+		"1 problem: see the reasons above.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = runCmd(t, ctx, "doctor", "--json", "--config", cfgPath)
+	var rep struct {
+		Files []struct{ Path, ID, Kind, Status, Reason string }
+		Roots []struct {
+			Path, Status string
+			Skills       int
+		}
+		Tools []struct{ Skill, Tool, Status string }
+		Watch struct{ Mode string }
+		Reads map[string]uint64
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
+		t.Fatalf("--json: %v, exit %d\n%s", err, code, out)
+	}
+	if len(rep.Files) != 6 || len(rep.Roots) != 2 || len(rep.Tools) != 1 || rep.Watch.Mode != "off" || rep.Reads == nil {
+		t.Errorf("report = %+v", rep)
+	}
+
+	os.Remove(filepath.Join(dir, "skills", "Bad Name.md")) //nolint:errcheck // the test's own file
+	if code, out, _ = runCmd(t, ctx, "doctor", "--config", cfgPath); code != 0 || !strings.Contains(out, "No problems.") {
+		t.Errorf("without the bad file: exit %d\n%s", code, out)
+	}
+}

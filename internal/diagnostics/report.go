@@ -1,0 +1,159 @@
+// Package diagnostics is the report an operator reads instead of the logs
+// (docs/decisions.md D42): every file found and what became of it, the
+// roots, the tool skills, the catalog, the engine link, the watch and the
+// reads per skill. skills::diagnostics answers it over the protocol;
+// `skills doctor` prints it offline, where the engine parts are absent.
+package diagnostics
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+)
+
+// File statuses.
+const (
+	Loaded   = "loaded"
+	Skipped  = "skipped"
+	Shadowed = "shadowed"
+	Warning  = "warning"
+)
+
+// Root statuses.
+const (
+	RootOK      = "ok"
+	RootMissing = "missing"
+	RootError   = "error"
+)
+
+// Report is the whole diagnosis. Fields may be added.
+type Report struct {
+	Files   []File            `json:"files"`
+	Roots   []Root            `json:"roots"`
+	Tools   []Tool            `json:"tools"`
+	Catalog *Catalog          `json:"catalog,omitempty"` // absent offline
+	Engine  *Engine           `json:"engine,omitempty"`  // absent offline
+	Watch   Watch             `json:"watch"`
+	Reads   map[string]uint64 `json:"reads"`
+}
+
+// File is one file the globs and roots found.
+type File struct {
+	Path   string `json:"path"`
+	ID     string `json:"id,omitempty"`
+	Kind   string `json:"kind"` // skill or prompt
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Root is one configured root.
+type Root struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	Skills int    `json:"skills"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Tool is one tool of a tool skill.
+type Tool struct {
+	Skill  string `json:"skill"`
+	Tool   string `json:"tool"`
+	Status string `json:"status"` // approved, pending, changed, invalid
+	Reason string `json:"reason,omitempty"`
+}
+
+// Catalog is the in-memory catalog's state.
+type Catalog struct {
+	Skills      int    `json:"skills"`
+	Prompts     int    `json:"prompts"`
+	Bytes       int64  `json:"bytes"` // skill bodies kept
+	CacheBytes  int64  `json:"cache_bytes"`
+	CacheHits   uint64 `json:"cache_hits"`
+	CacheMisses uint64 `json:"cache_misses"`
+	Mode        string `json:"mode,omitempty"` // live or read-through
+}
+
+// Engine is the link to the engine.
+type Engine struct {
+	Connected    bool `json:"connected"`
+	StateTrigger bool `json:"state_trigger"`
+}
+
+// Watch is how the files are followed.
+type Watch struct {
+	Mode string `json:"mode"` // fsnotify, poll or off
+}
+
+// Problems counts the files and roots an operator should look at: files
+// skipped, roots that exist but cannot be read, invalid tool skills.
+func (r Report) Problems() int {
+	n := 0
+	for _, f := range r.Files {
+		if f.Status == Skipped {
+			n++
+		}
+	}
+	for _, root := range r.Roots {
+		if root.Status == RootError {
+			n++
+		}
+	}
+	for _, t := range r.Tools {
+		if t.Status == "invalid" {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteText prints the report for a terminal: problems first.
+func (r Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	files := slices.Clone(r.Files)
+	rank := map[string]int{Skipped: 0, Warning: 1, Shadowed: 2, Loaded: 3}
+	slices.SortStableFunc(files, func(a, b File) int { return rank[a.Status] - rank[b.Status] })
+	fmt.Fprintf(tw, "FILES (%d)\n", len(files))
+	for _, f := range files {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Status, f.Kind, orDash(f.ID), f.Path)
+		if f.Reason != "" {
+			fmt.Fprintf(tw, "  \t\t\t  %s\n", f.Reason)
+		}
+	}
+	fmt.Fprintf(tw, "ROOTS (%d)\n", len(r.Roots))
+	for _, root := range r.Roots {
+		line := fmt.Sprintf("  %s\t%d skills\t%s", root.Status, root.Skills, root.Path)
+		if root.Reason != "" {
+			line += "  (" + root.Reason + ")"
+		}
+		fmt.Fprintln(tw, line)
+	}
+	fmt.Fprintf(tw, "TOOLS (%d)\n", len(r.Tools))
+	for _, t := range r.Tools {
+		fmt.Fprintf(tw, "  %s\t%s::%s\t%s\n", t.Status, t.Skill, t.Tool, t.Reason)
+	}
+	fmt.Fprintf(tw, "WATCH\t%s\n", r.Watch.Mode)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if n := r.Problems(); n > 0 {
+		_, err := fmt.Fprintf(w, "\n%d problem%s: see the reasons above.\n", n, plural(n))
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nNo problems.")
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,88 @@
+package registry
+
+import (
+	"context"
+	"sync"
+
+	"github.com/iii-hq/skills-go/internal/diagnostics"
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// skills::diagnostics (docs/decisions.md D42): what an operator would
+// otherwise dig out of the logs.
+const (
+	FnSkillsDiagnostics   = "skills::diagnostics"
+	descSkillsDiagnostics = "Reports every skill and prompt file found and what became of it (loaded, skipped, shadowed, warning, with the reason), the roots, the tool skills, the catalog and its cache, the engine link, the file watch and the reads per skill since boot."
+)
+
+// readCounts counts the successful reads of each skill since boot.
+type readCounts struct {
+	mu sync.Mutex
+	n  map[string]uint64
+}
+
+func (c *readCounts) add(id string) {
+	c.mu.Lock()
+	c.n[id]++
+	c.mu.Unlock()
+}
+
+func (c *readCounts) snapshot() map[string]uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]uint64, len(c.n))
+	for id, n := range c.n {
+		out[id] = n
+	}
+	return out
+}
+
+func (r *Registry) diagnosticsFunction() iii.Function {
+	return iii.NewFunction(FnSkillsDiagnostics, descSkillsDiagnostics, func(ctx context.Context, _ emptyInput) (diagnostics.Report, error) {
+		return r.Diagnose(ctx), nil
+	})
+}
+
+// Diagnose builds the report: the files and roots from the overlay, what
+// state shadows, the catalog, the reads, and whatever the worker adds
+// (Config.Diagnose: the engine link, the tools, the watch).
+func (r *Registry) Diagnose(ctx context.Context) diagnostics.Report {
+	scan := diagnostics.Scan{}
+	scan.Skills, scan.SkillSkips = r.fsSkills(ctx)
+	scan.Prompts, scan.PromptSkips = r.fsPrompts(ctx)
+	if r.fs != nil {
+		scan.Roots = r.fs.RootDirs()
+	}
+	rep := diagnostics.FromScan(scan)
+	if rows, err := r.skillSummaries(ctx); err == nil {
+		ids := make(map[string]bool, len(rows))
+		for _, row := range rows {
+			ids[row.id] = true
+		}
+		rep.MarkShadowedByState(fsource.KindSkill, func(id string) bool { return ids[id] })
+	}
+	if rows, err := r.promptRows(ctx); err == nil {
+		names := make(map[string]bool, len(rows))
+		for _, row := range rows {
+			names[row.Name] = true
+		}
+		rep.MarkShadowedByState(fsource.KindPrompt, func(name string) bool { return names[name] })
+	}
+	if m := r.skills.mirror; m != nil {
+		used, budget, hits, misses := m.Stats()
+		c := &diagnostics.Catalog{Skills: m.Len(), Bytes: used, CacheBytes: budget, CacheHits: hits, CacheMisses: misses}
+		if p := r.prompts.mirror; p != nil {
+			c.Prompts = p.Len()
+		}
+		rep.Catalog = c
+	}
+	if r.fsWatch != nil {
+		rep.Watch.Mode = r.fsWatch.Mode()
+	}
+	rep.Reads = r.reads.snapshot()
+	if r.diagnose != nil {
+		r.diagnose(&rep)
+	}
+	return rep
+}
