@@ -17,7 +17,7 @@ CONFIG  ?= config.yaml
 # exits 1 when the program it runs was interrupted): Ctrl-C stops it
 # gracefully and make ends quietly.
 run: build
-	@exec ./bin/skills dev --config $(CONFIG)
+	@exec ./bin/skills dev --config $(CONFIG) --data .skills-data
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/skills ./cmd/skills

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -40,6 +42,10 @@ type Options struct {
 	// whose state worker does not provide it: bindings of it are parked
 	// and never fire. For testing workers' fallbacks.
 	WithoutStateTrigger bool
+	// DataDir, when set, keeps state in DataDir/state.json: loaded at
+	// start, written within 500 ms of a change and on Close (D46). A file
+	// that does not decode stops Start with its path.
+	DataDir string
 }
 
 const (
@@ -105,6 +111,21 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	if opts.FunctionsPollInterval <= 0 {
 		opts.FunctionsPollInterval = defaultFunctionsPollInterval
 	}
+	store := newStateStore()
+	var statePath string
+	if opts.DataDir != "" {
+		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("engine: state directory: %w", err)
+		}
+		statePath = filepath.Join(opts.DataDir, StateFile)
+		f, found, err := readStateFile(statePath)
+		if err != nil {
+			return nil, &StateFileError{Err: err}
+		}
+		if found {
+			store.loadFile(f)
+		}
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -116,7 +137,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		addr:      ln.Addr().String(),
 		startedAt: time.Now(),
 		upgrader:  websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
-		state:     newStateStore(),
+		state:     store,
 
 		stateEvents: newStateDelivery(),
 		sockets:     map[*socket]struct{}{},
@@ -127,6 +148,11 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	s.bg.Add(2)
 	go s.watchFunctions(s.functionIDsSignature())
 	go s.deliverStateEvents()
+	if statePath != "" {
+		_, loaded := store.snapshot()
+		s.bg.Add(1)
+		go s.persist(statePath, loaded)
+	}
 	s.serve(ln)
 	s.log.Info("local engine listening", zap.String("url", s.URL()))
 	return s, nil

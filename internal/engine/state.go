@@ -13,8 +13,9 @@ import (
 // deleting it removes it, and a scope emptied by deletes stays listed. Get
 // and set are O(1); every call is atomic.
 type stateStore struct {
-	mu     sync.RWMutex
-	scopes map[string]*scopeRows
+	mu      sync.RWMutex
+	scopes  map[string]*scopeRows
+	changes uint64 // counts sets and removes, for the state file's flusher
 }
 
 type scopeRows struct {
@@ -35,6 +36,7 @@ func newStateStore() *stateStore {
 func (st *stateStore) set(scope, key string, value json.RawMessage) (old json.RawMessage) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.changes++
 	rows := st.scopes[scope]
 	if rows == nil {
 		rows = &scopeRows{index: map[string]*list.Element{}, order: list.New()}
@@ -77,6 +79,7 @@ func (st *stateStore) remove(scope, key string) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
+	st.changes++
 	delete(rows.index, key)
 	rows.order.Remove(el)
 	return el.Value.(*stateRow).value, true
@@ -102,6 +105,10 @@ func (st *stateStore) values(scope string) []json.RawMessage {
 func (st *stateStore) groups() []string {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
+	return st.groupsLocked()
+}
+
+func (st *stateStore) groupsLocked() []string {
 	out := make([]string, 0, len(st.scopes))
 	for name := range st.scopes {
 		out = append(out, name)

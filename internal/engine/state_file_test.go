@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// State written through the protocol survives a Close and a new Start on
+// the same directory, in the same order, empty scopes included (D46).
+func TestStateLastsAcrossRestarts(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestServerWith(t, Options{DataDir: dir})
+	p := dial(t, s)
+	p.callOK("state::set", `{"scope":"skills","key":"b","value":{"id":"b"}}`)
+	p.callOK("state::set", `{"scope":"skills","key":"a","value":{"id":"a","n":[1,2]}}`)
+	p.callOK("state::set", `{"scope":"skills","key":"b","value":{"id":"b","v":2}}`)
+	p.callOK("state::set", `{"scope":"gone","key":"x","value":1}`)
+	p.callOK("state::delete", `{"scope":"gone","key":"x"}`)
+	s.Close()
+
+	again := newTestServerWith(t, Options{DataDir: dir})
+	q := dial(t, again)
+	if got := string(q.callOK("state::list", `{"scope":"skills"}`)); got != `[{"id":"b","v":2},{"id":"a","n":[1,2]}]` {
+		t.Errorf("state::list after a restart = %s", got)
+	}
+	if got := string(q.callOK("state::list_groups", `{}`)); !strings.Contains(got, `"gone"`) {
+		t.Errorf("list_groups after a restart = %s, want the emptied scope kept", got)
+	}
+}
+
+// A change reaches the disk within the flush interval, without a Close:
+// what a crash can lose is bounded.
+func TestStateIsFlushedWithoutAClose(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestServerWith(t, Options{DataDir: dir})
+	if err := s.SetState("skills", "k", json.RawMessage(`{"id":"k"}`)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * flushInterval)
+	for {
+		f, found, err := readStateFile(filepath.Join(dir, StateFile))
+		if err == nil && found && len(f.Scopes) == 1 && len(f.Scopes[0].Rows) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the change was not on disk %s later: %+v, %v, %v", 5*flushInterval, f, found, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A state file that does not decode stops the start with its path and
+// is left as it was; nothing is loaded half.
+func TestCorruptStateFileStopsTheStart(t *testing.T) {
+	for name, content := range map[string]string{
+		"torn":          `{"version":1,"scopes":[{"scope":"skills","rows":[{"key":"a","value":{"id":`,
+		"other version": `{"version":2,"scopes":[]}`,
+		"repeated key":  `{"version":1,"scopes":[{"scope":"s","rows":[{"key":"a","value":1},{"key":"a","value":2}]}]}`,
+		"not json":      `hello`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, StateFile)
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Start(context.Background(), "127.0.0.1:0", Options{DataDir: dir})
+			if err == nil {
+				s.Close()
+				t.Fatal("a corrupt state file was accepted")
+			}
+			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "nothing was loaded") {
+				t.Errorf("error = %v, want one naming %s", err, path)
+			}
+			if b, _ := os.ReadFile(path); string(b) != content {
+				t.Error("the corrupt file was changed")
+			}
+		})
+	}
+}
