@@ -13,6 +13,7 @@
 //	skills call <function-id> [JSON | key=value …]                      trigger any function and print its result
 //	skills tools list|approve|revoke [<skill-id> …] [--yes]             approve SKILL.md tools (tools.lock)
 //	skills doctor [--config …] [--dev] [--json]                         the diagnostics report offline
+//	skills mcp [--dev | --url …] [--http ADDR]                           the registry as an MCP server
 package main
 
 import (
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, io stdio) error {
 			cmd = toolsCommand{io}
 		case "doctor":
 			cmd = doctorCommand{io}
+		case "mcp":
+			cmd = mcpCommand{io}
 		case "help":
 			_, err := io.out.Write([]byte(usage))
 			return err
@@ -81,6 +84,8 @@ Usage:
                                          trigger a function on the engine and print its result
   skills tools list|approve|revoke [<skill-id> ...]
                                          approve the typed tools of SKILL.md files (tools.lock)
+  skills mcp [--dev [--config] [--port] [--data] | --url] [--http ADDR]
+                                         serve the registry to an MCP client (stdio, or Streamable HTTP)
   skills doctor [--config] [--dev] [--json]
                                          report what the worker makes of every file, offline; exit 1 on problems
 

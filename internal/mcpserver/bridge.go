@@ -1,0 +1,241 @@
+// Package mcpserver serves the registry to MCP clients directly
+// (docs/decisions.md D45), on the official Go SDK: the skills as
+// resources (with their iii:// template), the prompts, and the tools
+// skill__fetch and skill__search, all answered by the registry's functions
+// through an engine. The MCP lists are kept in step with the registry:
+// every on-change event re-reads them, and the SDK tells clients with
+// notifications/*/list_changed; a changed skill also gets
+// notifications/resources/updated for its subscribers.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// Caller is what the bridge needs of an engine client.
+type Caller interface {
+	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
+}
+
+// Bridge is an MCP server fed by the registry's functions.
+type Bridge struct {
+	caller Caller
+	server *mcp.Server
+	log    *zap.Logger
+
+	syncMu    sync.Mutex        // one Sync at a time
+	resources map[string]string // uri → its listing entry, as JSON, to see changes
+	prompts   map[string]string // name → its listing entry, as JSON
+}
+
+// New returns a bridge serving through caller; call Sync before serving
+// and after every change.
+func New(caller Caller, version string, log *zap.Logger) *Bridge {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	b := &Bridge{caller: caller, log: log, resources: map[string]string{}, prompts: map[string]string{}}
+	b.server = mcp.NewServer(&mcp.Implementation{Name: "skills", Title: "iii skills registry", Version: version}, &mcp.ServerOptions{
+		HasResources:       true,
+		HasPrompts:         true,
+		HasTools:           true,
+		SubscribeHandler:   b.subscribe,
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	b.server.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: "iii://{+path}", Name: "skill", MIMEType: "text/markdown",
+		Description: "A skill's markdown body (iii://<id>), the index (iii://skills), or a function-backed section (iii://fn/<a>/<b>).",
+	}, b.read)
+	addTools(b)
+	return b
+}
+
+// Server is the MCP server, to run on a transport.
+func (b *Bridge) Server() *mcp.Server { return b.server }
+
+// call makes one registry call and decodes its result into out.
+func (b *Bridge) call(ctx context.Context, fn string, data, out any) error {
+	res, err := b.caller.Call(ctx, fn, data)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(res, out); err != nil {
+		return fmt.Errorf("%s returned what the bridge cannot read: %w", fn, err)
+	}
+	return nil
+}
+
+// read answers resources/read through skills::resources-read.
+func (b *Bridge) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	var out mcp.ReadResourceResult
+	if err := b.call(ctx, "skills::resources-read", map[string]string{"uri": req.Params.URI}, &out); err != nil {
+		return nil, mapError(err, req.Params.URI)
+	}
+	return &out, nil
+}
+
+// subscribe accepts a subscription to a resource that can be read.
+func (b *Bridge) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	if err := b.call(ctx, "skills::resources-read", map[string]string{"uri": req.Params.URI}, nil); err != nil {
+		return mapError(err, req.Params.URI)
+	}
+	return nil
+}
+
+// mapError turns a registry error into the MCP error that says what
+// happened: an unknown resource is the resource-not-found error.
+func mapError(err error, uri string) error {
+	var ie *iii.Error
+	if errors.As(err, &ie) && ie.Code == "not_found" {
+		return mcp.ResourceNotFoundError(uri)
+	}
+	return err
+}
+
+// listing entries as the registry answers them.
+type resourceEntry struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	MimeType    string `json:"mimeType"`
+	Size        *int64 `json:"size"`
+	Annotations *struct {
+		LastModified string `json:"lastModified"`
+	} `json:"annotations"`
+}
+
+type promptEntry struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Arguments   []struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Required    bool   `json:"required"`
+	} `json:"arguments"`
+}
+
+// Sync brings the MCP lists in step with the registry: entries added,
+// changed and removed; the SDK sends list_changed for each change, and a
+// changed resource's subscribers get resources/updated.
+func (b *Bridge) Sync(ctx context.Context) error {
+	b.syncMu.Lock()
+	defer b.syncMu.Unlock()
+	var resources []resourceEntry
+	var cursor string
+	for range 10000 { // pages of a registry with page_size set
+		var page struct {
+			Resources  []resourceEntry `json:"resources"`
+			NextCursor string          `json:"nextCursor"`
+		}
+		payload := map[string]any{}
+		if cursor != "" {
+			payload["cursor"] = cursor
+		}
+		if err := b.call(ctx, "skills::resources-list", payload, &page); err != nil {
+			return err
+		}
+		resources = append(resources, page.Resources...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	var prompts struct {
+		Prompts []promptEntry `json:"prompts"`
+	}
+	if err := b.call(ctx, "prompts::mcp-list", map[string]any{}, &prompts); err != nil {
+		return err
+	}
+	b.syncResources(ctx, resources)
+	b.syncPrompts(prompts.Prompts)
+	return nil
+}
+
+func (b *Bridge) syncResources(ctx context.Context, list []resourceEntry) {
+	seen := map[string]bool{}
+	var gone, changed []string
+	for _, e := range list {
+		seen[e.URI] = true
+		key, _ := json.Marshal(e)
+		if old, ok := b.resources[e.URI]; ok && old == string(key) {
+			continue
+		} else if ok {
+			changed = append(changed, e.URI)
+		}
+		b.resources[e.URI] = string(key)
+		r := &mcp.Resource{URI: e.URI, Name: e.Name, Title: e.Title, Description: e.Description, MIMEType: e.MimeType}
+		if e.Size != nil {
+			r.Size = *e.Size
+		}
+		if e.Annotations != nil && e.Annotations.LastModified != "" {
+			r.Annotations = &mcp.Annotations{LastModified: e.Annotations.LastModified}
+		}
+		b.server.AddResource(r, b.read)
+	}
+	for uri := range b.resources {
+		if !seen[uri] {
+			gone = append(gone, uri)
+			delete(b.resources, uri)
+		}
+	}
+	if len(gone) > 0 {
+		b.server.RemoveResources(gone...)
+	}
+	for _, uri := range changed {
+		if err := b.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			b.log.Debug("resources/updated not sent", zap.String("uri", uri), zap.Error(err))
+		}
+	}
+}
+
+func (b *Bridge) syncPrompts(list []promptEntry) {
+	seen := map[string]bool{}
+	for _, p := range list {
+		seen[p.Name] = true
+		key, _ := json.Marshal(p)
+		if old, ok := b.prompts[p.Name]; ok && old == string(key) {
+			continue
+		}
+		b.prompts[p.Name] = string(key)
+		prompt := &mcp.Prompt{Name: p.Name, Description: p.Description}
+		for _, a := range p.Arguments {
+			prompt.Arguments = append(prompt.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+		}
+		b.server.AddPrompt(prompt, b.getPrompt)
+	}
+	var gone []string
+	for name := range b.prompts {
+		if !seen[name] {
+			gone = append(gone, name)
+			delete(b.prompts, name)
+		}
+	}
+	if len(gone) > 0 {
+		b.server.RemovePrompts(gone...)
+	}
+}
+
+// getPrompt answers prompts/get through prompts::mcp-get.
+func (b *Bridge) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	var out mcp.GetPromptResult
+	args := map[string]any{}
+	for k, v := range req.Params.Arguments {
+		args[k] = v
+	}
+	if err := b.call(ctx, "prompts::mcp-get", map[string]any{"name": req.Params.Name, "arguments": args}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

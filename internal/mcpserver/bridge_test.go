@@ -1,0 +1,248 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/registry"
+)
+
+const waitTimeout = 10 * time.Second
+
+// rig is a local engine with the registry worker (catalog and on-change
+// trigger types, as skills runs it), the bridge on its own engine client,
+// and the official Go SDK client connected to the bridge in memory.
+type rig struct {
+	caller  *iii.Client
+	bridge  *Bridge
+	session *mcp.ClientSession
+	listed  chan string // "resources" or "prompts" at each list_changed
+	updated chan string // the URI of each resources/updated
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	srv := iiitest.NewServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+
+	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
+	skillsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: registry.SkillsOnChange, Description: registry.SkillsOnChangeDescription})
+	promptsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: registry.PromptsOnChange, Description: registry.PromptsOnChangeDescription})
+	skills, prompts := registry.NewSkillsMirror("skills", 1<<20), registry.NewPromptsMirror("prompts")
+	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
+	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
+		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})
+	for _, f := range reg.Functions() {
+		worker.RegisterFunction(f)
+	}
+	worker.Start()
+	cat.Start()
+	t.Cleanup(func() { cat.Close(); worker.Close() })
+
+	caller := iii.New(iii.Options{URL: srv.URL(), Name: "caller"})
+	caller.RegisterFunction(iii.Function{ID: "test::prompt", Handler: func(_ context.Context, req iii.Request) (any, error) {
+		var args map[string]any
+		_ = json.Unmarshal(req.Data, &args)
+		return map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "Triage " + args["topic"].(string)}}}}, nil
+	}})
+	caller.Start()
+	t.Cleanup(func() { caller.Close() })
+
+	bridgeClient := iii.New(iii.Options{URL: srv.URL(), Name: "skills-mcp"})
+	b := New(bridgeClient, "test", zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)))
+	stop := b.Follow(bridgeClient)
+	bridgeClient.Start()
+	t.Cleanup(func() { stop(); bridgeClient.Close() })
+	for _, c := range []*iii.Client{worker, caller, bridgeClient} {
+		if err := c.WaitReady(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range reg.Functions() {
+		if err := srv.WaitFunction(ctx, f.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for !skills.Valid() {
+		select {
+		case <-skills.Changed():
+		case <-ctx.Done():
+			t.Fatal("the catalog never loaded")
+		}
+	}
+	if err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	r := &rig{caller: caller, bridge: b, listed: make(chan string, 64), updated: make(chan string, 64)}
+	clientT, serverT := mcp.NewInMemoryTransports()
+	ss, err := b.Server().Connect(context.Background(), serverT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { r.listed <- "resources" },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { r.listed <- "prompts" },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			r.updated <- req.Params.URI
+		},
+	})
+	// The protocol version today's MCP clients (Claude, Cursor) speak: list
+	// changes and resource updates arrive without a subscriptions/listen
+	// stream, which the SDK's newest version (2026-07-28) would require.
+	r.session, err = client.Connect(context.Background(), clientT, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.session.Close() })
+	return r
+}
+
+func (r *rig) call(t *testing.T, fn string, data any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if _, err := r.caller.Call(ctx, fn, data); err != nil {
+		t.Fatalf("%s: %v", fn, err)
+	}
+}
+
+// waitFor waits for want on ch, skipping anything else.
+func waitFor(t *testing.T, ch chan string, want string) {
+	t.Helper()
+	deadline := time.After(waitTimeout)
+	for {
+		select {
+		case got := <-ch:
+			if got == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %q within %s", want, waitTimeout)
+		}
+	}
+}
+
+func (r *rig) uris(t *testing.T) []string {
+	t.Helper()
+	res, err := r.session.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, x := range res.Resources {
+		out = append(out, x.URI)
+	}
+	return out
+}
+
+// An MCP client lists and reads skills, sees list_changed after a
+// registration and resources/updated for a subscribed skill that changes,
+// and an unknown resource is the SDK's resource-not-found error.
+func TestResourcesFollowTheRegistry(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.call(t, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha\n\nFirst body."})
+	waitFor(t, r.listed, "resources")
+	if got := r.uris(t); !slices.Contains(got, "iii://skills") || !slices.Contains(got, "iii://alpha") {
+		t.Fatalf("resources = %v", got)
+	}
+	res, err := r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://alpha"})
+	if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != "# Alpha\n\nFirst body." || res.Contents[0].MIMEType != "text/markdown" {
+		t.Fatalf("read = %+v, %v", res, err)
+	}
+	_, err = r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://nope"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+		t.Errorf("read of an unknown skill: %v, want the resource-not-found error", err)
+	}
+	if err := r.session.Subscribe(ctx, &mcp.SubscribeParams{URI: "iii://nope"}); err == nil {
+		t.Error("a subscription to an unknown resource was accepted")
+	}
+
+	if err := r.session.Subscribe(ctx, &mcp.SubscribeParams{URI: "iii://alpha"}); err != nil {
+		t.Fatal(err)
+	}
+	r.call(t, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha\n\nSecond body."})
+	waitFor(t, r.updated, "iii://alpha")
+	res, err = r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://alpha"})
+	if err != nil || res.Contents[0].Text != "# Alpha\n\nSecond body." {
+		t.Errorf("read after the change = %+v, %v", res, err)
+	}
+
+	r.call(t, "skills::unregister", map[string]string{"id": "alpha"})
+	waitFor(t, r.listed, "resources")
+	if got := r.uris(t); slices.Contains(got, "iii://alpha") {
+		t.Errorf("an unregistered skill is still listed: %v", got)
+	}
+}
+
+// skill__fetch and skill__search are tools with real input schemas, and
+// a registry error is the tool's error result, not a protocol error.
+func TestTools(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.call(t, "skills::register", map[string]string{"id": "pg/backup", "skill": "# Postgres backups\n\nTake a base backup and keep the WAL."})
+	tools, err := r.session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]string{}
+	for _, tl := range tools.Tools {
+		b, _ := json.Marshal(tl.InputSchema)
+		schemas[tl.Name] = string(b)
+	}
+	if !strings.Contains(schemas["skill__search"], `"query"`) || !strings.Contains(schemas["skill__fetch"], `"uris"`) {
+		t.Fatalf("tool schemas = %v", schemas)
+	}
+	out, err := r.session.CallTool(ctx, &mcp.CallToolParams{Name: "skill__search", Arguments: map[string]any{"query": "postgres backup"}})
+	if err != nil || out.IsError {
+		t.Fatalf("search: %+v, %v", out, err)
+	}
+	var found searchOutput
+	b, _ := json.Marshal(out.StructuredContent)
+	if json.Unmarshal(b, &found) != nil || found.Total != 1 || found.Results[0].URI != "iii://pg/backup" {
+		t.Errorf("search structured result = %s", b)
+	}
+	out, err = r.session.CallTool(ctx, &mcp.CallToolParams{Name: "skill__fetch", Arguments: map[string]any{"uris": []string{"iii://pg/backup"}}})
+	if err != nil || out.IsError || !strings.Contains(out.Content[0].(*mcp.TextContent).Text, "Take a base backup") {
+		t.Errorf("fetch: %+v, %v", out, err)
+	}
+	out, err = r.session.CallTool(ctx, &mcp.CallToolParams{Name: "skill__search", Arguments: map[string]any{"query": "   "}})
+	if err != nil || !out.IsError || !strings.Contains(out.Content[0].(*mcp.TextContent).Text, "at least one character that is not a space") {
+		t.Errorf("a blank search: %+v, %v", out, err)
+	}
+}
+
+// Prompts are listed, follow registrations, and render through their
+// handler.
+func TestPrompts(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.call(t, "prompts::register", map[string]any{"name": "triage", "description": "Triage an issue", "function_id": "test::prompt",
+		"arguments": []map[string]any{{"name": "topic", "required": true}}})
+	waitFor(t, r.listed, "prompts")
+	list, err := r.session.ListPrompts(ctx, nil)
+	if err != nil || len(list.Prompts) != 1 || list.Prompts[0].Name != "triage" || len(list.Prompts[0].Arguments) != 1 {
+		t.Fatalf("prompts = %+v, %v", list, err)
+	}
+	got, err := r.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "triage", Arguments: map[string]string{"topic": "billing"}})
+	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*mcp.TextContent).Text != "Triage billing" {
+		t.Errorf("get = %+v, %v", got, err)
+	}
+}

@@ -1,0 +1,88 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fetchInput is skill__fetch's input: the iii:// links to read.
+type fetchInput struct {
+	URI  string   `json:"uri,omitempty" jsonschema:"one iii:// URI to read"`
+	URIs []string `json:"uris,omitempty" jsonschema:"several iii:// URIs to read at once; wins over uri when not empty"`
+}
+
+// searchInput is skill__search's input.
+type searchInput struct {
+	Query     string `json:"query" jsonschema:"what you need, in words: a task, a symptom, a tool name (1 to 1000 characters)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"how many results at most, 1 to 50 (default 8)"`
+	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"drop results from the end until the response fits this many tokens"`
+}
+
+// searchOutput is skill__search's structured result.
+type searchOutput struct {
+	Results []searchResult `json:"results"`
+	Total   int            `json:"total"`
+}
+
+type searchResult struct {
+	ID          string  `json:"id"`
+	URI         string  `json:"uri"`
+	Title       string  `json:"title"`
+	Description string  `json:"description"`
+	Score       float64 `json:"score"`
+	Tokens      int     `json:"tokens"`
+}
+
+// addTools registers skill__fetch and skill__search, the names the iii
+// mcp worker gives skill::fetch and skill::search, with real input
+// schemas. A registry error is the tool's error result, which the model
+// reads; it is not a protocol error.
+func addTools(b *Bridge) {
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+	mcp.AddTool(b.server, &mcp.Tool{
+		Name:        "skill__fetch",
+		Title:       "Fetch skill",
+		Description: "Fetches the content of one or more skill resources identified by iii:// URIs. When you encounter iii:// links in skill instructions, use this tool to retrieve their contents (batch with `uris` when helpful).",
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, any, error) {
+		payload := map[string]any{}
+		if in.URI != "" {
+			payload["uri"] = in.URI
+		}
+		if len(in.URIs) > 0 {
+			payload["uris"] = in.URIs
+		}
+		var text string
+		if err := b.call(ctx, "skill::fetch", payload, &text); err != nil {
+			return toolError(err), nil, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+	mcp.AddTool(b.server, &mcp.Tool{
+		Name:        "skill__search",
+		Title:       "Search skills",
+		Description: "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Then read the best hits with skill__fetch.",
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
+		payload := map[string]any{"query": in.Query}
+		if in.Limit != 0 {
+			payload["limit"] = in.Limit
+		}
+		if in.MaxTokens != 0 {
+			payload["max_tokens"] = in.MaxTokens
+		}
+		var out searchOutput
+		if err := b.call(ctx, "skill::search", payload, &out); err != nil {
+			return toolError(err), searchOutput{}, nil
+		}
+		text, _ := json.Marshal(out)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, out, nil
+	})
+}
+
+// toolError is a failed call as the model should see it.
+func toolError(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}
