@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -67,5 +68,48 @@ func TestMCPDevOverStdio(t *testing.T) {
 	}
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
 		t.Errorf("exit state %v, want 0", cmd.ProcessState)
+	}
+}
+
+// skills mcp --dev --http serves Streamable HTTP at the address it prints;
+// a registration made through its engine reaches the client as
+// list_changed (D45).
+func TestMCPDevOverHTTP(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfg, "roots: []\n")
+	p := startCmd(t, "mcp", "--dev", "--config", cfg, "--http", "127.0.0.1:0", "--log-level", "info")
+	p.stderr.waitFor(t, "serving MCP over Streamable HTTP at http://")
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(p.stderr.String())
+	engineURL := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`).FindString(p.stderr.String())
+	if addr == "" || engineURL == "" {
+		t.Fatalf("no addresses in:\n%s", p.stderr.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	changed := make(chan struct{}, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
+	})
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: addr}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	if _, err := session.ListResources(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, ctx, "call", "skills::register", "id=from-http-test", "skill=# Over HTTP", "--url", engineURL)
+	if code != 0 {
+		t.Fatalf("register: %d %s %s", code, out, errOut)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no list_changed after a registration")
+	}
+	read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://from-http-test"})
+	if err != nil || read.Contents[0].Text != "# Over HTTP" {
+		t.Errorf("read = %+v, %v", read, err)
 	}
 }
