@@ -35,6 +35,7 @@ type Bridge struct {
 	syncMu    sync.Mutex        // one Sync at a time
 	resources map[string]string // uri → its listing entry, as JSON, to see changes
 	prompts   map[string]string // name → its listing entry, as JSON
+	tools     map[string]bool   // exposed function ids served as tools
 }
 
 // New returns a bridge serving through caller; call Sync before serving
@@ -43,7 +44,7 @@ func New(caller Caller, version string, log *zap.Logger) *Bridge {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	b := &Bridge{caller: caller, log: log, resources: map[string]string{}, prompts: map[string]string{}}
+	b := &Bridge{caller: caller, log: log, resources: map[string]string{}, prompts: map[string]string{}, tools: map[string]bool{}}
 	b.server = mcp.NewServer(&mcp.Implementation{Name: "skills", Title: "iii skills registry", Version: version}, &mcp.ServerOptions{
 		HasResources:       true,
 		HasPrompts:         true,
@@ -160,7 +161,7 @@ func (b *Bridge) Sync(ctx context.Context) error {
 	}
 	b.syncResources(ctx, resources)
 	b.syncPrompts(prompts.Prompts)
-	return nil
+	return b.syncExposed(ctx)
 }
 
 func (b *Bridge) syncResources(ctx context.Context, list []resourceEntry) {

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/registry"
@@ -35,7 +36,7 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	srv := iiitest.NewServer(t)
+	srv := iiitest.NewServerWith(t, engine.Options{FunctionsPollInterval: 20 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 
@@ -59,6 +60,16 @@ func newRig(t *testing.T) *rig {
 		_ = json.Unmarshal(req.Data, &args)
 		return map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "Triage " + args["topic"].(string)}}}}, nil
 	}})
+	caller.RegisterFunction(iii.Function{ID: "acme::greet", Description: "Greets someone.", Metadata: json.RawMessage(`{"mcp.expose": true}`),
+		RequestFormat: json.RawMessage(`{"type":"object","properties":{"who":{"type":"string"}},"required":["who"]}`),
+		Handler: func(_ context.Context, req iii.Request) (any, error) {
+			var in struct{ Who string }
+			_ = json.Unmarshal(req.Data, &in)
+			return map[string]string{"greeting": "hello " + in.Who}, nil
+		}})
+	caller.RegisterFunction(iii.Function{ID: "acme::private", Handler: func(context.Context, iii.Request) (any, error) { return nil, nil }})
+	caller.RegisterFunction(iii.Function{ID: "skills::sneaky", Metadata: json.RawMessage(`{"mcp":{"expose":true}}`),
+		Handler: func(context.Context, iii.Request) (any, error) { return nil, nil }})
 	caller.Start()
 	t.Cleanup(func() { caller.Close() })
 
@@ -98,6 +109,7 @@ func newRig(t *testing.T) *rig {
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { r.listed <- "resources" },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { r.listed <- "prompts" },
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { r.listed <- "tools" },
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			r.updated <- req.Params.URI
 		},
@@ -244,5 +256,49 @@ func TestPrompts(t *testing.T) {
 	got, err := r.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "triage", Arguments: map[string]string{"topic": "billing"}})
 	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*mcp.TextContent).Text != "Triage billing" {
 		t.Errorf("get = %+v, %v", got, err)
+	}
+}
+
+// Functions other workers expose to MCP (an approved typed tool among
+// them) are tools named as the iii mcp worker names them, with their
+// request schema; hidden namespaces and unexposed functions are not; a
+// function that appears later is added, with tools/list_changed.
+func TestExposedFunctionsAreTools(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	names := func() map[string]*mcp.Tool {
+		list, err := r.session.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*mcp.Tool{}
+		for _, tl := range list.Tools {
+			out[tl.Name] = tl
+		}
+		return out
+	}
+	tools := names()
+	greet, ok := tools["acme__greet"]
+	if !ok || greet.Description != "Greets someone." {
+		t.Fatalf("tools = %v", tools)
+	}
+	if schema, _ := json.Marshal(greet.InputSchema); !strings.Contains(string(schema), `"required":["who"]`) {
+		t.Errorf("acme__greet schema = %s", schema)
+	}
+	for _, absent := range []string{"acme__private", "skills__sneaky", "skill__fetch_skill"} {
+		if _, ok := tools[absent]; ok {
+			t.Errorf("%s is a tool", absent)
+		}
+	}
+	out, err := r.session.CallTool(ctx, &mcp.CallToolParams{Name: "acme__greet", Arguments: map[string]any{"who": "ada"}})
+	if err != nil || out.IsError || out.StructuredContent.(map[string]any)["greeting"] != "hello ada" {
+		t.Errorf("call = %+v, %v", out, err)
+	}
+
+	r.caller.RegisterFunction(iii.Function{ID: "acme::later", Metadata: json.RawMessage(`{"mcp.expose": true}`),
+		Handler: func(context.Context, iii.Request) (any, error) { return "ok", nil }})
+	waitFor(t, r.listed, "tools")
+	if _, ok := names()["acme__later"]; !ok {
+		t.Error("a function exposed later is not a tool")
 	}
 }

@@ -42,7 +42,9 @@ func (b *Bridge) Follow(reg Registrar) (stop func()) {
 			return nil, nil
 		},
 	})
-	for _, typ := range []string{"skills::on-change", "prompts::on-change"} {
+	// engine::functions-available says a function came or went: an
+	// exposed one (an approved typed tool) is a tool to add or remove.
+	for _, typ := range []string{"skills::on-change", "prompts::on-change", "engine::functions-available"} {
 		reg.RegisterTrigger(iii.Trigger{ID: id + "-" + typ, Type: typ, FunctionID: id})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
