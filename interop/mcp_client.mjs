@@ -1,0 +1,79 @@
+// An MCP client built on the official TypeScript SDK, driving `skills mcp`
+// for the Go interop tests (mcp_client_test.go). Every request goes through
+// the SDK's client methods, which check each result against the SDK's own
+// schemas and throw on any mismatch. It prints one JSON object on stdout:
+// what it saw.
+//
+//   node mcp_client.mjs stdio <skills binary> <config> <root folder>
+//   node mcp_client.mjs http <url> <root folder>
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const [mode, ...rest] = process.argv.slice(2);
+let transport, root;
+if (mode === "stdio") {
+  const [bin, config] = rest;
+  root = rest[2];
+  transport = new StdioClientTransport({ command: bin, args: ["mcp", "--dev", "--config", config], env: { ...process.env }, stderr: "inherit" });
+} else {
+  transport = new StreamableHTTPClientTransport(new URL(rest[0]));
+  root = rest[1];
+}
+
+const client = new Client({ name: "interop-mcp-client", version: "1.0.0" });
+let listChanged = 0;
+let notify;
+client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+  listChanged++;
+  if (notify) notify();
+});
+await client.connect(transport);
+
+const seen = { server: client.getServerVersion(), capabilities: client.getServerCapabilities() };
+
+// Every page of resources, as a client pages them.
+const uris = [];
+let cursor;
+do {
+  const page = await client.listResources(cursor ? { cursor } : {});
+  uris.push(...page.resources.map((r) => r.uri));
+  cursor = page.nextCursor;
+} while (cursor);
+seen.resources = uris;
+seen.templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+seen.read = (await client.readResource({ uri: "iii://pdf-forms" })).contents[0].text;
+try {
+  await client.readResource({ uri: "iii://no-such-skill" });
+  seen.unknown = "no error";
+} catch (err) {
+  seen.unknown = { code: err.code, message: err.message };
+}
+seen.tools = (await client.listTools()).tools.map((t) => ({ name: t.name, properties: Object.keys(t.inputSchema.properties ?? {}) }));
+const search = await client.callTool({ name: "skill__search", arguments: { query: "fill in a pdf form" } });
+seen.search = search.structuredContent;
+const fetched = await client.callTool({ name: "skill__fetch", arguments: { uris: ["iii://pdf-forms"] } });
+seen.fetch = fetched.content[0].text;
+const bad = await client.callTool({ name: "skill__search", arguments: { query: "   " } });
+seen.badSearch = { isError: bad.isError, text: bad.content[0].text };
+seen.prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+seen.prompt = (await client.getPrompt({ name: "review", arguments: {} })).messages;
+
+// A skill folder added on disk reaches the client as list_changed.
+let timer;
+const changed = new Promise((resolve, reject) => {
+  notify = resolve;
+  timer = setTimeout(() => reject(new Error("no resources/list_changed within 10 s")), 10000);
+});
+mkdirSync(join(root, "added-later"), { recursive: true });
+writeFileSync(join(root, "added-later", "SKILL.md"), "---\nname: added-later\ndescription: Added while the client was connected.\n---\n# Added later\n");
+await changed;
+clearTimeout(timer);
+seen.listChanged = listChanged;
+seen.afterChange = (await client.listResources()).resources.map((r) => r.uri);
+
+await client.close();
+process.stdout.write(JSON.stringify(seen) + "\n");

@@ -1,0 +1,203 @@
+package interop
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// mcpSeen is what mcp_client.mjs reports.
+type mcpSeen struct {
+	Server struct {
+		Name string `json:"name"`
+	} `json:"server"`
+	Capabilities map[string]json.RawMessage `json:"capabilities"`
+	Resources    []string                   `json:"resources"`
+	Templates    []string                   `json:"templates"`
+	Read         string                     `json:"read"`
+	Unknown      struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"unknown"`
+	Tools []struct {
+		Name       string   `json:"name"`
+		Properties []string `json:"properties"`
+	} `json:"tools"`
+	Search struct {
+		Results []struct {
+			ID string `json:"id"`
+		} `json:"results"`
+	} `json:"search"`
+	Fetch     string `json:"fetch"`
+	BadSearch struct {
+		IsError bool   `json:"isError"`
+		Text    string `json:"text"`
+	} `json:"badSearch"`
+	Prompts     []string          `json:"prompts"`
+	Prompt      []json.RawMessage `json:"prompt"`
+	ListChanged int               `json:"listChanged"`
+	AfterChange []string          `json:"afterChange"`
+}
+
+// mcpFixture writes an Agent Skills root and a prompt, and a config that
+// serves them, and builds the skills binary.
+func mcpFixture(t *testing.T) (bin, config, root string) {
+	t.Helper()
+	dir := t.TempDir()
+	root = filepath.Join(dir, "agents")
+	for path, content := range map[string]string{
+		filepath.Join(root, "pdf-forms", "SKILL.md"): "---\nname: pdf-forms\ndescription: Fill in PDF forms field by field.\n---\n# PDF forms\n\nList the fields, then fill them.\n",
+		filepath.Join(dir, "prompts", "review.md"):   "---\ndescription: Review a change.\n---\nReview the change for correctness first.\n",
+		filepath.Join(dir, "config.yaml"):            "roots: [agents]\nprompts: [prompts/*.md]\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return skillsBinary(t), filepath.Join(dir, "config.yaml"), root
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// skillsBinary builds the skills binary once per test run.
+func skillsBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "skills-interop-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "skills")
+		if out, err := exec.Command("go", "build", "-o", builtBin, "../cmd/skills").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// runMCPClient runs mcp_client.mjs with args and decodes what it saw.
+func runMCPClient(t *testing.T, args ...string) mcpSeen {
+	t.Helper()
+	node := requireNode(t)
+	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Fatalf("@modelcontextprotocol/sdk is not installed in interop/node_modules: %v; %s", err, installHint)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{"mcp_client.mjs"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mcp_client.mjs %v: %v\nstderr:\n%s", args, err, stderr.String())
+	}
+	var seen mcpSeen
+	if err := json.Unmarshal(out, &seen); err != nil {
+		t.Fatalf("mcp_client.mjs printed %q: %v", out, err)
+	}
+	return seen
+}
+
+// checkSeen checks what the TypeScript client saw; every result already
+// passed the SDK's own schema checks, or the script would have failed.
+func checkSeen(t *testing.T, seen mcpSeen) {
+	t.Helper()
+	if seen.Server.Name != "skills" {
+		t.Errorf("server = %+v", seen.Server)
+	}
+	for _, c := range []string{"resources", "prompts", "tools"} {
+		if _, ok := seen.Capabilities[c]; !ok {
+			t.Errorf("no %s capability in %v", c, seen.Capabilities)
+		}
+	}
+	if !slices.Contains(seen.Resources, "iii://skills") || !slices.Contains(seen.Resources, "iii://pdf-forms") {
+		t.Errorf("resources = %v", seen.Resources)
+	}
+	if !slices.Contains(seen.Templates, "iii://{+path}") {
+		t.Errorf("templates = %v", seen.Templates)
+	}
+	if !strings.HasPrefix(seen.Read, "# PDF forms") || !strings.Contains(seen.Fetch, "List the fields") {
+		t.Errorf("read %q, fetch %q", seen.Read, seen.Fetch)
+	}
+	if seen.Unknown.Code != -32602 || !strings.Contains(seen.Unknown.Message, "Resource not found") {
+		t.Errorf("unknown resource = %+v, want the resource-not-found error", seen.Unknown)
+	}
+	tools := map[string][]string{}
+	for _, tl := range seen.Tools {
+		tools[tl.Name] = tl.Properties
+	}
+	if !slices.Contains(tools["skill__search"], "query") || !slices.Contains(tools["skill__fetch"], "uris") {
+		t.Errorf("tools = %v", tools)
+	}
+	if len(seen.Search.Results) == 0 || seen.Search.Results[0].ID != "pdf-forms" {
+		t.Errorf("search = %+v", seen.Search)
+	}
+	if !seen.BadSearch.IsError || !strings.Contains(seen.BadSearch.Text, "at least one character that is not a space") {
+		t.Errorf("a blank search = %+v", seen.BadSearch)
+	}
+	if !slices.Equal(seen.Prompts, []string{"review"}) || len(seen.Prompt) != 1 || !strings.Contains(string(seen.Prompt[0]), "Review the change") {
+		t.Errorf("prompts %v, prompt %s", seen.Prompts, seen.Prompt)
+	}
+	if seen.ListChanged < 1 || !slices.Contains(seen.AfterChange, "iii://added-later") {
+		t.Errorf("after a folder was added: %d list_changed, resources %v", seen.ListChanged, seen.AfterChange)
+	}
+}
+
+// The official TypeScript client drives `skills mcp --dev` over stdio.
+func TestMCPClientOverStdio(t *testing.T) {
+	bin, config, root := mcpFixture(t)
+	checkSeen(t, runMCPClient(t, "stdio", bin, config, root))
+}
+
+// The official TypeScript client drives `skills mcp --dev --http`.
+func TestMCPClientOverHTTP(t *testing.T) {
+	bin, config, root := mcpFixture(t)
+	cmd := exec.Command(bin, "mcp", "--dev", "--config", config, "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	lines := bufio.NewScanner(stderr)
+	urlRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`)
+	var url string
+	for lines.Scan() {
+		if url = urlRe.FindString(lines.Text()); url != "" {
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("skills mcp --http never printed its address")
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	checkSeen(t, runMCPClient(t, "http", url, root))
+}
