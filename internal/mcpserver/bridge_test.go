@@ -34,7 +34,9 @@ type rig struct {
 	updated chan string // the URI of each resources/updated
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { return newRigTB(t) }
+
+func newRigTB(t testing.TB) *rig {
 	t.Helper()
 	srv := iiitest.NewServerWith(t, engine.Options{FunctionsPollInterval: 20 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -125,7 +127,7 @@ func newRig(t *testing.T) *rig {
 	return r
 }
 
-func (r *rig) call(t *testing.T, fn string, data any) {
+func (r *rig) call(t testing.TB, fn string, data any) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
