@@ -100,7 +100,12 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if err := firstSync(ctx, client, bridge); err != nil {
 		log.Warn("the registry could not be listed yet; lists fill in at its first change", zap.String("engine", engineURL), zap.Error(err))
 	}
-	go resyncOnReconnect(ctx, client, bridge, log)
+	resynced := make(chan struct{})
+	go func() {
+		defer close(resynced)
+		resyncOnReconnect(ctx, client, bridge, log)
+	}()
+	defer func() { cancel(); <-resynced }()
 
 	if *httpAddr != "" {
 		return serveHTTP(ctx, *httpAddr, bridge.Server(), c.io.err)
