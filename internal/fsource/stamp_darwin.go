@@ -1,20 +1,6 @@
 package fsource
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// changeKey is the device, inode and status-change time of a file.
-type changeKey struct {
-	dev, ino        uint64
-	ctimeS, ctimeNS int64
-}
-
-func changeOf(fi fs.FileInfo) changeKey {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return changeKey{}
-	}
-	return changeKey{dev: uint64(st.Dev), ino: uint64(st.Ino), ctimeS: int64(st.Ctimespec.Sec), ctimeNS: int64(st.Ctimespec.Nsec)} //nolint:unconvert // the widths differ by architecture
-}
+// statusChange is the file's status-change time; Darwin names it Ctimespec.
+func statusChange(st *syscall.Stat_t) syscall.Timespec { return st.Ctimespec }
