@@ -171,17 +171,35 @@ func (w *world) startWorkerWith(doc *godog.DocString) error {
 // it announces (engine::functions-available, engine::workers-available).
 // Either way engine::functions::list must then not have it.
 func (w *world) functionGone(id string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
 	l, err := w.link()
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.listingWait())
+	defer cancel()
 	if l.srv != nil {
 		if err := l.srv.WaitFunctionGone(ctx, id); err != nil {
 			return err
 		}
 	}
+	return l.awaitListing(ctx, id, false)
+}
+
+// listingWait bounds a wait for the engine's function list to change. The
+// local engine reports the change as it happens; an external one announces
+// a change of functions only at its next check of them (every 5 s, as iii
+// does), so the wait spans two of those.
+func (l *link) listingWait() time.Duration {
+	if l.srv != nil {
+		return 3 * time.Second
+	}
+	return 12 * time.Second
+}
+
+// awaitListing asks engine::functions::list until it lists id (listed) or
+// no longer does (!listed), asking again at every change the engine
+// announces; ctx bounds the wait.
+func (l *link) awaitListing(ctx context.Context, id string, listed bool) error {
 	for {
 		next := l.events.next()
 		res, err := l.call(ctx, "engine::functions::list", map[string]any{"include_internal": true})
@@ -194,12 +212,15 @@ func (w *world) functionGone(id string) error {
 		if err := json.Unmarshal(res, &out); err != nil {
 			return err
 		}
-		if !slices.ContainsFunc(out.Functions, func(f functionRow) bool { return f.ID == id }) {
+		if slices.ContainsFunc(out.Functions, func(f functionRow) bool { return f.ID == id }) == listed {
 			return nil
 		}
 		select {
 		case <-next:
 		case <-ctx.Done():
+			if listed {
+				return fmt.Errorf("the engine does not list %s", id)
+			}
 			return fmt.Errorf("the engine still lists %s: %s", id, res)
 		}
 	}

@@ -3,13 +3,11 @@ package features
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,32 +60,12 @@ func (w *world) functionListed(id string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), l.listingWait())
 	defer cancel()
 	if l.srv != nil {
 		return l.srv.WaitFunction(ctx, id)
 	}
-	for {
-		next := l.events.next()
-		res, err := l.call(ctx, "engine::functions::list", map[string]any{"include_internal": true})
-		if err != nil {
-			return err
-		}
-		var out struct {
-			Functions []functionRow `json:"functions"`
-		}
-		if err := json.Unmarshal(res, &out); err != nil {
-			return err
-		}
-		if slices.ContainsFunc(out.Functions, func(f functionRow) bool { return f.ID == id }) {
-			return nil
-		}
-		select {
-		case <-next:
-		case <-ctx.Done():
-			return fmt.Errorf("the engine does not list %s", id)
-		}
-	}
+	return l.awaitListing(ctx, id, true)
 }
 
 // processEnded checks that the process whose pid a tool wrote to a file
