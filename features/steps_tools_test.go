@@ -3,17 +3,17 @@ package features
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cucumber/godog"
+
+	"github.com/iii-hq/skills-go/internal/proctest"
 )
 
 // Steps about typed tools (docs/decisions.md D34–D39): approvals made
@@ -80,25 +80,5 @@ func (w *world) processEnded(path string, ms int) error {
 	if err != nil {
 		return fmt.Errorf("%s holds %q, not a pid", path, b)
 	}
-	deadline := time.Now().Add(time.Duration(ms) * time.Millisecond)
-	for running(pid) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("process %d is still running %d ms later", pid, ms)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return nil
-}
-
-// running reports whether a process exists and is not a zombie.
-func running(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
+	return proctest.Ended(pid, time.Duration(ms)*time.Millisecond)
 }

@@ -3,9 +3,9 @@
 package tools
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/iii-hq/skills-go/internal/proctest"
 )
 
 func newTestRunner(t *testing.T, o RunnerOptions) *Runner {
@@ -131,26 +133,9 @@ func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	}
 	// SIGKILL was sent before Run returned; its delivery is the kernel's,
 	// so the check allows it a moment.
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the grandchild %d is still alive 5 s after the timeout", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := proctest.Ended(pid, 5*time.Second); err != nil {
+		t.Fatalf("the grandchild after the timeout: %v", err)
 	}
-}
-
-// alive reports whether a process exists and is not a zombie.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
 }
 
 // Programs that cannot run say why, in the envelope's words.
@@ -188,9 +173,17 @@ func TestRunLimitsConcurrency(t *testing.T) {
 	dir := t.TempDir()
 	first, cancelFirst := context.WithCancel(context.Background())
 	done := make(chan Envelope)
-	go func() { done <- r.Run(first, Call{Dir: dir, Program: "sleep", Args: []string{"300"}}) }()
-	for len(r.sem) == 0 { // the first call holds the only slot once it is running
-		time.Sleep(time.Millisecond)
+	started := filepath.Join(dir, "started")
+	if err := syscall.Mkfifo(started, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		done <- r.Run(first, Call{Dir: dir, Program: "sh", Args: []string{"-c", "echo > started; exec sleep 300"}})
+	}()
+	// The first call holds the only slot once its command runs, and the
+	// command says it runs by writing to the fifo.
+	if err := awaitFifo(started, done); err != nil {
+		t.Fatal(err)
 	}
 	marker := filepath.Join(dir, "second-ran")
 	second, cancelSecond := context.WithCancel(context.Background())
@@ -220,5 +213,27 @@ func TestRunWorkdir(t *testing.T) {
 	env := r.Run(context.Background(), Call{Dir: skill, Program: "./where.sh"})
 	if !env.Success || env.Output != work+"\n" {
 		t.Errorf("pwd with a workdir = %+v, want %s", env, work)
+	}
+}
+
+// awaitFifo reads a line from the fifo at path, written by a command a
+// call runs; it fails if the call ends first or nothing comes in 5 s.
+func awaitFifo(path string, done <-chan Envelope) error {
+	read := make(chan error, 1)
+	go func() {
+		f, err := os.Open(path) // blocks until the command opens it to write
+		if err == nil {
+			_, err = bufio.NewReader(f).ReadString('\n')
+			f.Close()
+		}
+		read <- err
+	}()
+	select {
+	case err := <-read:
+		return err
+	case env := <-done:
+		return fmt.Errorf("the call ended before its command wrote to %s: %+v", path, env)
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("the command did not write to %s within 5 s", path)
 	}
 }
