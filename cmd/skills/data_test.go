@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iii-hq/skills-go/internal/filewait"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -78,15 +78,9 @@ func TestEngineDataSurvivesSIGKILL(t *testing.T) {
 		t.Errorf("first log line %q does not say where state lives", first)
 	}
 	call(url, "state::set", map[string]any{"scope": "skills", "key": "kept", "value": map[string]string{"id": "kept"}})
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if b, err := os.ReadFile(filepath.Join(data, "state.json")); err == nil && strings.Contains(string(b), `"kept"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the write never reached the state file")
-		}
-		time.Sleep(20 * time.Millisecond)
+	kept := func(b []byte) bool { return strings.Contains(string(b), `"kept"`) }
+	if err := filewait.Until(filepath.Join(data, "state.json"), 5*time.Second, kept); err != nil {
+		t.Fatalf("the write never reached the state file: %v", err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/iii-hq/skills-go/internal/filewait"
 )
 
 // State written through the protocol survives a Close and a new Start on
@@ -41,16 +42,18 @@ func TestStateIsFlushedWithoutAClose(t *testing.T) {
 	if err := s.SetState("skills", "k", json.RawMessage(`{"id":"k"}`)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * flushInterval)
-	for {
-		f, found, err := readStateFile(filepath.Join(dir, StateFile))
-		if err == nil && found && len(f.Scopes) == 1 && len(f.Scopes[0].Rows) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the change was not on disk %s later: %+v, %v, %v", 5*flushInterval, f, found, err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	path := filepath.Join(dir, StateFile)
+	var (
+		f     stateFileFormat
+		found bool
+		err   error
+	)
+	flushed := func([]byte) bool { // read as the engine reads it at start
+		f, found, err = readStateFile(path)
+		return err == nil && found && len(f.Scopes) == 1 && len(f.Scopes[0].Rows) == 1
+	}
+	if werr := filewait.Until(path, 5*flushInterval, flushed); werr != nil {
+		t.Fatalf("the change was not on disk: %v (%+v, %v, %v)", werr, f, found, err)
 	}
 }
 
