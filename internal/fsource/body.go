@@ -94,6 +94,31 @@ func checkRegular(fi fs.FileInfo) error {
 // FIFO swapped in after a stat cannot hang the call (docs/decisions.md D25). Errors
 // carry no path: callers word their own prefix.
 func readRegular(path string) ([]byte, error) {
+	b, err := readRegularBytes(path)
+	if err != nil {
+		return nil, err
+	}
+	if off := invalidUTF8(b); off >= 0 {
+		return nil, fmt.Errorf("not valid UTF-8 text (first invalid byte at offset %d)", off)
+	}
+	return b, nil
+}
+
+// ReadBytes reads a file whole with the checks of ReadFile except the
+// UTF-8 one: the supporting files of a skill folder may be binary.
+func ReadBytes(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	if err := checkRegular(fi); err != nil {
+		return nil, err
+	}
+	return readRegularBytes(path)
+}
+
+// readRegularBytes is readRegular without the UTF-8 check.
+func readRegularBytes(path string) ([]byte, error) {
 	f, err := openNoBlock(path)
 	if err != nil {
 		return nil, unwrapPath(err)
@@ -117,9 +142,6 @@ func readRegular(path string) ([]byte, error) {
 	}
 	if len(b) > maxFileBytes {
 		return nil, &tooLargeError{size: int64(len(b))}
-	}
-	if off := invalidUTF8(b); off >= 0 {
-		return nil, fmt.Errorf("not valid UTF-8 text (first invalid byte at offset %d)", off)
 	}
 	return b, nil
 }

@@ -57,6 +57,10 @@ func rootPattern(root string) string {
 // frontNameRe is an Agent Skills name (D31): a-z, 0-9 and single hyphens.
 var frontNameRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
+// ValidName reports whether name is an Agent Skills name: 1 to 64
+// characters of a-z, 0-9 and single hyphens, not at either end.
+func ValidName(name string) bool { return len(name) <= 64 && frontNameRe.MatchString(name) }
+
 // rootSkills lists the skills of one root, sorted by path, each id once
 // (a later duplicate is skipped).
 func (s *Source) rootSkills(sc *scan, root string) []Skill {

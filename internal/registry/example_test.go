@@ -72,4 +72,7 @@ func ExampleRegistry_Functions() {
 	// skills::roots::rescan
 	// skill::search
 	// skills::diagnostics
+	// skills::mcp-skills-list
+	// skills::mcp-skills-get
+	// skills::mcp-skills-read
 }

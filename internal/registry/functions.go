@@ -48,7 +48,8 @@ var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{
 // order: the 13 of 0.2, with descriptions, request and response schemas
 // reflected from the Go types, and lenient decoding (unknown keys ignored,
 // a null payload is {}); then the three skills::roots::* functions of the
-// upstream v0.3 (raw JSON, no schemas; D32) and skill::search (D40).
+// upstream v0.3 (raw JSON, no schemas; D32), skill::search (D40),
+// skills::diagnostics (D42) and the MCP Skills extension's three (D45).
 func (r *Registry) Functions() []iii.Function {
 	fetchAlias := iii.NewFunction(FnSkillFetch, descFetch, r.fetch)
 	fetchAlias.Metadata = fetchToolMetadata
@@ -68,5 +69,9 @@ func (r *Registry) Functions() []iii.Function {
 		iii.NewFunction(FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
 	}
 	fns = append(fns, r.rootsFunctions()...)
-	return append(fns, r.searchFunction(), r.diagnosticsFunction())
+	fns = append(fns, r.searchFunction(), r.diagnosticsFunction())
+	return append(fns,
+		iii.NewFunction(FnMCPSkillsList, descMCPSkillsList, r.mcpSkillsList),
+		iii.NewFunction(FnMCPSkillsGet, descMCPSkillsGet, r.mcpSkillsGet),
+		iii.NewFunction(FnMCPSkillsRead, descMCPSkillsRead, r.mcpSkillsRead))
 }

@@ -108,6 +108,7 @@ type Registry struct {
 	roots          rootsIndex
 	searcher       *searcher
 	fsDigests      *fsDigests
+	mcpDigests     *mcpDigests
 	pageSize       int
 	indexMaxTokens int
 	diagnose       func(*diagnostics.Report)
@@ -156,6 +157,7 @@ func New(cfg Config) *Registry {
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
 		searcher:       newSearcher(),
 		fsDigests:      newFSDigests(),
+		mcpDigests:     newMCPDigests(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
 		diagnose:       cfg.Diagnose,

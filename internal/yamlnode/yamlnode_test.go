@@ -1,6 +1,8 @@
 package yamlnode
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -31,5 +33,32 @@ func TestDescribeResolveIsNull(t *testing.T) {
 	}
 	if !nulls["d"] || nulls["a"] {
 		t.Errorf("IsNull: %v", nulls)
+	}
+}
+
+func TestJSONKeepsTypesAndText(t *testing.T) {
+	var doc yaml.Node
+	src := "name: pdf\ndescription: \"Fill: forms\"\nversion: 2\nratio: 0.5\nbig: .inf\non: true\nnothing: ~\nwhen: 2024-01-02\nlist: [a, 1]\nmetadata:\n  owner: acme\nanchor: &x {k: v}\nalias: *x\n"
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(JSON(&doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"alias":{"k":"v"},"anchor":{"k":"v"},"big":".inf","description":"Fill: forms","list":["a",1],"metadata":{"owner":"acme"},"name":"pdf","nothing":null,"on":true,"ratio":0.5,"version":2,"when":"2024-01-02"}`
+	if string(got) != want {
+		t.Fatalf("JSON = %s\nwant   %s", got, want)
+	}
+}
+
+func TestJSONBoundsDepth(t *testing.T) {
+	var doc yaml.Node
+	src := strings.Repeat("[", 200) + strings.Repeat("]", 200)
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(JSON(&doc)); err != nil {
+		t.Fatalf("a deep document does not render: %v", err)
 	}
 }

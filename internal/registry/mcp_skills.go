@@ -1,0 +1,491 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"mime"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/yamlnode"
+)
+
+// The MCP Skills extension (SEP-2640; docs/decisions.md D45) as three
+// internal functions that `skills mcp` forwards skills/list, skills/get
+// and resources/read of skill:// URIs to. Every skill the registry serves
+// is an MCP skill at skill://<id>/SKILL.md:
+//
+//   - a SKILL.md folder under a root is served as it is on disk: the
+//     SKILL.md byte for byte, its frontmatter verbatim, and every file of
+//     the folder (references, scripts, assets, nested skills) as a
+//     supporting file;
+//   - a registered or glob skill, which is one markdown body, is served as
+//     a SKILL.md synthesised from it: frontmatter with name (the id's last
+//     segment) and description (the index line's), then the body.
+//
+// Not served, with the reason in skills/get's error: a skill whose name
+// (the id's last segment, or a folder skill's frontmatter name) is not an
+// Agent Skills name or differs from its folder, and a folder past the
+// extension's limits (512 files, 16 MiB). The other markdown files of a
+// skill folder are files of that skill here, not skills of their own.
+const (
+	FnMCPSkillsList = "skills::mcp-skills-list"
+	FnMCPSkillsGet  = "skills::mcp-skills-get"
+	FnMCPSkillsRead = "skills::mcp-skills-read"
+
+	descMCPSkillsList = "Internal: returns the MCP Skills extension's skills/list result: every skill as skill://<id>/SKILL.md with its frontmatter and files (uri, sha256 digest, size)."
+	descMCPSkillsGet  = "Internal: returns the MCP Skills extension's skills/get result for one skill://<id>/SKILL.md."
+	descMCPSkillsRead = "Internal: reads one file of an MCP skill (skill://<id>/<file>) as the MCP resources/read contents envelope."
+
+	// SkillScheme prefixes an MCP skill's file URIs.
+	SkillScheme = "skill://"
+	skillFile   = "SKILL.md"
+)
+
+type mcpSkillsGetInput struct {
+	URI *string `json:"uri" jsonschema:"required" jsonschema_description:"The skill://<id>/SKILL.md URI of the skill."`
+}
+
+type mcpSkillsListOutput struct {
+	Skills     []mcpSkill `json:"skills"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}
+
+type mcpSkillsGetOutput struct {
+	Skill mcpSkill `json:"skill"`
+}
+
+// mcpSkill is the extension's Skill entry.
+type mcpSkill struct {
+	URI         string         `json:"uri"`
+	Frontmatter map[string]any `json:"frontmatter"`
+	Resources   []mcpSkillFile `json:"resources"`
+}
+
+// mcpSkillFile is the extension's SkillResource: one file with the
+// digest and size of its bytes.
+type mcpSkillFile struct {
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
+}
+
+type mcpSkillsReadContent struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType"`
+	Text     string `json:"text,omitempty"`
+	Blob     []byte `json:"blob,omitempty"` // base64 on the wire, as MCP's blob
+}
+
+type mcpSkillsReadOutput struct {
+	Contents []mcpSkillsReadContent `json:"contents"`
+}
+
+// skillSource is where an MCP skill's content comes from: a folder on
+// disk, or one body from which its SKILL.md is synthesised.
+type skillSource struct {
+	id     string
+	folder string // the folder of a SKILL.md under a root; "" for a body
+	path   string // that SKILL.md
+
+	// A body's parts.
+	body        string
+	bodySHA     string // hex SHA-256 of body, when known without reading it
+	description string
+	unserved    string // why the skill is not an MCP skill; "" when it is
+}
+
+func skillURI(id string) string { return SkillScheme + id + "/" + skillFile }
+
+func (r *Registry) mcpSkillsList(ctx context.Context, in listInput) (mcpSkillsListOutput, error) {
+	sources, err := r.skillSources(ctx)
+	if err != nil {
+		return mcpSkillsListOutput{}, err
+	}
+	keys := make([]string, len(sources))
+	for i, s := range sources {
+		keys[i] = s.id
+	}
+	start, end := 0, len(sources)
+	var next string
+	if r.pageSize > 0 {
+		if start, end, next, err = page("skills", keys, in.Cursor, r.pageSize); err != nil {
+			return mcpSkillsListOutput{}, err
+		}
+	}
+	out := mcpSkillsListOutput{Skills: make([]mcpSkill, 0, end-start), NextCursor: next}
+	for _, src := range sources[start:end] {
+		entry, err := r.mcpSkillEntry(ctx, src)
+		if err != nil {
+			// Gone since it was listed, or past the extension's limits:
+			// left out, as skills/get says why.
+			continue
+		}
+		out.Skills = append(out.Skills, entry)
+	}
+	if start == 0 {
+		r.mcpDigests.rotate()
+	}
+	return out, nil
+}
+
+func (r *Registry) mcpSkillsGet(ctx context.Context, in mcpSkillsGetInput) (mcpSkillsGetOutput, error) {
+	if in.URI == nil {
+		return mcpSkillsGetOutput{}, invalidf("missing field `uri`: pass a skill's skill://<id>/SKILL.md URI")
+	}
+	id, ok := strings.CutSuffix(strings.TrimPrefix(*in.URI, SkillScheme), "/"+skillFile)
+	if !strings.HasPrefix(*in.URI, SkillScheme) || !ok {
+		return mcpSkillsGetOutput{}, invalidf("uri %s is not a skill's SKILL.md URI; allowed: skill://<id>/SKILL.md", ids.Quote(*in.URI))
+	}
+	src, err := r.skillSourceOf(ctx, id)
+	if err != nil {
+		return mcpSkillsGetOutput{}, err
+	}
+	if src.unserved != "" {
+		return mcpSkillsGetOutput{}, notFoundf("%s is not served as an MCP skill: %s", ids.Quote(*in.URI), src.unserved)
+	}
+	entry, err := r.mcpSkillEntry(ctx, src)
+	if err != nil {
+		return mcpSkillsGetOutput{}, err
+	}
+	return mcpSkillsGetOutput{Skill: entry}, nil
+}
+
+func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcpSkillsReadOutput, error) {
+	if in.URI == nil {
+		return mcpSkillsReadOutput{}, invalidf("missing field `uri`: pass a skill://<id>/<file> URI")
+	}
+	uri := *in.URI
+	segs, err := skillPath(uri)
+	if err != nil {
+		return mcpSkillsReadOutput{}, err
+	}
+	notFound := notFoundf("Skill file not found: %s", ids.Unquoted(uri))
+	if segs[len(segs)-1] == skillFile {
+		id := strings.Join(segs[:len(segs)-1], "/")
+		if src, err := r.skillSourceOf(ctx, id); err == nil && src.unserved == "" {
+			b, err := r.skillMD(src)
+			if err != nil {
+				return mcpSkillsReadOutput{}, err
+			}
+			r.reads.add(id)
+			return mcpSkillsReadOutput{Contents: []mcpSkillsReadContent{{URI: uri, MimeType: mimeMarkdown, Text: string(b)}}}, nil
+		} else if err != nil && !isNotFound(err) {
+			return mcpSkillsReadOutput{}, err
+		}
+	}
+	// A supporting file: of the nearest enclosing folder skill.
+	for k := len(segs) - 1; k >= 1; k-- {
+		src, err := r.skillSourceOf(ctx, strings.Join(segs[:k], "/"))
+		if err != nil || src.folder == "" || src.unserved != "" {
+			continue
+		}
+		rel := strings.Join(segs[k:], "/")
+		files, err := r.fs.FolderFiles(ctx, src.folder)
+		if err != nil {
+			return mcpSkillsReadOutput{}, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
+		}
+		for _, f := range files {
+			if f.Rel != rel {
+				continue
+			}
+			if !r.fs.Contained(f.Path) {
+				return mcpSkillsReadOutput{}, notFound
+			}
+			b, err := fsource.ReadBytes(f.Path)
+			if err != nil {
+				return mcpSkillsReadOutput{}, unavailableMsg(fmt.Errorf("read %s: %w", f.Path, err))
+			}
+			return mcpSkillsReadOutput{Contents: []mcpSkillsReadContent{fileContent(uri, rel, b)}}, nil
+		}
+		return mcpSkillsReadOutput{}, notFound
+	}
+	return mcpSkillsReadOutput{}, notFound
+}
+
+// fileContent is a supporting file's contents entry: text when it is
+// UTF-8, else a blob.
+func fileContent(uri, rel string, b []byte) mcpSkillsReadContent {
+	mime := mimeOf(rel, b)
+	if utf8.Valid(b) {
+		return mcpSkillsReadContent{URI: uri, MimeType: mime, Text: string(b)}
+	}
+	return mcpSkillsReadContent{URI: uri, MimeType: mime, Blob: b}
+}
+
+// skillPath checks a skill:// URI and splits its path into segments.
+func skillPath(uri string) ([]string, error) {
+	rest, ok := strings.CutPrefix(uri, SkillScheme)
+	bad := func(why string) error {
+		return invalidf("uri %s %s; allowed: skill://<id>/<file>, e.g. skill://pdf/SKILL.md", ids.Quote(uri), why)
+	}
+	switch {
+	case !ok:
+		return nil, bad("does not start with skill://")
+	case len(uri) > 4096:
+		return nil, bad("is longer than 4096 bytes")
+	case !utf8.ValidString(rest):
+		return nil, bad("is not UTF-8")
+	case strings.ContainsAny(rest, "\\?#") || strings.ContainsFunc(rest, func(c rune) bool { return c < 0x20 || c == 0x7f }):
+		return nil, bad("holds a backslash, ?, # or a control character")
+	}
+	segs := strings.Split(rest, "/")
+	if len(segs) < 2 {
+		return nil, bad("names no file")
+	}
+	for _, s := range segs {
+		if s == "" || s == "." || s == ".." {
+			return nil, bad("has an empty, . or .. segment")
+		}
+	}
+	return segs, nil
+}
+
+// skillSources are the registry's skills in id order, as MCP skills: the
+// state rows, then the overlay's skills state does not shadow, less the
+// non-SKILL.md files of root folders and the skills that cannot be served.
+func (r *Registry) skillSources(ctx context.Context) ([]skillSource, error) {
+	rows, err := r.skillSummaries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fsSkills, _ := r.fsSkills(ctx)
+	fsSkills = unshadowedSkills(fsSkills, rows)
+	out := make([]skillSource, 0, len(rows)+len(fsSkills))
+	for _, row := range rows {
+		src := skillSource{id: row.id, bodySHA: row.sha256, description: synthDescription(row.bullet)}
+		src.unserved = nameProblem(row.id)
+		out = append(out, src)
+	}
+	for _, s := range fsSkills {
+		if src, ok := fsSkillSource(s); ok {
+			out = append(out, src)
+		}
+	}
+	sortSources(out)
+	served := out[:0]
+	for _, s := range out {
+		if s.unserved == "" {
+			served = append(served, s)
+		}
+	}
+	return served, nil
+}
+
+func sortSources(s []skillSource) {
+	slices.SortFunc(s, func(a, b skillSource) int { return strings.Compare(a.id, b.id) })
+}
+
+// isNotFound reports a registry not_found error.
+func isNotFound(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == CodeNotFound
+}
+
+// skillSourceOf resolves one id as the registry serves it: the state row
+// first, then the overlay.
+func (r *Registry) skillSourceOf(ctx context.Context, id string) (skillSource, error) {
+	if ids.ValidateSkillID(id) != nil {
+		return skillSource{}, notFoundf("Skill not found: %s", ids.Unquoted(id))
+	}
+	body, found, err := r.storedSkill(ctx, id)
+	if err != nil {
+		return skillSource{}, err
+	}
+	if found {
+		src := skillSource{id: id, body: body, description: synthDescription(newBullet(indexEntry{id: id, body: body}))}
+		src.unserved = nameProblem(id)
+		return src, nil
+	}
+	if s, ok := r.fsSkill(ctx, id); ok {
+		if src, ok := fsSkillSource(s); ok {
+			return src, nil
+		}
+		return skillSource{id: id, unserved: "it is a file of the skill folder that holds it, not a skill"}, nil
+	}
+	return skillSource{}, notFoundf("Skill not found: %s", ids.Unquoted(id))
+}
+
+// fsSkillSource is an overlay skill as an MCP skill; ok is false for the
+// other markdown files of a root's skill folder.
+func fsSkillSource(s fsource.Skill) (skillSource, bool) {
+	switch {
+	case s.Root != "" && s.SkillFile:
+		src := skillSource{id: s.ID, folder: filepath.Dir(s.Path), path: s.Path}
+		if last := path.Base(s.ID); s.Name != last {
+			src.unserved = fmt.Sprintf("its frontmatter name %s is not its folder name %s", ids.Quote(s.Name), ids.Quote(last))
+		}
+		return src, true
+	case s.Root != "":
+		return skillSource{}, false
+	}
+	body, err := fsource.ReadBody(s.Path)
+	if err != nil {
+		body = ""
+	}
+	src := skillSource{id: s.ID, path: s.Path, body: body,
+		description: synthDescription(newBullet(indexEntry{id: s.ID, body: body, name: s.Name, description: s.Description}))}
+	src.unserved = nameProblem(s.ID)
+	return src, true
+}
+
+// nameProblem says why an id's last segment cannot name an MCP skill.
+func nameProblem(id string) string {
+	if last := path.Base(id); !fsource.ValidName(last) {
+		return fmt.Sprintf("its name %s (the id's last segment) is not an Agent Skills name: 1 to 64 characters of a-z, 0-9 and single hyphens", ids.Quote(last))
+	}
+	return ""
+}
+
+// synthDescription is a synthesised SKILL.md's description: the index
+// line's description, else the title.
+func synthDescription(bl bullet) string {
+	d := bl.desc
+	if bl.cut {
+		d += ellipsis
+	}
+	if !bl.hasDesc || strings.TrimSpace(d) == "" {
+		d = bl.title
+	}
+	return d
+}
+
+// synthFrontmatter is the frontmatter block of a synthesised SKILL.md.
+func synthFrontmatter(id, description string) string {
+	b, err := yaml.Marshal(struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+	}{path.Base(id), description})
+	if err != nil { // two strings always marshal
+		panic(err)
+	}
+	return "---\n" + string(b) + "---\n\n"
+}
+
+// skillMD is the SKILL.md of a skill: the file of a folder skill, or the
+// one synthesised from a body.
+func (r *Registry) skillMD(src skillSource) ([]byte, error) {
+	if src.folder != "" {
+		if !r.fs.Contained(src.path) {
+			return nil, unavailableMsg(fmt.Errorf("read %s: %w", src.path, errEscaped))
+		}
+		b, err := fsource.ReadFile(src.path)
+		if err != nil {
+			return nil, unavailableMsg(fmt.Errorf("read %s: %w", src.path, err))
+		}
+		return b, nil
+	}
+	return []byte(synthFrontmatter(src.id, src.description) + src.body), nil
+}
+
+// mcpSkillEntry builds a skill's entry: its frontmatter and every file
+// with its digest.
+func (r *Registry) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill, error) {
+	if src.folder == "" {
+		return r.synthEntry(ctx, src)
+	}
+	files, err := r.fs.FolderFiles(ctx, src.folder)
+	if err != nil {
+		return mcpSkill{}, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
+	}
+	md, err := r.skillMD(src)
+	if err != nil {
+		return mcpSkill{}, err
+	}
+	front, err := frontmatterJSON(md)
+	if err != nil {
+		return mcpSkill{}, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
+	}
+	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: front, Resources: make([]mcpSkillFile, 0, len(files))}
+	for _, f := range files {
+		uri := SkillScheme + src.id + "/" + f.Rel
+		if f.Rel == skillFile {
+			entry.Resources = append(entry.Resources, mcpSkillFile{URI: uri, Digest: digestOf(md), Size: int64(len(md))})
+			continue
+		}
+		sum, size, err := r.mcpDigests.file(f)
+		if err != nil {
+			return mcpSkill{}, unavailableMsg(fmt.Errorf("read %s: %w", f.Path, err))
+		}
+		entry.Resources = append(entry.Resources, mcpSkillFile{URI: uri, Digest: sum, Size: size})
+	}
+	return entry, nil
+}
+
+// synthEntry is the entry of a skill served as a synthesised SKILL.md.
+// A listing knows a state body's digest from its summary: the SKILL.md's
+// digest is kept by it and the frontmatter, so a body is read only when
+// it changed.
+func (r *Registry) synthEntry(ctx context.Context, src skillSource) (mcpSkill, error) {
+	front := synthFrontmatter(src.id, src.description)
+	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: map[string]any{"name": path.Base(src.id), "description": src.description}}
+	var file mcpSkillFile
+	if src.bodySHA == "" {
+		file = mcpSkillFile{Digest: digestOf([]byte(front + src.body)), Size: int64(len(front) + len(src.body))}
+	} else if kept, ok := r.mcpDigests.synth(src.id, src.bodySHA+"\x00"+front); ok {
+		file = kept
+	} else {
+		body, found, err := r.storedSkill(ctx, src.id)
+		if err != nil {
+			return mcpSkill{}, err
+		}
+		if !found {
+			return mcpSkill{}, notFoundf("Skill not found: %s", ids.Unquoted(src.id))
+		}
+		file = mcpSkillFile{Digest: digestOf([]byte(front + body)), Size: int64(len(front) + len(body))}
+		r.mcpDigests.keepSynth(src.id, sha256Hex(body)+"\x00"+front, file)
+	}
+	file.URI = entry.URI
+	entry.Resources = []mcpSkillFile{file}
+	return entry, nil
+}
+
+// frontmatterJSON is a SKILL.md's frontmatter as a JSON object.
+func frontmatterJSON(md []byte) (map[string]any, error) {
+	raw, _, ok := fsource.SplitFrontmatter(md)
+	if !ok {
+		return nil, errors.New("its SKILL.md has no frontmatter")
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("its SKILL.md frontmatter is not YAML: %s", ids.Unquoted(err.Error()))
+	}
+	m, ok := yamlnode.JSON(&doc).(map[string]any)
+	if !ok {
+		return nil, errors.New("its SKILL.md frontmatter is not a mapping")
+	}
+	return m, nil
+}
+
+func digestOf(b []byte) string {
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// mimeOf is a supporting file's MIME type, by its extension, else by
+// whether it is text.
+func mimeOf(name string, b []byte) string {
+	switch ext := strings.ToLower(path.Ext(name)); ext {
+	case ".md", ".markdown":
+		return mimeMarkdown
+	case "":
+	default:
+		if t := mime.TypeByExtension(ext); t != "" {
+			return t
+		}
+	}
+	if utf8.Valid(b) {
+		return "text/plain"
+	}
+	return "application/octet-stream"
+}

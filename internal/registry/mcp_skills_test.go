@@ -1,0 +1,224 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+)
+
+// mcpSkillsFixture is a registry with a root holding a skill folder (a
+// reference, a script, a binary asset, a nested skill, a dot file), a
+// folder whose name differs from its frontmatter, and two registered
+// skills, one whose id cannot name an MCP skill.
+func mcpSkillsFixture(t *testing.T) (*fixture, string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"root/pdf/SKILL.md":             "---\nname: pdf\ndescription: \"Fill PDF forms: AcroForm and XFA.\"\nlicense: Apache-2.0\nmetadata:\n  version: \"2.1\"\n---\n# PDF\n\nSee [forms](references/forms.md).\n",
+		"root/pdf/references/forms.md":  "# Forms\n\nField names.\n",
+		"root/pdf/scripts/fill.py":      "print('fill')\n",
+		"root/pdf/fill/SKILL.md":        "---\nname: fill\ndescription: Fill one form.\n---\n# Fill\n",
+		"root/pdf/.hidden":              "not a file of the skill\n",
+		"root/odd/SKILL.md":             "---\nname: other\ndescription: A folder named apart from its skill.\n---\n# Odd\n",
+		"root/pdf/assets/logo.bin":      "",
+		"root/pdf/references/tables.md": "# Tables\n",
+	})
+	if err := os.WriteFile(filepath.Join(dir, "root/pdf/assets/logo.bin"), []byte{0x89, 'P', 'N', 'G', 0xff, 0x00}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, fsource.New(dir, nil, nil, fsource.Roots("root")))
+	f.mustRegisterSkill(t, "team/deploy-guide", "# Deploy guide\n\nShip a release: build, tag, roll out.\n")
+	f.mustRegisterSkill(t, "legacy_notes", "# Notes\n")
+	return f, dir
+}
+
+func sha(b []byte) string {
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
+	f, dir := mcpSkillsFixture(t)
+	out, err := f.reg.mcpSkillsList(f.ctx, listInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, s := range out.Skills {
+		uris = append(uris, s.URI)
+	}
+	// Sorted by id; legacy_notes and odd are not Agent Skills names, and
+	// references/forms is a file of pdf, not a skill.
+	want := []string{"skill://pdf/SKILL.md", "skill://pdf/fill/SKILL.md", "skill://team/deploy-guide/SKILL.md"}
+	if !slices.Equal(uris, want) {
+		t.Fatalf("skills/list uris = %q, want %q", uris, want)
+	}
+
+	pdf := out.Skills[0]
+	if pdf.Frontmatter["name"] != "pdf" || pdf.Frontmatter["description"] != "Fill PDF forms: AcroForm and XFA." || pdf.Frontmatter["license"] != "Apache-2.0" {
+		t.Errorf("pdf frontmatter = %v", pdf.Frontmatter)
+	}
+	if m, _ := pdf.Frontmatter["metadata"].(map[string]any); m["version"] != "2.1" {
+		t.Errorf("pdf metadata = %v", pdf.Frontmatter["metadata"])
+	}
+	var files []string
+	for _, r := range pdf.Resources {
+		files = append(files, strings.TrimPrefix(r.URI, "skill://pdf/"))
+		disk, err := os.ReadFile(filepath.Join(dir, "root/pdf", strings.TrimPrefix(r.URI, "skill://pdf/")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Digest != sha(disk) || r.Size != int64(len(disk)) {
+			t.Errorf("%s: digest %s size %d, want %s %d", r.URI, r.Digest, r.Size, sha(disk), len(disk))
+		}
+	}
+	wantFiles := []string{"SKILL.md", "assets/logo.bin", "fill/SKILL.md", "references/forms.md", "references/tables.md", "scripts/fill.py"}
+	if !slices.Equal(files, wantFiles) {
+		t.Errorf("pdf files = %q, want %q (dot files left out, the nested skill's included)", files, wantFiles)
+	}
+
+	// A registered skill: a SKILL.md synthesised from its body, whose
+	// digest is that of what resources/read returns.
+	dg := out.Skills[2]
+	if dg.Frontmatter["name"] != "deploy-guide" || dg.Frontmatter["description"] != "Ship a release: build, tag, roll out." {
+		t.Errorf("deploy-guide frontmatter = %v", dg.Frontmatter)
+	}
+	read, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &dg.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := read.Contents[0].Text
+	if len(dg.Resources) != 1 || dg.Resources[0].Digest != sha([]byte(text)) || dg.Resources[0].Size != int64(len(text)) {
+		t.Errorf("deploy-guide resources = %+v; read %q", dg.Resources, text)
+	}
+	front, body, ok := fsource.SplitFrontmatter([]byte(text))
+	var parsed map[string]any
+	if !ok || yaml.Unmarshal(front, &parsed) != nil || parsed["name"] != "deploy-guide" || parsed["description"] != dg.Frontmatter["description"] {
+		t.Errorf("synthesised SKILL.md frontmatter %q does not parse to the entry's %v", front, dg.Frontmatter)
+	}
+	if !strings.HasSuffix(string(body), "# Deploy guide\n\nShip a release: build, tag, roll out.\n") {
+		t.Errorf("synthesised SKILL.md body = %q", body)
+	}
+}
+
+func TestMCPSkillsReadAndGet(t *testing.T) {
+	f, dir := mcpSkillsFixture(t)
+	read := func(uri string) (mcpSkillsReadOutput, error) {
+		return f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
+	}
+	skillMD, _ := os.ReadFile(filepath.Join(dir, "root/pdf/SKILL.md"))
+	if out, err := read("skill://pdf/SKILL.md"); err != nil || out.Contents[0].Text != string(skillMD) || out.Contents[0].MimeType != "text/markdown" {
+		t.Errorf("read SKILL.md = %+v, %v; want the file byte for byte", out, err)
+	}
+	if out, err := read("skill://pdf/references/forms.md"); err != nil || out.Contents[0].Text != "# Forms\n\nField names.\n" {
+		t.Errorf("read a reference = %+v, %v", out, err)
+	}
+	if out, err := read("skill://pdf/assets/logo.bin"); err != nil || out.Contents[0].Text != "" || string(out.Contents[0].Blob) != "\x89PNG\xff\x00" {
+		t.Errorf("read a binary file = %+v, %v; want a blob", out, err)
+	}
+	if out, err := read("skill://pdf/fill/SKILL.md"); err != nil || !strings.Contains(out.Contents[0].Text, "name: fill") {
+		t.Errorf("read the nested skill = %+v, %v", out, err)
+	}
+	for uri, wantCode := range map[string]string{
+		"skill://pdf/.hidden":                                "not_found",
+		"skill://pdf/nothing.md":                             "not_found",
+		"skill://team/deploy-guide/x.md":                     "not_found", // a body has no other files
+		"skill://nope/SKILL.md":                              "not_found",
+		"skill://legacy_notes/SKILL.md":                      "not_found",
+		"skill://pdf/../odd/SKILL.md":                        "invalid_argument",
+		"skill://pdf//SKILL.md":                              "invalid_argument",
+		"skill://pdf/a\\b":                                   "invalid_argument",
+		"skill://pdf/a\x00b":                                 "invalid_argument",
+		"iii://pdf/SKILL.md":                                 "invalid_argument",
+		"skill://pdf":                                        "invalid_argument",
+		"skill://" + strings.Repeat("a/", 3000) + "SKILL.md": "invalid_argument",
+	} {
+		_, err := read(uri)
+		if msg, code := errText(err); code != wantCode {
+			t.Errorf("read %q: %s %q, want %s", uri, code, msg, wantCode)
+		}
+	}
+
+	get := func(uri string) (mcpSkillsGetOutput, error) {
+		return f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: &uri})
+	}
+	if out, err := get("skill://pdf/SKILL.md"); err != nil || len(out.Skill.Resources) != 6 {
+		t.Errorf("get pdf = %+v, %v", out, err)
+	}
+	for uri, want := range map[string]string{
+		"skill://odd/SKILL.md":                  `its frontmatter name "other" is not its folder name "odd"`,
+		"skill://legacy_notes/SKILL.md":         `"legacy_notes" (the id's last segment) is not an Agent Skills name`,
+		"skill://pdf/references/forms/SKILL.md": "it is a file of the skill folder that holds it",
+		"skill://pdf/references/forms.md":       "is not a skill's SKILL.md URI",
+		"skill://missing/SKILL.md":              "Skill not found: missing",
+	} {
+		_, err := get(uri)
+		if msg, _ := errText(err); !strings.Contains(msg, want) {
+			t.Errorf("get %q: %q, want it to say %q", uri, msg, want)
+		}
+	}
+	if _, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{}); err == nil {
+		t.Error("get without a uri succeeded")
+	}
+}
+
+// A change shows in the next listing's digest: a folder file edited, a
+// registered body replaced (the digests kept between listings are keyed
+// by what they cover).
+func TestMCPSkillsDigestsFollowChanges(t *testing.T) {
+	f, dir := mcpSkillsFixture(t)
+	digests := func() map[string]string {
+		out, err := f.reg.mcpSkillsList(f.ctx, listInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, s := range out.Skills {
+			for _, r := range s.Resources {
+				m[r.URI] = r.Digest
+			}
+		}
+		return m
+	}
+	before := digests()
+	forms := filepath.Join(dir, "root/pdf/references/forms.md")
+	if err := os.WriteFile(forms, []byte("# Forms, edited and longer\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.mustRegisterSkill(t, "team/deploy-guide", "# Deploy guide\n\nA new body.\n")
+	after := digests()
+	if after["skill://pdf/references/forms.md"] != sha([]byte("# Forms, edited and longer\n")) {
+		t.Errorf("edited file digest = %s", after["skill://pdf/references/forms.md"])
+	}
+	if after["skill://team/deploy-guide/SKILL.md"] == before["skill://team/deploy-guide/SKILL.md"] {
+		t.Error("a new body kept the old digest")
+	}
+	if after["skill://pdf/scripts/fill.py"] != before["skill://pdf/scripts/fill.py"] {
+		t.Error("an unchanged file's digest changed")
+	}
+}
+
+func TestMCPSkillsListPages(t *testing.T) {
+	f, _ := mcpSkillsFixture(t)
+	f.reg.pageSize = 2
+	first, err := f.reg.mcpSkillsList(f.ctx, listInput{})
+	if err != nil || len(first.Skills) != 2 || first.NextCursor == "" {
+		t.Fatalf("first page = %+v, %v", first, err)
+	}
+	second, err := f.reg.mcpSkillsList(f.ctx, listInput{Cursor: &first.NextCursor})
+	if err != nil || len(second.Skills) != 1 || second.NextCursor != "" || second.Skills[0].URI != "skill://team/deploy-guide/SKILL.md" {
+		t.Fatalf("second page = %+v, %v", second, err)
+	}
+	garbage := "not-a-cursor"
+	if _, err := f.reg.mcpSkillsList(f.ctx, listInput{Cursor: &garbage}); err == nil {
+		t.Error("a garbage cursor was accepted")
+	}
+}
