@@ -23,7 +23,8 @@ const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [
 
 Serves the registry to an MCP client (Claude, Cursor, …): the skills as
 resources, the prompts, and the tools skill__fetch and skill__search, with
-list_changed notifications on every change.
+list_changed notifications on every change; and the MCP Skills extension
+(skills/list, skills/get, skill://<id>/SKILL.md with digests).
 
   --dev    runs a local engine (on a free loopback port unless --port) and the
            skills worker in this process: nothing else needs to be running.
@@ -108,9 +109,9 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	defer func() { cancel(); <-resynced }()
 
 	if *httpAddr != "" {
-		return serveHTTP(ctx, *httpAddr, bridge.Server(), c.io.err)
+		return serveHTTP(ctx, *httpAddr, bridge, c.io.err)
 	}
-	err = bridge.Server().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(c.io.in), Writer: nopWriteCloser{c.io.out}})
+	err = bridge.Server().Run(ctx, bridge.Transport(&mcp.IOTransport{Reader: io.NopCloser(c.io.in), Writer: nopWriteCloser{c.io.out}}))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return fmt.Errorf("skills mcp: %w", err)
 	}
@@ -155,13 +156,15 @@ func resyncOnReconnect(ctx context.Context, client *iii.Client, bridge *mcpserve
 }
 
 // serveHTTP serves Streamable HTTP on addr until ctx ends, saying where.
-func serveHTTP(ctx context.Context, addr string, server *mcp.Server, out io.Writer) error {
+func serveHTTP(ctx context.Context, addr string, bridge *mcpserver.Bridge, out io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("skills mcp: listen on %s: %w", addr, err)
 	}
 	fmt.Fprintf(out, "skills mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
-	hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil), ReadHeaderTimeout: 10 * time.Second}
+	server := bridge.Server()
+	handler := bridge.HTTPHandler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
@@ -45,7 +46,10 @@ func New(caller Caller, version string, log *zap.Logger) *Bridge {
 		log = zap.NewNop()
 	}
 	b := &Bridge{caller: caller, log: log, resources: map[string]string{}, prompts: map[string]string{}, tools: map[string]bool{}}
+	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+	caps.AddExtension(ExtensionID, nil)
 	b.server = mcp.NewServer(&mcp.Implementation{Name: "skills", Title: "iii skills registry", Version: version}, &mcp.ServerOptions{
+		Capabilities:       caps,
 		HasResources:       true,
 		HasPrompts:         true,
 		HasTools:           true,
@@ -56,6 +60,10 @@ func New(caller Caller, version string, log *zap.Logger) *Bridge {
 		URITemplate: "iii://{+path}", Name: "skill", MIMEType: "text/markdown",
 		Description: "A skill's markdown body (iii://<id>), the index (iii://skills), or a function-backed section (iii://fn/<a>/<b>).",
 	}, b.read)
+	b.server.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: "skill://{+path}", Name: "skill-file", MIMEType: "text/markdown",
+		Description: "A file of a skill under the MCP Skills extension: skill://<id>/SKILL.md, or a file of a skill folder such as skill://pdf/references/forms.md. skills/list gives every skill with its files.",
+	}, b.readSkillFile)
 	addTools(b)
 	return b
 }
@@ -96,11 +104,15 @@ func (b *Bridge) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 }
 
 // mapError turns a registry error into the MCP error that says what
-// happened: an unknown resource is the resource-not-found error.
+// happened: an unknown resource is the resource-not-found error, a
+// malformed URI invalid params.
 func mapError(err error, uri string) error {
 	var ie *iii.Error
-	if errors.As(err, &ie) && ie.Code == "not_found" {
+	switch {
+	case errors.As(err, &ie) && ie.Code == "not_found":
 		return mcp.ResourceNotFoundError(uri)
+	case errors.As(err, &ie) && ie.Code == "invalid_argument":
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ie.Message}
 	}
 	return err
 }

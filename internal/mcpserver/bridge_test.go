@@ -85,8 +85,9 @@ func newRigTB(t testing.TB) *rig {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range reg.Functions() {
-		if err := srv.WaitFunction(ctx, f.ID); err != nil {
+	// The caller's functions too: the first Sync lists the exposed ones.
+	for _, id := range append(functionIDs(reg.Functions()), "acme::greet", "acme::private", "test::prompt") {
+		if err := srv.WaitFunction(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -103,7 +104,7 @@ func newRigTB(t testing.TB) *rig {
 
 	r := &rig{caller: caller, bridge: b, listed: make(chan string, 64), updated: make(chan string, 64)}
 	clientT, serverT := mcp.NewInMemoryTransports()
-	ss, err := b.Server().Connect(context.Background(), serverT, nil)
+	ss, err := b.Server().Connect(context.Background(), b.Transport(serverT), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +126,14 @@ func newRigTB(t testing.TB) *rig {
 	}
 	t.Cleanup(func() { r.session.Close() })
 	return r
+}
+
+func functionIDs(fns []iii.Function) []string {
+	ids := make([]string, len(fns))
+	for i, f := range fns {
+		ids[i] = f.ID
+	}
+	return ids
 }
 
 func (r *rig) call(t testing.TB, fn string, data any) {

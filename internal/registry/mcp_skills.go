@@ -116,12 +116,15 @@ func (r *Registry) mcpSkillsList(ctx context.Context, in listInput) (mcpSkillsLi
 	for i, s := range sources {
 		keys[i] = s.id
 	}
-	start, end := 0, len(sources)
-	var next string
-	if r.pageSize > 0 {
-		if start, end, next, err = page("skills", keys, in.Cursor, r.pageSize); err != nil {
-			return mcpSkillsListOutput{}, err
-		}
+	// Without page_size one page holds everything; a cursor is still
+	// checked (this list is new: no 0.2 client sends one).
+	size := r.pageSize
+	if size == 0 {
+		size = max(len(keys), 1)
+	}
+	start, end, next, err := page("skills", keys, in.Cursor, size)
+	if err != nil {
+		return mcpSkillsListOutput{}, err
 	}
 	out := mcpSkillsListOutput{Skills: make([]mcpSkill, 0, end-start), NextCursor: next}
 	for _, src := range sources[start:end] {

@@ -1,0 +1,114 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// The MCP Skills extension (SEP-2640, docs/decisions.md D45). Its files
+// are resources (skill://<id>/<file>, read through the template the
+// bridge adds); its two methods, skills/list and skills/get, are not
+// methods the Go SDK v1.8.0 knows: its server refuses an unknown method
+// before any middleware sees it. So the bridge answers them below the
+// SDK, on the connection: Transport wraps a transport for stdio, and
+// HTTPHandler wraps the Streamable HTTP handler (docs/mcp.md).
+
+// ExtensionID names the extension in the server's capabilities.
+const ExtensionID = "io.modelcontextprotocol/skills"
+
+// The extension's methods.
+const (
+	MethodSkillsList = "skills/list"
+	MethodSkillsGet  = "skills/get"
+)
+
+// The registry functions behind the extension.
+const (
+	fnMCPSkillsList = "skills::mcp-skills-list"
+	fnMCPSkillsGet  = "skills::mcp-skills-get"
+	fnMCPSkillsRead = "skills::mcp-skills-read"
+)
+
+// extensionMethod reports whether method is one the bridge answers itself.
+func extensionMethod(method string) bool {
+	return method == MethodSkillsList || method == MethodSkillsGet
+}
+
+// answer handles one skills/list or skills/get call: the response to
+// write, its result or a JSON-RPC error.
+func (b *Bridge) answer(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Response {
+	result, err := b.extension(ctx, req.Method, req.Params)
+	if err != nil {
+		return &jsonrpc.Response{ID: req.ID, Error: err}
+	}
+	return &jsonrpc.Response{ID: req.ID, Result: result}
+}
+
+func (b *Bridge) extension(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	var in struct {
+		Cursor *string `json:"cursor"`
+		URI    *string `json:"uri"`
+	}
+	if p := bytes.TrimSpace(params); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
+		if err := json.Unmarshal(p, &in); err != nil {
+			return nil, invalidParams("%s: params must be an object: %v", method, err)
+		}
+	}
+	var out map[string]any
+	switch method {
+	case MethodSkillsList:
+		payload := map[string]any{}
+		if in.Cursor != nil && *in.Cursor != "" {
+			payload["cursor"] = *in.Cursor
+		}
+		if err := b.call(ctx, fnMCPSkillsList, payload, &out); err != nil {
+			return nil, registryError(err)
+		}
+	case MethodSkillsGet:
+		if in.URI == nil || *in.URI == "" {
+			return nil, invalidParams("skills/get: params.uri is required: the skill://<id>/SKILL.md URI of a skill")
+		}
+		if err := b.call(ctx, fnMCPSkillsGet, map[string]string{"uri": *in.URI}, &out); err != nil {
+			return nil, registryError(err)
+		}
+	default:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
+	}
+	// A live catalog: an entry is stale at once (hosts verify digests and
+	// re-get on a mismatch), and the same for every client.
+	out["resultType"], out["ttlMs"], out["cacheScope"] = "complete", 0, "public"
+	return json.Marshal(out)
+}
+
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// registryError maps a registry error to the extension's codes: an unknown
+// skill and a bad argument are -32602, as the extension asks; anything
+// else (the engine away, a function missing) is an internal error that
+// names it.
+func registryError(err error) *jsonrpc.Error {
+	var ie *iii.Error
+	if errors.As(err, &ie) && (ie.Code == "not_found" || ie.Code == "invalid_argument") {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ie.Message}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+// readSkillFile answers resources/read of a skill:// URI.
+func (b *Bridge) readSkillFile(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	var out mcp.ReadResourceResult
+	if err := b.call(ctx, fnMCPSkillsRead, map[string]string{"uri": req.Params.URI}, &out); err != nil {
+		return nil, mapError(err, req.Params.URI)
+	}
+	return &out, nil
+}

@@ -1,0 +1,212 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rawSession is a JSON-RPC peer on the bridge's wrapped transport, for
+// the methods no SDK client can send.
+type rawSession struct {
+	t    *testing.T
+	conn mcp.Connection
+	next int64
+}
+
+func (r *rig) rawSession(t *testing.T) *rawSession {
+	t.Helper()
+	clientT, serverT := mcp.NewInMemoryTransports()
+	ss, err := r.bridge.Server().Connect(context.Background(), r.bridge.Transport(serverT), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	conn, err := clientT.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	s := &rawSession{t: t, conn: conn}
+	if _, err := s.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "raw", "version": "1"}}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if err := conn.Write(context.Background(), &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// call sends one request and returns its result, or its error as a
+// *jsonrpc.Error.
+func (s *rawSession) call(method string, params any) (json.RawMessage, error) {
+	s.t.Helper()
+	s.next++
+	id, _ := jsonrpc.MakeID(float64(s.next))
+	p, _ := json.Marshal(params)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := s.conn.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: p}); err != nil {
+		s.t.Fatal(err)
+	}
+	for {
+		msg, err := s.conn.Read(ctx)
+		if err != nil {
+			s.t.Fatalf("%s: no response: %v", method, err)
+		}
+		if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == id {
+			return resp.Result, resp.Error
+		}
+	}
+}
+
+type extSkill struct {
+	URI         string         `json:"uri"`
+	Frontmatter map[string]any `json:"frontmatter"`
+	Resources   []struct {
+		URI    string `json:"uri"`
+		Digest string `json:"digest"`
+		Size   int    `json:"size"`
+	} `json:"resources"`
+}
+
+func digest(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// The MCP Skills extension through the bridge: the capability, skills/list
+// and skills/get with digests that match what resources/read returns,
+// and the extension's error for an unknown skill.
+func TestSkillsExtension(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	if caps := r.session.InitializeResult().Capabilities; caps.Extensions[ExtensionID] == nil || caps.Resources == nil || caps.Logging == nil {
+		t.Fatalf("capabilities = %+v: want the extension, resources and logging", caps)
+	}
+	r.call(t, "skills::register", map[string]string{"id": "ops/release-notes", "skill": "# Release notes\n\nWrite the notes for a release: what changed, for whom.\n"})
+	waitFor(t, r.listed, "resources")
+	raw := r.rawSession(t)
+
+	res, err := raw.call(MethodSkillsList, map[string]any{})
+	if err != nil {
+		t.Fatalf("skills/list: %v", err)
+	}
+	var list struct {
+		ResultType string     `json:"resultType"`
+		Skills     []extSkill `json:"skills"`
+		TTLMs      *int       `json:"ttlMs"`
+		CacheScope string     `json:"cacheScope"`
+	}
+	if err := json.Unmarshal(res, &list); err != nil || list.ResultType != "complete" || list.TTLMs == nil || list.CacheScope != "public" || len(list.Skills) != 1 {
+		t.Fatalf("skills/list = %s (%v)", res, err)
+	}
+	s := list.Skills[0]
+	if s.URI != "skill://ops/release-notes/SKILL.md" || s.Frontmatter["name"] != "release-notes" || s.Frontmatter["description"] != "Write the notes for a release: what changed, for whom." {
+		t.Errorf("entry = %+v", s)
+	}
+	read, err := r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: s.URI})
+	if err != nil {
+		t.Fatalf("resources/read %s: %v", s.URI, err)
+	}
+	text := read.Contents[0].Text
+	if len(s.Resources) != 1 || s.Resources[0].URI != s.URI || s.Resources[0].Digest != digest(text) || s.Resources[0].Size != len(text) {
+		t.Errorf("resources %+v do not describe the %d bytes read", s.Resources, len(text))
+	}
+	if !strings.HasPrefix(text, "---\nname: release-notes\n") || !strings.HasSuffix(text, "for whom.\n") {
+		t.Errorf("SKILL.md = %q", text)
+	}
+
+	res, err = raw.call(MethodSkillsGet, map[string]any{"uri": s.URI})
+	var got struct {
+		ResultType string   `json:"resultType"`
+		Skill      extSkill `json:"skill"`
+	}
+	if err != nil || json.Unmarshal(res, &got) != nil || got.ResultType != "complete" || got.Skill.Resources[0].Digest != s.Resources[0].Digest {
+		t.Errorf("skills/get = %s, %v", res, err)
+	}
+
+	for _, c := range []struct {
+		method string
+		params any
+		want   string
+	}{
+		{MethodSkillsGet, map[string]any{"uri": "skill://nope/SKILL.md"}, "Skill not found: nope"},
+		{MethodSkillsGet, map[string]any{}, "params.uri is required"},
+		{MethodSkillsGet, map[string]any{"uri": "iii://ops/release-notes"}, "is not a skill's SKILL.md URI"},
+		{MethodSkillsGet, []int{1}, "params must be an object"},
+		{MethodSkillsList, map[string]any{"cursor": "garbage"}, "not one this worker gave out"},
+	} {
+		_, err := raw.call(c.method, c.params)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, c.want) {
+			t.Errorf("%s %v: %v, want -32602 saying %q", c.method, c.params, err, c.want)
+		}
+	}
+	_, err = r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://ops/release-notes/other.md"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+		t.Errorf("read of an unknown skill file: %v, want the resource-not-found error", err)
+	}
+	// The connection still serves the SDK's methods after the extension's.
+	if _, err := raw.call("resources/list", map[string]any{}); err != nil {
+		t.Errorf("resources/list after the extension's calls: %v", err)
+	}
+}
+
+// Over HTTP the extension's calls are answered beside the SDK's handler,
+// which still serves everything else; a rebinding Host is refused.
+func TestSkillsExtensionOverHTTP(t *testing.T) {
+	r := newRig(t)
+	r.call(t, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha\n\nThe first skill.\n"})
+	waitFor(t, r.listed, "resources")
+	server := r.bridge.Server()
+	ts := httptest.NewServer(r.bridge.HTTPHandler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	defer ts.Close()
+
+	post := func(host, body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := post("", `{"jsonrpc":"2.0","id":7,"method":"skills/list","params":{}}`)
+	if code != http.StatusOK || !strings.Contains(body, `"uri":"skill://alpha/SKILL.md"`) || !strings.Contains(body, `"id":7`) {
+		t.Errorf("skills/list over HTTP = %d %s", code, body)
+	}
+	code, body = post("", `{"jsonrpc":"2.0","id":8,"method":"skills/get","params":{"uri":"skill://zzz/SKILL.md"}}`)
+	if code != http.StatusOK || !strings.Contains(body, `"code":-32602`) {
+		t.Errorf("skills/get of an unknown skill over HTTP = %d %s", code, body)
+	}
+	if code, body = post("evil.example:80", `{"jsonrpc":"2.0","id":9,"method":"skills/list"}`); code != http.StatusForbidden {
+		t.Errorf("a rebinding Host got %d %s", code, body)
+	}
+	// Anything else reaches the SDK: an initialize answered by it.
+	init := (`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	if code, body = post("", init); code != http.StatusOK || !strings.Contains(body, ExtensionID) {
+		t.Errorf("initialize over HTTP = %d %s", code, body)
+	}
+	if code, _ = post("", `{"jsonrpc":"2.0","id":2,"method":"skills/list"`+strings.Repeat(" ", 2<<20)+`}`); code == http.StatusOK {
+		t.Error("a request over the size bound was answered as the extension's")
+	}
+}
