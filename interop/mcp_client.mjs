@@ -9,7 +9,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ResourceListChangedNotificationSchema, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -60,6 +61,28 @@ seen.fetch = fetched.content[0].text;
 const bad = await client.callTool({ name: "skill__search", arguments: { query: "   " } });
 seen.badSearch = { isError: bad.isError, text: bad.content[0].text };
 seen.prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+
+// The MCP Skills extension (SEP-2640): no SDK method exists for it, so
+// its calls go through client.request, checked against the SDK's base
+// result schema. Each file listed is read and checked as a host must:
+// the bytes read have the entry's digest and size.
+seen.skillsList = await client.request({ method: "skills/list", params: {} }, ResultSchema);
+seen.skillFiles = [];
+for (const skill of seen.skillsList.skills) {
+  for (const file of skill.resources) {
+    const content = (await client.readResource({ uri: file.uri })).contents[0];
+    const bytes = content.blob !== undefined ? Buffer.from(content.blob, "base64") : Buffer.from(content.text, "utf8");
+    const digest = "sha256:" + createHash("sha256").update(bytes).digest("hex");
+    seen.skillFiles.push({ uri: file.uri, verified: digest === file.digest && bytes.length === file.size, blob: content.blob !== undefined });
+  }
+}
+seen.skillGet = await client.request({ method: "skills/get", params: { uri: "skill://pdf-forms/SKILL.md" } }, ResultSchema);
+try {
+  await client.request({ method: "skills/get", params: { uri: "skill://no-such-skill/SKILL.md" } }, ResultSchema);
+  seen.skillGetUnknown = "no error";
+} catch (err) {
+  seen.skillGetUnknown = { code: err.code, message: err.message };
+}
 seen.prompt = (await client.getPrompt({ name: "review", arguments: {} })).messages;
 
 // A skill folder added on disk reaches the client as list_changed.

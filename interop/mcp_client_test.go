@@ -43,10 +43,34 @@ type mcpSeen struct {
 		IsError bool   `json:"isError"`
 		Text    string `json:"text"`
 	} `json:"badSearch"`
-	Prompts     []string          `json:"prompts"`
-	Prompt      []json.RawMessage `json:"prompt"`
-	ListChanged int               `json:"listChanged"`
-	AfterChange []string          `json:"afterChange"`
+	Prompts    []string          `json:"prompts"`
+	Prompt     []json.RawMessage `json:"prompt"`
+	SkillsList struct {
+		ResultType string `json:"resultType"`
+		Skills     []struct {
+			URI         string            `json:"uri"`
+			Frontmatter map[string]string `json:"frontmatter"`
+			Resources   []struct {
+				URI string `json:"uri"`
+			} `json:"resources"`
+		} `json:"skills"`
+	} `json:"skillsList"`
+	SkillFiles []struct {
+		URI      string `json:"uri"`
+		Verified bool   `json:"verified"`
+		Blob     bool   `json:"blob"`
+	} `json:"skillFiles"`
+	SkillGet struct {
+		Skill struct {
+			URI string `json:"uri"`
+		} `json:"skill"`
+	} `json:"skillGet"`
+	SkillGetUnknown struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"skillGetUnknown"`
+	ListChanged int      `json:"listChanged"`
+	AfterChange []string `json:"afterChange"`
 }
 
 // mcpFixture writes an Agent Skills root and a prompt, and a config that
@@ -56,9 +80,11 @@ func mcpFixture(t *testing.T) (bin, config, root string) {
 	dir := t.TempDir()
 	root = filepath.Join(dir, "agents")
 	for path, content := range map[string]string{
-		filepath.Join(root, "pdf-forms", "SKILL.md"): "---\nname: pdf-forms\ndescription: Fill in PDF forms field by field.\n---\n# PDF forms\n\nList the fields, then fill them.\n",
-		filepath.Join(dir, "prompts", "review.md"):   "---\ndescription: Review a change.\n---\nReview the change for correctness first.\n",
-		filepath.Join(dir, "config.yaml"):            "roots: [agents]\nprompts: [prompts/*.md]\n",
+		filepath.Join(root, "pdf-forms", "SKILL.md"):                "---\nname: pdf-forms\ndescription: Fill in PDF forms field by field.\n---\n# PDF forms\n\nList the fields, then fill them.\n",
+		filepath.Join(root, "pdf-forms", "references", "fields.md"): "# Field types\n\nText, check box, choice.\n",
+		filepath.Join(root, "pdf-forms", "assets", "mark.bin"):      "\x89PNG\r\n\x1a\n\x00\xff",
+		filepath.Join(dir, "prompts", "review.md"):                  "---\ndescription: Review a change.\n---\nReview the change for correctness first.\n",
+		filepath.Join(dir, "config.yaml"):                           "roots: [agents]\nprompts: [prompts/*.md]\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -132,6 +158,9 @@ func checkSeen(t *testing.T, seen mcpSeen) {
 			t.Errorf("no %s capability in %v", c, seen.Capabilities)
 		}
 	}
+	if ext := string(seen.Capabilities["extensions"]); !strings.Contains(ext, `"io.modelcontextprotocol/skills":{}`) {
+		t.Errorf("extensions capability = %s, want the MCP Skills extension", ext)
+	}
 	if !slices.Contains(seen.Resources, "iii://skills") || !slices.Contains(seen.Resources, "iii://pdf-forms") {
 		t.Errorf("resources = %v", seen.Resources)
 	}
@@ -159,6 +188,32 @@ func checkSeen(t *testing.T, seen mcpSeen) {
 	}
 	if !slices.Equal(seen.Prompts, []string{"review"}) || len(seen.Prompt) != 1 || !strings.Contains(string(seen.Prompt[0]), "Review the change") {
 		t.Errorf("prompts %v, prompt %s", seen.Prompts, seen.Prompt)
+	}
+	if seen.SkillsList.ResultType != "complete" || len(seen.SkillsList.Skills) != 1 {
+		t.Fatalf("skills/list = %+v", seen.SkillsList)
+	}
+	if sk := seen.SkillsList.Skills[0]; sk.URI != "skill://pdf-forms/SKILL.md" || sk.Frontmatter["name"] != "pdf-forms" ||
+		sk.Frontmatter["description"] != "Fill in PDF forms field by field." || len(sk.Resources) != 3 {
+		t.Errorf("skills/list entry = %+v", sk)
+	}
+	var files []string
+	for _, f := range seen.SkillFiles {
+		files = append(files, f.URI)
+		if !f.Verified {
+			t.Errorf("%s: the bytes read do not have the listed digest and size", f.URI)
+		}
+		if f.Blob != strings.HasSuffix(f.URI, ".bin") {
+			t.Errorf("%s: read as blob %v", f.URI, f.Blob)
+		}
+	}
+	if want := []string{"skill://pdf-forms/SKILL.md", "skill://pdf-forms/assets/mark.bin", "skill://pdf-forms/references/fields.md"}; !slices.Equal(files, want) {
+		t.Errorf("skill files read = %v, want %v", files, want)
+	}
+	if seen.SkillGet.Skill.URI != "skill://pdf-forms/SKILL.md" {
+		t.Errorf("skills/get = %+v", seen.SkillGet)
+	}
+	if seen.SkillGetUnknown.Code != -32602 || !strings.Contains(seen.SkillGetUnknown.Message, "Skill not found: no-such-skill") {
+		t.Errorf("skills/get of an unknown skill = %+v, want -32602", seen.SkillGetUnknown)
 	}
 	if seen.ListChanged < 1 || !slices.Contains(seen.AfterChange, "iii://added-later") {
 		t.Errorf("after a folder was added: %d list_changed, resources %v", seen.ListChanged, seen.AfterChange)
