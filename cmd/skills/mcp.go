@@ -19,7 +19,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/mcpserver"
 )
 
-const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://…] [--http ADDR]
+const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://…] [--http ADDR] [--page-size N]
 
 Serves the registry to an MCP client (Claude, Cursor, …): the skills as
 resources, the prompts, and the tools skill__fetch and skill__search, with
@@ -52,12 +52,16 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	port := fs.Int("port", 0, "with --dev: the local engine's port (0: any free one)")
 	data := fs.String("data", "", "with --dev: keep state in DIR/state.json across restarts")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
+	pageSize := fs.Int("page-size", 0, "entries per page of resources/list, prompts/list and tools/list (0: 1000)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
 	if help, err := parseFlags(fs, args, mcpUsage, c.io.err); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("skills mcp takes no arguments; run 'skills mcp --help' for usage")
+	}
+	if *pageSize < 0 {
+		return usagef("skills mcp: --page-size %d: give 0 (the default, 1000) or more", *pageSize)
 	}
 	if *dev && *url != "" {
 		return usagef("skills mcp: --dev runs its own engine; leave out --url")
@@ -93,7 +97,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	}
 
 	client := iii.New(iii.Options{URL: engineURL, Name: "skills-mcp", Version: buildinfo.Version, Logger: log.Named("iii")})
-	bridge := mcpserver.New(client, buildinfo.Version, log.Named("mcp"))
+	bridge := mcpserver.New(client, buildinfo.Version, log.Named("mcp"), mcpserver.PageSize(*pageSize))
 	stopFollowing := bridge.Follow(client)
 	defer stopFollowing()
 	client.Start()

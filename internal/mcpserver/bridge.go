@@ -39,23 +39,37 @@ type Bridge struct {
 	tools     map[string]bool   // exposed function ids served as tools
 }
 
+// Option sets up a bridge.
+type Option func(*mcp.ServerOptions)
+
+// PageSize makes resources/list, resources/templates/list, prompts/list
+// and tools/list answer n entries a page, with a cursor to the next; 0
+// keeps the SDK's 1000.
+func PageSize(n int) Option {
+	return func(o *mcp.ServerOptions) { o.PageSize = max(n, 0) }
+}
+
 // New returns a bridge serving through caller; call Sync before serving
 // and after every change.
-func New(caller Caller, version string, log *zap.Logger) *Bridge {
+func New(caller Caller, version string, log *zap.Logger, opts ...Option) *Bridge {
 	if log == nil {
 		log = zap.NewNop()
 	}
 	b := &Bridge{caller: caller, log: log, resources: map[string]string{}, prompts: map[string]string{}, tools: map[string]bool{}}
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
 	caps.AddExtension(ExtensionID, nil)
-	b.server = mcp.NewServer(&mcp.Implementation{Name: "skills", Title: "iii skills registry", Version: version}, &mcp.ServerOptions{
+	options := &mcp.ServerOptions{
 		Capabilities:       caps,
 		HasResources:       true,
 		HasPrompts:         true,
 		HasTools:           true,
 		SubscribeHandler:   b.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-	})
+	}
+	for _, o := range opts {
+		o(options)
+	}
+	b.server = mcp.NewServer(&mcp.Implementation{Name: "skills", Title: "iii skills registry", Version: version}, options)
 	b.server.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: "iii://{+path}", Name: "skill", MIMEType: "text/markdown",
 		Description: "A skill's markdown body (iii://<id>), the index (iii://skills), or a function-backed section (iii://fn/<a>/<b>).",

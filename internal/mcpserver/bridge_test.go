@@ -34,9 +34,9 @@ type rig struct {
 	updated chan string // the URI of each resources/updated
 }
 
-func newRig(t *testing.T) *rig { return newRigTB(t) }
+func newRig(t *testing.T, opts ...Option) *rig { return newRigTB(t, opts...) }
 
-func newRigTB(t testing.TB) *rig {
+func newRigTB(t testing.TB, opts ...Option) *rig {
 	t.Helper()
 	srv := iiitest.NewServerWith(t, engine.Options{FunctionsPollInterval: 20 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -76,7 +76,7 @@ func newRigTB(t testing.TB) *rig {
 	t.Cleanup(func() { caller.Close() })
 
 	bridgeClient := iii.New(iii.Options{URL: srv.URL(), Name: "skills-mcp"})
-	b := New(bridgeClient, "test", zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)))
+	b := New(bridgeClient, "test", zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)), opts...)
 	stop := b.Follow(bridgeClient)
 	bridgeClient.Start()
 	t.Cleanup(func() { stop(); bridgeClient.Close() })
@@ -311,5 +311,45 @@ func TestExposedFunctionsAreTools(t *testing.T) {
 	waitFor(t, r.listed, "tools")
 	if _, ok := names()["acme__later"]; !ok {
 		t.Error("a function exposed later is not a tool")
+	}
+}
+
+// With a page size, resources/list comes in pages joined by cursors, as a
+// client pages them, and a cursor the server never gave is refused.
+func TestResourcesListPages(t *testing.T) {
+	r := newRig(t, PageSize(2))
+	ctx := context.Background()
+	for _, id := range []string{"a1", "a2", "a3", "a4"} {
+		r.call(t, "skills::register", map[string]string{"id": id, "skill": "# " + id})
+	}
+	want := []string{"iii://a1", "iii://a2", "iii://a3", "iii://a4", "iii://skills"}
+	var got []string
+	deadline := time.Now().Add(waitTimeout)
+	for !slices.Equal(got, want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("paged resources = %v, want %v", got, want)
+		}
+		waitFor(t, r.listed, "resources")
+		got = nil
+		var cursor string
+		for pages := 0; ; pages++ {
+			res, err := r.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Resources) > 2 {
+				t.Fatalf("a page of %d entries, over the page size 2", len(res.Resources))
+			}
+			for _, x := range res.Resources {
+				got = append(got, x.URI)
+			}
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+		slices.Sort(got)
+	}
+	if _, err := r.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "not-a-cursor"}); err == nil {
+		t.Error("a cursor the server never gave was accepted")
 	}
 }
