@@ -115,7 +115,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if *httpAddr != "" {
 		return serveHTTP(ctx, *httpAddr, bridge, c.io.err)
 	}
-	err = bridge.Server().Run(ctx, bridge.Transport(&mcp.IOTransport{Reader: io.NopCloser(c.io.in), Writer: nopWriteCloser{c.io.out}}))
+	err = bridge.Server().Run(ctx, bridge.Stdio(c.io.in, c.io.out))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return fmt.Errorf("skills mcp: %w", err)
 	}
@@ -180,8 +180,3 @@ func serveHTTP(ctx context.Context, addr string, bridge *mcpserver.Bridge, out i
 		return hs.Shutdown(shutdown)
 	}
 }
-
-// nopWriteCloser keeps the command's output open when the transport ends.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -103,8 +104,8 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	}
 
 	r := &rig{caller: caller, bridge: b, listed: make(chan string, 64), updated: make(chan string, 64)}
-	clientT, serverT := mcp.NewInMemoryTransports()
-	ss, err := b.Server().Connect(context.Background(), b.Transport(serverT), nil)
+	clientT, serverT := stdioPair(b)
+	ss, err := b.Server().Connect(context.Background(), serverT, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +127,14 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	}
 	t.Cleanup(func() { r.session.Close() })
 	return r
+}
+
+// stdioPair connects a client transport to the bridge's stdio transport
+// through two pipes, as a process's stdin and stdout would.
+func stdioPair(b *Bridge) (client, server mcp.Transport) {
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	return &mcp.IOTransport{Reader: toClient, Writer: fromClient}, b.Stdio(toServer, fromServer)
 }
 
 func functionIDs(fns []iii.Function) []string {

@@ -1,74 +1,113 @@
 package mcpserver
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// rawSession is a JSON-RPC peer on the bridge's wrapped transport, for
-// the methods no SDK client can send.
+// rawSession is a client that writes raw lines to the bridge's stdio
+// transport and reads its raw lines back: for the methods no SDK client
+// can send, and for lines no SDK client would write.
 type rawSession struct {
 	t    *testing.T
-	conn mcp.Connection
+	in   *io.PipeWriter
+	out  *bufio.Reader
 	next int64
 }
 
 func (r *rig) rawSession(t *testing.T) *rawSession {
 	t.Helper()
-	clientT, serverT := mcp.NewInMemoryTransports()
-	ss, err := r.bridge.Server().Connect(context.Background(), r.bridge.Transport(serverT), nil)
+	toServer, in := io.Pipe()
+	outR, fromServer := io.Pipe()
+	ss, err := r.bridge.Server().Connect(context.Background(), r.bridge.Stdio(toServer, fromServer), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ss.Close() })
-	conn, err := clientT.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	s := &rawSession{t: t, conn: conn}
+	t.Cleanup(func() { in.Close(); outR.Close(); ss.Close() })
+	s := &rawSession{t: t, in: in, out: bufio.NewReader(outR)}
 	if _, err := s.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "raw", "version": "1"}}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if err := conn.Write(context.Background(), &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return s
 }
 
-// call sends one request and returns its result, or its error as a
-// *jsonrpc.Error.
+// send writes one raw line.
+func (s *rawSession) send(line string) {
+	s.t.Helper()
+	done := make(chan error, 1)
+	go func() { _, err := io.WriteString(s.in, line+"\n"); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			s.t.Fatalf("write %.60q: %v", line, err)
+		}
+	case <-time.After(waitTimeout):
+		s.t.Fatalf("write %.60q: the server did not read it", line)
+	}
+}
+
+// response reads lines until the response whose id is id (raw JSON).
+func (s *rawSession) response(id string) (json.RawMessage, *jsonrpc.Error) {
+	s.t.Helper()
+	type reply struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *jsonrpc.Error  `json:"error"`
+	}
+	got := make(chan reply, 1)
+	go func() {
+		for {
+			line, err := s.out.ReadBytes('\n')
+			if err != nil {
+				close(got)
+				return
+			}
+			var r reply
+			if json.Unmarshal(line, &r) == nil && string(r.ID) == id {
+				got <- r
+				return
+			}
+		}
+	}()
+	select {
+	case r, ok := <-got:
+		if !ok {
+			s.t.Fatalf("the server closed its output before answering id %s", id)
+		}
+		return r.Result, r.Error
+	case <-time.After(waitTimeout):
+		s.t.Fatalf("no response with id %s within %s", id, waitTimeout)
+	}
+	return nil, nil
+}
+
+// call sends one request and returns its result, or its error.
 func (s *rawSession) call(method string, params any) (json.RawMessage, error) {
 	s.t.Helper()
 	s.next++
-	id, _ := jsonrpc.MakeID(float64(s.next))
 	p, _ := json.Marshal(params)
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
-	if err := s.conn.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: p}); err != nil {
-		s.t.Fatal(err)
+	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, s.next, method, p))
+	res, e := s.response(fmt.Sprint(s.next))
+	if e != nil {
+		return nil, e
 	}
-	for {
-		msg, err := s.conn.Read(ctx)
-		if err != nil {
-			s.t.Fatalf("%s: no response: %v", method, err)
-		}
-		if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == id {
-			return resp.Result, resp.Error
-		}
-	}
+	return res, nil
 }
 
 type extSkill struct {
@@ -208,5 +247,38 @@ func TestSkillsExtensionOverHTTP(t *testing.T) {
 	}
 	if code, _ = post("", `{"jsonrpc":"2.0","id":2,"method":"skills/list"`+strings.Repeat(" ", 2<<20)+`}`); code == http.StatusOK {
 		t.Error("a request over the size bound was answered as the extension's")
+	}
+}
+
+// A client's mistakes over stdio get the JSON-RPC error that names them,
+// and the session goes on: no line a client writes ends it.
+func TestStdioSurvivesBadLines(t *testing.T) {
+	r := newRig(t)
+	raw := r.rawSession(t)
+	for _, c := range []struct {
+		line, id string
+		code     int64
+		want     string
+	}{
+		{"not json at all", "null", jsonrpc.CodeParseError, "not one JSON value"},
+		{`{"jsonrpc":"2.0","id":1}{"x":2}`, "null", jsonrpc.CodeParseError, "not one JSON value"},
+		{`{"foo":1}`, "null", jsonrpc.CodeInvalidRequest, "invalid request"},
+		{`{"jsonrpc":"1.0","id":70,"method":"ping"}`, "70", jsonrpc.CodeInvalidRequest, "invalid message version"},
+		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, "null", jsonrpc.CodeInvalidRequest, "invalid request"},
+		{`[{"jsonrpc":"2.0","id":71,"method":"ping"}]`, "null", jsonrpc.CodeInvalidRequest, "batches are not supported"},
+		{`{"jsonrpc":"2.0","id":72,"method":"no/such"}`, "72", jsonrpc.CodeMethodNotFound, ""},
+		{`{"jsonrpc":"2.0","id":73,"method":"skills/list","params":{"cursor":"garbage"}}`, "73", jsonrpc.CodeInvalidParams, "cursor"},
+		{`{"jsonrpc":"2.0","id":"s74","method":"resources/read","params":{"uri":"skill://a/../b"}}`, `"s74"`, jsonrpc.CodeInvalidParams, "has an empty, . or .. segment"},
+		{`{"jsonrpc":"2.0","id":75,"method":"ping"` + strings.Repeat(" ", MaxLineBytes) + `}`, "null", jsonrpc.CodeInvalidRequest, "over the limit of 16777216 bytes"},
+	} {
+		raw.send(c.line)
+		_, e := raw.response(c.id)
+		if e == nil || e.Code != c.code || !strings.Contains(e.Message, c.want) {
+			t.Errorf("%.50q: %+v, want code %d saying %q", c.line, e, c.code, c.want)
+		}
+	}
+	raw.send(`{"jsonrpc":"2.0","method":"skills/list"}`) // a notification: nothing to answer
+	if res, err := raw.call("ping", map[string]any{}); err != nil || string(res) != "{}" {
+		t.Errorf("ping after the bad lines = %s, %v", res, err)
 	}
 }
