@@ -28,6 +28,9 @@ const waitTimeout = 10 * time.Second
 // trigger types, as skills runs it), the bridge on its own engine client,
 // and the official Go SDK client connected to the bridge in memory.
 type rig struct {
+	srv     *engine.Engine
+	worker  *iii.Client
+	client  *iii.Client // the bridge's
 	caller  *iii.Client
 	bridge  *Bridge
 	session *mcp.ClientSession
@@ -103,7 +106,7 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 		t.Fatal(err)
 	}
 
-	r := &rig{caller: caller, bridge: b, listed: make(chan string, 64), updated: make(chan string, 64)}
+	r := &rig{srv: srv, worker: worker, client: bridgeClient, caller: caller, bridge: b, listed: make(chan string, 64), updated: make(chan string, 64)}
 	clientT, serverT := stdioPair(b)
 	ss, err := b.Server().Connect(context.Background(), serverT, nil)
 	if err != nil {
@@ -360,5 +363,43 @@ func TestResourcesListPages(t *testing.T) {
 	}
 	if _, err := r.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "not-a-cursor"}); err == nil {
 		t.Error("a cursor the server never gave was accepted")
+	}
+}
+
+// An engine outage is an error that names it, on the calls made while it
+// lasts; once the engine is back, the same calls are answered again with
+// nothing done by the client.
+func TestEngineOutageThenRecovery(t *testing.T) {
+	r := newRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	r.call(t, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha"})
+	workerBefore, clientBefore := r.worker.Connection(), r.client.Connection()
+	if err := r.srv.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://alpha"})
+	if err == nil || !strings.Contains(err.Error(), "engine") {
+		t.Errorf("read during the outage: %v, want an error that names the engine", err)
+	}
+	raw := r.rawSession(t)
+	if _, err := raw.call(MethodSkillsList, map[string]any{}); err == nil || !strings.Contains(err.Error(), "engine") {
+		t.Errorf("skills/list during the outage: %v, want an error that names the engine", err)
+	}
+	if err := r.srv.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.worker.WaitConnection(ctx, workerBefore); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.client.WaitConnection(ctx, clientBefore); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.srv.WaitFunction(ctx, "skills::resources-read"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://alpha"})
+	if err != nil || res.Contents[0].Text != "# Alpha" {
+		t.Errorf("read after the engine came back = %+v, %v", res, err)
 	}
 }
