@@ -8,7 +8,6 @@
 package search
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -286,16 +285,77 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 
+// queryTerm is an index term a search scores: one of the query's own
+// words (weight 1), or a stem related to one (docs/search.md), weighted
+// expandWeight times the relation's strength, whose idf is capped at the
+// word's own.
+type queryTerm struct {
+	tid    int32
+	weight float64
+	maxIDF float64
+}
+
+// expandWeight is how much a related stem of strength 1 counts against
+// the word itself: a document that says "bill" matches a need for an
+// "invoice" half as well as one that says "invoice".
+const expandWeight = 0.5
+
+// expansion turns related stems on; tests and benchmarks turn it off to
+// compare.
+var expansion = true
+
+// queryTermsLocked turns the query's distinct words into the terms to
+// score: the words the index holds, and the related stems it holds that
+// the query does not say itself.
+func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []queryTerm {
+	th := loadThesaurus()
+	var out []queryTerm
+	for _, w := range words {
+		if tid, ok := x.termIDLocked(w); ok && len(x.postings[tid]) > 0 {
+			out = append(out, queryTerm{tid, 1, math.Inf(1)})
+		}
+	}
+	own := len(out)
+	for _, w := range words {
+		if !expansion {
+			break
+		}
+		maxIDF := math.Inf(1)
+		if tid, ok := x.termIDLocked(w); ok && len(x.postings[tid]) > 0 {
+			maxIDF = idfOf(len(x.postings[tid]))
+		}
+		th.related(w, func(r string, strength float64) {
+			if _, said := slices.BinarySearch(words, r); said {
+				return
+			}
+			tid, ok := x.termIDLocked(r)
+			if !ok || len(x.postings[tid]) == 0 {
+				return
+			}
+			q := queryTerm{tid, expandWeight * strength, maxIDF}
+			// a stem related to two words counts once, as the stronger
+			if i := slices.IndexFunc(out[own:], func(o queryTerm) bool { return o.tid == tid }); i >= 0 {
+				if o := &out[own+i]; q.weight > o.weight {
+					*o = q
+				}
+				return
+			}
+			out = append(out, q)
+		})
+	}
+	return out
+}
+
 // Search ranks the documents for text: the first limit hits, best first
 // (ties by id), and how many documents matched at all. A text without a
 // searchable word (only stop words or punctuation) matches nothing.
 func (x *Index) Search(text string, limit int) ([]Hit, int) {
-	terms := Terms(text)
-	slices.Sort(terms)
-	terms = slices.Compact(terms)
+	words := Terms(text)
+	slices.Sort(words)
+	words = slices.Compact(words)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if x.live == 0 || len(terms) == 0 || limit < 1 {
+	if x.live == 0 || len(words) == 0 || limit < 1 {
 		return nil, 0
 	}
 	var avg [numFields]float64
@@ -307,15 +367,12 @@ func (x *Index) Search(text string, limit int) ([]Hit, int) {
 	if len(s.score) < len(x.docs) {
 		s.score = make([]float64, len(x.docs))
 	}
+	n := float64(x.live)
+	idfOf := func(df int) float64 { return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5)) }
 	matched := s.touched[:0]
-	for _, t := range terms {
-		tid, ok := x.termIDLocked(t)
-		if !ok || len(x.postings[tid]) == 0 {
-			continue
-		}
-		list := x.postings[tid]
-		n, df := float64(x.live), float64(len(list))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+	for _, q := range x.queryTermsLocked(words, idfOf) {
+		list := x.postings[q.tid]
+		scale := q.weight * math.Min(idfOf(len(list)), q.maxIDF)
 		for _, p := range list {
 			slot := p.slot()
 			e := &x.docs[slot]
@@ -329,26 +386,76 @@ func (x *Index) Search(text string, limit int) ([]Hit, int) {
 			if s.score[slot] == 0 {
 				matched = append(matched, slot)
 			}
-			s.score[slot] += idf * w / (k1 + w)
+			s.score[slot] += scale * w / (k1 + w)
 		}
 	}
-	hits := make([]Hit, 0, len(matched))
+	total := len(matched)
+	hits := x.bestLocked(s.score, matched, limit)
 	for _, d := range matched {
-		hits = append(hits, Hit{ID: x.docs[d].id, Score: s.score[d]})
 		s.score[d] = 0
 	}
 	s.touched = matched[:0]
-	total := len(hits)
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
 	return hits, total
+}
+
+// better orders hits: higher score first, then by id.
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.ID < b.ID
+}
+
+// bestLocked selects the limit best of the matched documents, best first.
+// A heap of limit entries, not a sort of every match: with related stems
+// a query matches most of a large index.
+func (x *Index) bestLocked(score []float64, matched []int32, limit int) []Hit {
+	heap := make([]Hit, 0, min(limit, len(matched))) // heap[0] is the worst kept
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < len(heap) && better(heap[w], heap[l]) {
+				w = l
+			}
+			if r < len(heap) && better(heap[w], heap[r]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			heap[i], heap[w] = heap[w], heap[i]
+			i = w
+		}
+	}
+	for _, d := range matched {
+		h := Hit{ID: x.docs[d].id, Score: score[d]}
+		if len(heap) < limit {
+			heap = append(heap, h)
+			for i := len(heap) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !better(heap[p], heap[i]) {
+					break
+				}
+				heap[i], heap[p] = heap[p], heap[i]
+				i = p
+			}
+			continue
+		}
+		if better(h, heap[0]) {
+			heap[0] = h
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return heap
 }
 
 // Headings collects a markdown body's heading lines (without the #s).
