@@ -5,11 +5,14 @@
 // what it saw.
 //
 //   node mcp_client.mjs stdio <skills binary> <config> <root folder>
-//   node mcp_client.mjs http <url> <root folder>
+//   node mcp_client.mjs http <url> <root folder> [showcase]
+//
+// With "showcase", the prompt "showcase" is rendered too: its handler
+// returns a message of every MCP content type.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ResourceListChangedNotificationSchema, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,11 +22,12 @@ let transport, root;
 if (mode === "stdio") {
   const [bin, config] = rest;
   root = rest[2];
-  transport = new StdioClientTransport({ command: bin, args: ["mcp", "--dev", "--config", config], env: { ...process.env }, stderr: "inherit" });
+  transport = new StdioClientTransport({ command: bin, args: ["mcp", "--dev", "--config", config, "--page-size", "2"], env: { ...process.env }, stderr: "inherit" });
 } else {
   transport = new StreamableHTTPClientTransport(new URL(rest[0]));
   root = rest[1];
 }
+const showcase = rest.includes("showcase");
 
 const client = new Client({ name: "interop-mcp-client", version: "1.0.0" });
 let listChanged = 0;
@@ -32,6 +36,12 @@ client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
   listChanged++;
   if (notify) notify();
 });
+const updated = [];
+let notifyUpdated;
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+  updated.push(n.params.uri);
+  if (notifyUpdated) notifyUpdated();
+});
 await client.connect(transport);
 
 const seen = { server: client.getServerVersion(), capabilities: client.getServerCapabilities() };
@@ -39,10 +49,12 @@ const seen = { server: client.getServerVersion(), capabilities: client.getServer
 // Every page of resources, as a client pages them.
 const uris = [];
 let cursor;
+seen.pages = 0;
 do {
   const page = await client.listResources(cursor ? { cursor } : {});
   uris.push(...page.resources.map((r) => r.uri));
   cursor = page.nextCursor;
+  seen.pages++;
 } while (cursor);
 seen.resources = uris;
 seen.templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
@@ -84,19 +96,36 @@ try {
   seen.skillGetUnknown = { code: err.code, message: err.message };
 }
 seen.prompt = (await client.getPrompt({ name: "review", arguments: {} })).messages;
+if (showcase) {
+  seen.showcase = (await client.getPrompt({ name: "showcase", arguments: { topic: "forms" } })).messages;
+}
 
-// A skill folder added on disk reaches the client as list_changed.
-let timer;
-const changed = new Promise((resolve, reject) => {
-  notify = resolve;
-  timer = setTimeout(() => reject(new Error("no resources/list_changed within 10 s")), 10000);
-});
+// A skill folder added on disk reaches the client as list_changed, and an
+// edit of a subscribed skill as resources/updated.
+await client.subscribeResource({ uri: "iii://pdf-forms" });
+const within = (what, arm) =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${what} within 10 s`)), 10000);
+    arm(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+const changed = within("resources/list_changed", (done) => (notify = done));
+const edited = within("resources/updated for iii://pdf-forms", (done) => (notifyUpdated = () => updated.includes("iii://pdf-forms") && done()));
 mkdirSync(join(root, "added-later"), { recursive: true });
 writeFileSync(join(root, "added-later", "SKILL.md"), "---\nname: added-later\ndescription: Added while the client was connected.\n---\n# Added later\n");
-await changed;
-clearTimeout(timer);
+writeFileSync(join(root, "pdf-forms", "SKILL.md"), "---\nname: pdf-forms\ndescription: Fill in PDF forms field by field.\n---\n# PDF forms\n\nList the fields, then fill them. Edited.\n");
+await Promise.all([changed, edited]);
+seen.updated = updated;
 seen.listChanged = listChanged;
-seen.afterChange = (await client.listResources()).resources.map((r) => r.uri);
+seen.afterChange = [];
+cursor = undefined;
+do {
+  const page = await client.listResources(cursor ? { cursor } : {});
+  seen.afterChange.push(...page.resources.map((r) => r.uri));
+  cursor = page.nextCursor;
+} while (cursor);
 
 await client.close();
 process.stdout.write(JSON.stringify(seen) + "\n");

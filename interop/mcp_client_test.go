@@ -3,6 +3,7 @@ package interop
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/iii-hq/skills-go/internal/iii"
 )
 
 // mcpSeen is what mcp_client.mjs reports.
@@ -23,6 +26,8 @@ type mcpSeen struct {
 	} `json:"server"`
 	Capabilities map[string]json.RawMessage `json:"capabilities"`
 	Resources    []string                   `json:"resources"`
+	Pages        int                        `json:"pages"`
+	Updated      []string                   `json:"updated"`
 	Templates    []string                   `json:"templates"`
 	Read         string                     `json:"read"`
 	Unknown      struct {
@@ -69,6 +74,10 @@ type mcpSeen struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"skillGetUnknown"`
+	Showcase []struct {
+		Role    string         `json:"role"`
+		Content map[string]any `json:"content"`
+	} `json:"showcase"`
 	ListChanged int      `json:"listChanged"`
 	AfterChange []string `json:"afterChange"`
 }
@@ -186,7 +195,7 @@ func checkSeen(t *testing.T, seen mcpSeen) {
 	if !seen.BadSearch.IsError || !strings.Contains(seen.BadSearch.Text, "at least one character that is not a space") {
 		t.Errorf("a blank search = %+v", seen.BadSearch)
 	}
-	if !slices.Equal(seen.Prompts, []string{"review"}) || len(seen.Prompt) != 1 || !strings.Contains(string(seen.Prompt[0]), "Review the change") {
+	if !slices.Contains(seen.Prompts, "review") || len(seen.Prompt) != 1 || !strings.Contains(string(seen.Prompt[0]), "Review the change") {
 		t.Errorf("prompts %v, prompt %s", seen.Prompts, seen.Prompt)
 	}
 	if seen.SkillsList.ResultType != "complete" || len(seen.SkillsList.Skills) != 1 {
@@ -215,6 +224,9 @@ func checkSeen(t *testing.T, seen mcpSeen) {
 	if seen.SkillGetUnknown.Code != -32602 || !strings.Contains(seen.SkillGetUnknown.Message, "Skill not found: no-such-skill") {
 		t.Errorf("skills/get of an unknown skill = %+v, want -32602", seen.SkillGetUnknown)
 	}
+	if !slices.Contains(seen.Updated, "iii://pdf-forms") {
+		t.Errorf("resources/updated = %v, want one for the edited iii://pdf-forms", seen.Updated)
+	}
 	if seen.ListChanged < 1 || !slices.Contains(seen.AfterChange, "iii://added-later") {
 		t.Errorf("after a folder was added: %d list_changed, resources %v", seen.ListChanged, seen.AfterChange)
 	}
@@ -223,13 +235,18 @@ func checkSeen(t *testing.T, seen mcpSeen) {
 // The official TypeScript client drives `skills mcp --dev` over stdio.
 func TestMCPClientOverStdio(t *testing.T) {
 	bin, config, root := mcpFixture(t)
-	checkSeen(t, runMCPClient(t, "stdio", bin, config, root))
+	seen := runMCPClient(t, "stdio", bin, config, root)
+	checkSeen(t, seen)
+	// --page-size 2: the resources came in pages, joined by cursors.
+	if want := (len(seen.Resources) + 1) / 2; seen.Pages != want || seen.Pages < 2 {
+		t.Errorf("%d resources in %d pages, want %d pages of 2", len(seen.Resources), seen.Pages, want)
+	}
 }
 
 // The official TypeScript client drives `skills mcp --dev --http`.
 func TestMCPClientOverHTTP(t *testing.T) {
 	bin, config, root := mcpFixture(t)
-	cmd := exec.Command(bin, "mcp", "--dev", "--config", config, "--http", "127.0.0.1:0")
+	cmd := exec.Command(bin, "mcp", "--dev", "--config", config, "--http", "127.0.0.1:0", "--log-level", "info")
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -240,19 +257,66 @@ func TestMCPClientOverHTTP(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
 	lines := bufio.NewScanner(stderr)
-	urlRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`)
-	var url string
+	urlRe, wsRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`), regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
+	var url, engineURL string
 	for lines.Scan() {
+		if u := wsRe.FindString(lines.Text()); u != "" && engineURL == "" {
+			engineURL = u
+		}
 		if url = urlRe.FindString(lines.Text()); url != "" {
 			break
 		}
 	}
-	if url == "" {
-		t.Fatal("skills mcp --http never printed its address")
+	if url == "" || engineURL == "" {
+		t.Fatal("skills mcp --http never printed its addresses")
 	}
 	go func() {
 		for lines.Scan() {
 		}
 	}()
-	checkSeen(t, runMCPClient(t, "http", url, root))
+	showcasePrompt(t, engineURL)
+	seen := runMCPClient(t, "http", url, root, "showcase")
+	checkSeen(t, seen)
+	types := map[string]string{}
+	for _, m := range seen.Showcase {
+		types[m.Content["type"].(string)] = m.Role
+	}
+	for _, want := range []string{"text", "image", "audio", "resource", "resource_link"} {
+		if _, ok := types[want]; !ok {
+			t.Errorf("the showcase prompt's messages lack a %s content: %+v", want, seen.Showcase)
+		}
+	}
+	if len(seen.Showcase) == 0 || seen.Showcase[0].Content["text"] != "Fill the forms form." {
+		t.Errorf("showcase messages = %+v", seen.Showcase)
+	}
+}
+
+// showcasePrompt registers, through the engine at url, the prompt
+// "showcase", whose handler returns a message of every MCP content type.
+func showcasePrompt(t *testing.T, url string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := iii.New(iii.Options{URL: url, Name: "showcase"})
+	c.RegisterFunction(iii.Function{ID: "interop::showcase", Handler: func(_ context.Context, req iii.Request) (any, error) {
+		var args struct{ Topic string }
+		_ = json.Unmarshal(req.Data, &args)
+		png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n"))
+		return map[string]any{"messages": []any{
+			map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "Fill the " + args.Topic + " form."}},
+			map[string]any{"role": "assistant", "content": map[string]any{"type": "image", "data": png, "mimeType": "image/png"}},
+			map[string]any{"role": "user", "content": map[string]any{"type": "audio", "data": png, "mimeType": "audio/wav"}},
+			map[string]any{"role": "user", "content": map[string]any{"type": "resource", "resource": map[string]any{"uri": "iii://pdf-forms", "mimeType": "text/markdown", "text": "# PDF forms"}}},
+			map[string]any{"role": "user", "content": map[string]any{"type": "resource_link", "uri": "iii://pdf-forms", "name": "pdf-forms"}},
+		}}, nil
+	}})
+	c.Start()
+	t.Cleanup(func() { c.Close() })
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Call(ctx, "prompts::register", map[string]any{"name": "showcase", "description": "Every content type.",
+		"function_id": "interop::showcase", "arguments": []any{map[string]any{"name": "topic", "required": true}}}); err != nil {
+		t.Fatal(err)
+	}
 }
