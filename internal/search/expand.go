@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	_ "embed"
@@ -19,6 +20,25 @@ import (
 //
 //go:embed wordnet/related.gz
 var relatedGz []byte
+
+// Notices is the licence notice of the data this package embeds: the
+// related-terms table is derived from WordNet 3.0, whose licence asks
+// that its notice go with every copy. The table's leading comment lines
+// carry it, so every binary does; a program that lists its licences can
+// print it.
+func Notices() string {
+	zr, err := gzip.NewReader(bytes.NewReader(relatedGz))
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() && strings.HasPrefix(sc.Text(), "#") {
+		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(sc.Text(), "#"), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
 
 // thesaurus is the related-terms table, compact: every stem once in
 // one string, and per stem a run of (related stem, weight) pairs.
@@ -48,7 +68,13 @@ func parseThesaurus(gz []byte) (*thesaurus, error) {
 	if err != nil {
 		return nil, err
 	}
+	for bytes.HasPrefix(raw, []byte{'#'}) { // the licence
+		_, raw, _ = bytes.Cut(raw, []byte{'\n'})
+	}
 	lines := bytes.Count(raw, []byte{'\n'})
+	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		lines++
+	}
 	t := &thesaurus{ends: make([]uint32, 0, lines), first: make([]uint32, 0, lines+1)}
 	var blob strings.Builder
 	bad := func(line string) error { return fmt.Errorf("line %d: %.40q", len(t.ends), line) }

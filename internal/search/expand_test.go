@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -52,6 +53,16 @@ func TestThesaurusTable(t *testing.T) {
 	}
 }
 
+// The table carries WordNet's licence notice, as its licence requires.
+func TestTableCarriesTheWordNetNotice(t *testing.T) {
+	n := Notices()
+	for _, want := range []string{"WordNet 3.0 Copyright 2006 by Princeton University", "PROVIDED \"AS IS\""} {
+		if !strings.Contains(n, want) {
+			t.Errorf("the notice lacks %q:\n%s", want, n)
+		}
+	}
+}
+
 func TestParseThesaurusRejectsCorruptTables(t *testing.T) {
 	if _, err := parseThesaurus([]byte("not gzip")); err == nil {
 		t.Error("a table that is not gzip parsed")
@@ -63,7 +74,7 @@ func TestParseThesaurusRejectsCorruptTables(t *testing.T) {
 		zw.Close()
 		return b.Bytes()
 	}
-	th, err := parseThesaurus(gz("bill 1:75\ninvoic 0:75 2:50\nstatement\n"))
+	th, err := parseThesaurus(gz("# a licence\n#\nbill 1:75\ninvoic 0:75 2:50\nstatement"))
 	if err != nil {
 		t.Fatal(err)
 	}

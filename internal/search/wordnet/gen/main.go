@@ -92,6 +92,7 @@ func key(pos byte, off string) string {
 func main() {
 	dict := flag.String("dict", "/usr/share/wordnet", "WordNet 3.0 dict directory")
 	out := flag.String("out", "related.gz", "table to write")
+	license := flag.String("license", filepath.Join("internal", "search", "wordnet", "LICENSE"), "WordNet's licence, written at the head of the table so that every copy, the binaries' included, carries it")
 	flag.Parse()
 	keep := strings.Split(*rels, ",")
 	for r := range relWeight {
@@ -371,7 +372,16 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	notice, err := os.ReadFile(*license)
+	if err != nil {
+		log.Fatal(err)
+	}
 	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	for _, line := range strings.Split(strings.TrimRight(string(notice), "\n"), "\n") {
+		if _, err := fmt.Fprintf(zw, "#%s\n", strings.TrimRight(" "+line, " ")); err != nil {
+			log.Fatal(err)
+		}
+	}
 	if _, err := zw.Write(buf.Bytes()); err != nil {
 		log.Fatal(err)
 	}
