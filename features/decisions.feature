@@ -338,7 +338,8 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
   @D12 @process
   Scenario: D12 every connection opens with metadata, trigger types, the functions, then the triggers
     The 13 functions of 0.2, the three skills::roots::* functions of the
-    upstream v0.3 (docs/decisions.md D32), skill::search (D40), skills::diagnostics (D42), and the catalog's internal function
+    upstream v0.3 (docs/decisions.md D32), skill::search (D40), skills::diagnostics (D42),
+    the MCP Skills extension's three skills::mcp-skills-* (D45), and the catalog's internal function
     that receives state events (D18; hidden from engine::functions::list by
     its metadata), then one state binding per scope.
     When I start the worker against a recording engine
@@ -346,7 +347,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       | frame                                    | count |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 19    |
+      | registerfunction                         | 22    |
       | registertrigger                          | 2     |
     And frame 1 of connection 1 has:
       """
@@ -369,6 +370,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       prompts::register prompts::unregister prompts::list prompts::mcp-list prompts::mcp-get
       skills::roots::index skills::roots::load skills::roots::rescan
       skill::search skills::diagnostics
+      skills::mcp-skills-list skills::mcp-skills-get skills::mcp-skills-read
       skills::catalog::state-*
       """
     And connection 1 sends "registertrigger" for:
@@ -381,7 +383,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       | reattach                                 | 1     |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 19    |
+      | registerfunction                         | 22    |
       | registertrigger                          | 2     |
     And connection 2 reattaches as the worker of connection 1
 

@@ -25,15 +25,38 @@ type fsDigest struct {
 
 func newFSDigests() *fsDigests { return &fsDigests{byPath: map[string]fsDigest{}} }
 
+// listedFile is a file a listing names, as its snapshot saw it.
+type listedFile struct {
+	Path    string
+	Size    int64
+	ModTime time.Time
+}
+
+func listedSkillFiles(skills []fsource.Skill) []listedFile {
+	out := make([]listedFile, len(skills))
+	for i, s := range skills {
+		out[i] = listedFile{Path: s.Path, Size: s.Size, ModTime: s.ModTime}
+	}
+	return out
+}
+
+func listedPromptFiles(prompts []fsource.Prompt) []listedFile {
+	out := make([]listedFile, len(prompts))
+	for i, p := range prompts {
+		out[i] = listedFile{Path: p.Path, Size: p.Size, ModTime: p.ModTime}
+	}
+	return out
+}
+
 // sums are the hex SHA-256 of each listed file, by path ("" for a file
 // that cannot be read). Files no longer listed are forgotten.
-func (d *fsDigests) sums(skills []fsource.Skill) map[string]string {
+func (d *fsDigests) sums(files []listedFile) map[string]string {
 	d.mu.Lock()
 	old := d.byPath
 	d.mu.Unlock()
-	out := make(map[string]string, len(skills))
-	next := make(map[string]fsDigest, len(skills))
-	for _, s := range skills {
+	out := make(map[string]string, len(files))
+	next := make(map[string]fsDigest, len(files))
+	for _, s := range files {
 		if c, ok := old[s.Path]; ok && c.size == s.Size && c.mtime.Equal(s.ModTime) {
 			out[s.Path], next[s.Path] = c.sum, c
 			continue

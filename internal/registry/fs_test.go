@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -174,10 +176,16 @@ func TestFSPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	openPR := "---\nname: open-pr\ndescription: Create a GitHub pull request.\n---\nOpen a PR for the current branch.\n"
+	static := "---\ndescription: A static prompt\n---\nStatic body\n\n"
+	n := func(v int) *int64 { x := int64(v); return &x }
 	wantList := []promptEntry{
-		{Name: "dual", FunctionID: "w::dual", RegisteredAt: f.fixedTimestamp, Origin: "state"},
-		{Name: "open-pr", RegisteredAt: fsMTimeText, Origin: "fs"},
-		{Name: "static", RegisteredAt: fsMTimeText, Origin: "fs"},
+		{Name: "dual", FunctionID: "w::dual", RegisteredAt: f.fixedTimestamp, Origin: "state", SHA256: list.Prompts[0].SHA256},
+		{Name: "open-pr", RegisteredAt: fsMTimeText, Origin: "fs", Bytes: n(len(openPR)), Tokens: n((len(openPR) + 3) / 4), SHA256: hexSHA(openPR)},
+		{Name: "static", RegisteredAt: fsMTimeText, Origin: "fs", Bytes: n(len(static)), Tokens: n((len(static) + 3) / 4), SHA256: hexSHA(static)},
+	}
+	if len(list.Prompts[0].SHA256) != 64 {
+		t.Errorf("state prompt digest %q", list.Prompts[0].SHA256)
 	}
 	if diff := cmp.Diff(wantList, list.Prompts); diff != "" {
 		t.Errorf("prompts::list (-want +got):\n%s", diff)
@@ -227,4 +235,9 @@ func TestNilOverlayIsNoOverlay(t *testing.T) {
 	if _, err := f.reg.getPrompt(f.ctx, promptGetInput{Name: "x"}); err == nil {
 		t.Error("want not found")
 	}
+}
+
+func hexSHA(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

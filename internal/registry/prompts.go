@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -47,6 +48,12 @@ type promptEntry struct {
 	Arguments    int    `json:"arguments" jsonschema:"minimum=0" jsonschema_description:"Number of declared arguments."`
 	RegisteredAt string `json:"registered_at" jsonschema_description:"RFC 3339 UTC time of the last registration (for fs entries: file modification time, or empty when unknown)."`
 	Origin       string `json:"origin" jsonschema:"enum=state,enum=fs" jsonschema_description:"'state' for state-backed entries, 'fs' for filesystem-backed."`
+	// Additive (docs/decisions.md D41): an fs prompt's file size and its
+	// cost to read; the hex SHA-256 of what defines the prompt: the file,
+	// or a state prompt's name, description, arguments and handler.
+	Bytes  *int64 `json:"bytes,omitempty" jsonschema_description:"fs entries: the file's size in bytes, frontmatter included."`
+	Tokens *int64 `json:"tokens,omitempty" jsonschema_description:"fs entries: bytes/4 rounded up, what the file costs an agent to read."`
+	SHA256 string `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the file (fs) or of the registration's name, description, arguments and function_id (state); changes exactly when the prompt does."`
 }
 
 type mcpListOutput struct {
@@ -134,13 +141,29 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 	fsPrompts = unshadowedPrompts(fsPrompts, rows)
 	out := listPromptsOutput{Prompts: make([]promptEntry, 0, len(rows)+len(fsPrompts))}
 	for _, row := range rows {
-		out.Prompts = append(out.Prompts, promptEntry{Name: row.Name, FunctionID: row.FunctionID, Arguments: len(row.Arguments), RegisteredAt: row.RegisteredAt, Origin: originState})
+		out.Prompts = append(out.Prompts, promptEntry{Name: row.Name, FunctionID: row.FunctionID, Arguments: len(row.Arguments), RegisteredAt: row.RegisteredAt, Origin: originState,
+			SHA256: promptDigest(row)})
 	}
+	sums := r.promptDigests.sums(listedPromptFiles(fsPrompts))
 	for _, p := range fsPrompts {
-		out.Prompts = append(out.Prompts, promptEntry{Name: p.Name, RegisteredAt: timestamp(p.ModTime), Origin: originFS})
+		size, tokens := p.Size, tokensOf(p.Size)
+		out.Prompts = append(out.Prompts, promptEntry{Name: p.Name, RegisteredAt: timestamp(p.ModTime), Origin: originFS,
+			Bytes: &size, Tokens: &tokens, SHA256: sums[p.Path]})
 	}
 	slices.SortStableFunc(out.Prompts, func(a, b promptEntry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// promptDigest is the hex SHA-256 of what defines a state prompt, not
+// when it was registered.
+func promptDigest(row promptRow) string {
+	b, _ := json.Marshal(struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		Arguments   []promptArgRow `json:"arguments"`
+		FunctionID  string         `json:"function_id"`
+	}{row.Name, row.Description, row.Arguments, row.FunctionID})
+	return sha256Hex(string(b))
 }
 
 func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOutput, error) {

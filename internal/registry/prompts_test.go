@@ -3,8 +3,10 @@ package registry
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -131,7 +133,7 @@ func TestListPrompts(t *testing.T) {
 		{Name: "open-pr", FunctionID: "gh::pr", Arguments: 0, RegisteredAt: at, Origin: "state"},
 		{Name: "send-email", FunctionID: "mail::compose", Arguments: 2, RegisteredAt: at, Origin: "state"},
 	}}
-	if diff := cmp.Diff(wantList, list); diff != "" {
+	if diff := cmp.Diff(wantList, list, cmpopts.IgnoreFields(promptEntry{}, "SHA256")); diff != "" {
 		t.Errorf("prompts::list (-want +got):\n%s", diff)
 	}
 
@@ -145,6 +147,29 @@ func TestListPrompts(t *testing.T) {
 	}}
 	if diff := cmp.Diff(wantMCP, mcp); diff != "" {
 		t.Errorf("prompts::mcp-list (-want +got):\n%s", diff)
+	}
+
+	// D41: a state prompt's digest covers its definition, not when it was
+	// registered: the same definition again keeps it, a new description
+	// changes it.
+	first := list.Prompts[1].SHA256
+	if len(first) != 64 || first == list.Prompts[0].SHA256 {
+		t.Errorf("digests %q and %q: want two different SHA-256 hex digests", list.Prompts[0].SHA256, first)
+	}
+	again := registerPromptInput{Name: "send-email", Description: "Compose and send an email", FunctionID: "mail::compose", Arguments: []promptArgument{{Name: "to", Description: ptr("Recipient address"), Required: true}, {Name: "cc"}}}
+	f.reg.now = func() time.Time { return fixedNow.Add(time.Hour) }
+	if _, err := f.reg.registerPrompt(f.ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := f.reg.listPrompts(f.ctx, emptyInput{}); l.Prompts[1].SHA256 != first || l.Prompts[1].RegisteredAt == at {
+		t.Errorf("re-registered unchanged: digest %q (was %q), registered_at %q", l.Prompts[1].SHA256, first, l.Prompts[1].RegisteredAt)
+	}
+	again.Description = "Compose an email"
+	if _, err := f.reg.registerPrompt(f.ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := f.reg.listPrompts(f.ctx, emptyInput{}); l.Prompts[1].SHA256 == first {
+		t.Error("a new description kept the old digest")
 	}
 
 	f.engine.failWith("state::list", &iii.Error{Code: "LIST_ERROR", Message: "x"})

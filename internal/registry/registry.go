@@ -108,6 +108,7 @@ type Registry struct {
 	roots          rootsIndex
 	searcher       *searcher
 	fsDigests      *fsDigests
+	promptDigests  *fsDigests
 	mcpDigests     *mcpDigests
 	pageSize       int
 	indexMaxTokens int
@@ -157,6 +158,7 @@ func New(cfg Config) *Registry {
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
 		searcher:       newSearcher(),
 		fsDigests:      newFSDigests(),
+		promptDigests:  newFSDigests(),
 		mcpDigests:     newMCPDigests(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
