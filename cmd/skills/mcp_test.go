@@ -113,3 +113,111 @@ func TestMCPDevOverHTTP(t *testing.T) {
 		t.Errorf("read = %+v, %v", read, err)
 	}
 }
+
+// skills mcp --url, against an engine and a worker running on their own,
+// as a deployment runs them: the client lists, reads, searches and
+// fetches, and sees list_changed after a registration and after a file
+// edit, and resources/updated for the edited skill it subscribed to.
+func TestMCPAgainstARunningEngine(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "agents")
+	if err := os.MkdirAll(filepath.Join(root, "pdf-forms"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skillMD := filepath.Join(root, "pdf-forms", "SKILL.md")
+	writeFile(t, skillMD, "---\nname: pdf-forms\ndescription: Fill in PDF forms field by field.\n---\n# PDF forms\n\nList the fields, then fill them.\n")
+	cfg := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfg, "roots: [agents]\n")
+
+	engine := startCmd(t, "engine", "--port", "0")
+	engine.stdout.waitFor(t, "III_URL")
+	engineURL := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`).FindString(engine.stdout.String())
+	if engineURL == "" {
+		t.Fatalf("the engine never said where it listens:\n%s", engine.stdout.String())
+	}
+	worker := startCmd(t, "--url", engineURL, "--config", cfg, "--log-level", "info")
+	worker.stdout.waitFor(t, "connected to engine")
+	server := startCmd(t, "mcp", "--url", engineURL, "--http", "127.0.0.1:0")
+	server.stderr.waitFor(t, "serving MCP over Streamable HTTP at http://")
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(server.stderr.String())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	listChanged, updated := make(chan struct{}, 64), make(chan string, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	})
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: addr}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+
+	uris := func() []string {
+		res, err := session.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range res.Resources {
+			out = append(out, r.URI)
+		}
+		return out
+	}
+	if got := uris(); !slices.Contains(got, "iii://pdf-forms") {
+		t.Fatalf("resources = %v", got)
+	}
+	read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://pdf-forms"})
+	if err != nil || !strings.HasPrefix(read.Contents[0].Text, "# PDF forms") {
+		t.Fatalf("read = %+v, %v", read, err)
+	}
+	found, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "skill__search", Arguments: map[string]any{"query": "fill in a form in a pdf"}})
+	if err != nil || found.IsError || !strings.Contains(found.Content[0].(*mcp.TextContent).Text, `"id":"pdf-forms"`) {
+		t.Fatalf("search = %+v, %v", found, err)
+	}
+	fetched, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "skill__fetch", Arguments: map[string]any{"uris": []string{"iii://pdf-forms"}}})
+	if err != nil || fetched.IsError || !strings.Contains(fetched.Content[0].(*mcp.TextContent).Text, "List the fields") {
+		t.Fatalf("fetch = %+v, %v", fetched, err)
+	}
+	if err := session.Subscribe(ctx, &mcp.SubscribeParams{URI: "iii://pdf-forms"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A list_changed must arrive, and the list then shows the change.
+	waitListChanged := func(what string, holds func() bool) {
+		t.Helper()
+		for {
+			select {
+			case <-listChanged:
+				if holds() {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("no list_changed showing %s", what)
+			}
+		}
+	}
+	for len(listChanged) > 0 {
+		<-listChanged
+	}
+	if code, out, errOut := runCmd(t, ctx, "call", "skills::register", "id=registered-later", "skill=# Registered later", "--url", engineURL); code != 0 {
+		t.Fatalf("register: %d %s %s", code, out, errOut)
+	}
+	waitListChanged("a registration", func() bool { return slices.Contains(uris(), "iii://registered-later") })
+
+	writeFile(t, skillMD, "---\nname: pdf-forms\ndescription: Fill in PDF forms field by field.\n---\n# PDF forms\n\nList the fields, then fill them. Then check them.\n")
+	for got := ""; got != "iii://pdf-forms"; {
+		select {
+		case got = <-updated:
+		case <-ctx.Done():
+			t.Fatal("no resources/updated for the edited skill")
+		}
+	}
+	read, err = session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://pdf-forms"})
+	if err != nil || !strings.Contains(read.Contents[0].Text, "Then check them.") {
+		t.Errorf("read after the edit = %+v, %v", read, err)
+	}
+}
