@@ -208,7 +208,11 @@ func TestMCPAgainstARunningEngine(t *testing.T) {
 	}
 	waitListChanged("a registration", func() bool { return slices.Contains(uris(), "iii://registered-later") })
 
+	for len(listChanged) > 0 {
+		<-listChanged
+	}
 	writeFile(t, skillMD, "---\nname: pdf-forms\ndescription: Fill in PDF forms field by field.\n---\n# PDF forms\n\nList the fields, then fill them. Then check them.\n")
+	waitListChanged("a file edit", func() bool { return true }) // the entry's size and lastModified changed
 	for got := ""; got != "iii://pdf-forms"; {
 		select {
 		case got = <-updated:
