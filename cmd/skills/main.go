@@ -14,6 +14,7 @@
 //	skills tools list|approve|revoke [<skill-id> …] [--yes]             approve SKILL.md tools (tools.lock)
 //	skills doctor [--config …] [--dev] [--json]                         the diagnostics report offline
 //	skills mcp [--dev | --url …] [--http ADDR]                           the registry as an MCP server
+//	skills licenses                                                     the notices of data built into the binary
 package main
 
 import (
@@ -66,6 +67,9 @@ func run(ctx context.Context, args []string, io stdio) error {
 		case "help":
 			_, err := io.out.Write([]byte(usage))
 			return err
+		case "licenses":
+			_, err := io.out.Write([]byte(licenses()))
+			return err
 		}
 		if _, ok := cmd.(workerCommand); !ok {
 			args = args[1:]
@@ -88,6 +92,7 @@ Usage:
                                          serve the registry to an MCP client (stdio, or Streamable HTTP)
   skills doctor [--config] [--dev] [--json]
                                          report what the worker makes of every file, offline; exit 1 on problems
+  skills licenses                        print the notices of the data built into the binary (WordNet)
 
 Worker flags:
   --config <path>      config file (default ./config.yaml); missing or malformed → defaults

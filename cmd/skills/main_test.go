@@ -108,3 +108,12 @@ func (p *process) stop() int {
 	})
 	return p.code
 }
+
+// skills licenses prints WordNet's notice, which must travel with every
+// copy of the table built into the binary.
+func TestLicensesPrintsWordNetNotice(t *testing.T) {
+	code, out, _ := runCmd(t, t.Context(), "licenses")
+	if code != 0 || !strings.Contains(out, "WordNet 3.0 Copyright 2006 by Princeton University") || !strings.Contains(out, "MAKES NO REPRESENTATIONS OR WARRANTIES") {
+		t.Errorf("skills licenses = %d\n%s", code, out)
+	}
+}
