@@ -187,11 +187,24 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 			return mcpSkillsReadOutput{}, err
 		}
 	}
-	// A supporting file: of the nearest enclosing folder skill.
+	// A supporting file: of the nearest enclosing folder skill. The
+	// candidates come from the overlay's listing, so a deep hostile URI
+	// costs no state lookups.
+	folders := map[string]bool{}
+	fsSkills, _ := r.fsSkills(ctx)
+	for _, s := range fsSkills {
+		if s.Root != "" && s.SkillFile {
+			folders[s.ID] = true
+		}
+	}
 	for k := len(segs) - 1; k >= 1; k-- {
-		src, err := r.skillSourceOf(ctx, strings.Join(segs[:k], "/"))
-		if err != nil || src.folder == "" || src.unserved != "" {
+		id := strings.Join(segs[:k], "/")
+		if !folders[id] {
 			continue
+		}
+		src, err := r.skillSourceOf(ctx, id)
+		if err != nil || src.folder == "" || src.unserved != "" {
+			continue // shadowed by state, or not served: its files are still the enclosing skill's
 		}
 		rel := strings.Join(segs[k:], "/")
 		files, err := r.fs.FolderFiles(ctx, src.folder)
@@ -412,6 +425,9 @@ func (r *Registry) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill
 	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: front, Resources: make([]mcpSkillFile, 0, len(files))}
 	for _, f := range files {
 		uri := SkillScheme + src.id + "/" + f.Rel
+		if r.shadowedSkillMD(ctx, src.id, f.Rel) {
+			continue
+		}
 		if f.Rel == skillFile {
 			entry.Resources = append(entry.Resources, mcpSkillFile{URI: uri, Digest: digestOf(md), Size: int64(len(md))})
 			continue
@@ -423,6 +439,18 @@ func (r *Registry) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill
 		entry.Resources = append(entry.Resources, mcpSkillFile{URI: uri, Digest: sum, Size: size})
 	}
 	return entry, nil
+}
+
+// shadowedSkillMD reports a nested skill's SKILL.md in a folder whose id
+// state or a glob serves instead: its URI is that skill's SKILL.md, so it
+// is not a file of the enclosing folder's skill. (The nested folder's
+// other files still are.)
+func (r *Registry) shadowedSkillMD(ctx context.Context, id, rel string) bool {
+	if rel == skillFile || path.Base(rel) != skillFile {
+		return false
+	}
+	src, err := r.skillSourceOf(ctx, id+"/"+path.Dir(rel))
+	return err == nil && src.folder == ""
 }
 
 // synthEntry is the entry of a skill served as a synthesised SKILL.md.

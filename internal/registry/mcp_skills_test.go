@@ -222,3 +222,54 @@ func TestMCPSkillsListPages(t *testing.T) {
 		t.Error("a garbage cursor was accepted")
 	}
 }
+
+// A nested skill shadowed by state is a registered skill of its own, at
+// its SKILL.md URI; every URI listed still reads the bytes its digest
+// covers.
+func TestMCPSkillsNestedShadowedByState(t *testing.T) {
+	f, _ := mcpSkillsFixture(t)
+	f.mustRegisterSkill(t, "pdf/fill", "# Fill, registered\n")
+	out, err := f.reg.mcpSkillsList(f.ctx, listInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pdfFiles []string
+	for _, s := range out.Skills {
+		if s.URI == "skill://pdf/fill/SKILL.md" && len(s.Resources) != 1 {
+			t.Errorf("the registered pdf/fill has files %+v", s.Resources)
+		}
+		if s.URI == "skill://pdf/SKILL.md" {
+			for _, r := range s.Resources {
+				pdfFiles = append(pdfFiles, r.URI)
+			}
+		}
+	}
+	// skill://pdf/fill/SKILL.md is now the registered skill's SKILL.md, so
+	// it is no longer listed as a file of pdf, whose other files stay.
+	if slices.Contains(pdfFiles, "skill://pdf/fill/SKILL.md") || !slices.Contains(pdfFiles, "skill://pdf/references/forms.md") {
+		t.Fatalf("pdf's files = %v", pdfFiles)
+	}
+	uri := "skill://pdf/fill/SKILL.md"
+	read, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
+	if err != nil || !strings.Contains(read.Contents[0].Text, "# Fill, registered") {
+		t.Errorf("read %s = %+v, %v", uri, read, err)
+	}
+	for _, s := range out.Skills {
+		for _, res := range s.Resources {
+			u := res.URI
+			got, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
+			if err != nil {
+				t.Errorf("read %s: %v", u, err)
+				continue
+			}
+			c := got.Contents[0]
+			b := []byte(c.Text)
+			if c.Blob != nil {
+				b = c.Blob
+			}
+			if sha(b) != res.Digest || int64(len(b)) != res.Size {
+				t.Errorf("%s: read bytes do not match the listed digest and size", u)
+			}
+		}
+	}
+}
