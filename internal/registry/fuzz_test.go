@@ -121,3 +121,31 @@ func FuzzTitleDescription(f *testing.F) {
 		}
 	})
 }
+
+// A skill:// URI is accepted only as a path of clean segments: nothing
+// that could climb out of a skill folder or hide a control character.
+func FuzzSkillPath(f *testing.F) {
+	for _, s := range []string{
+		"skill://pdf/SKILL.md", "skill://a/b/c/d.py", "skill://pdf", "skill://", "skill:///x", "skill://a/../b",
+		"skill://a/./b", "skill://a//b", "skill://a/b\\c", "skill://a/\x00", "iii://a/b", "skill://é/ü.md", "skill://a/b?x=1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		segs, err := skillPath(s)
+		if err != nil {
+			if e, ok := err.(*Error); !ok || e.Code != CodeInvalidArgument {
+				t.Fatalf("skillPath(%q) error %v is not invalid_argument", s, err)
+			}
+			return
+		}
+		if len(segs) < 2 || "skill://"+strings.Join(segs, "/") != s {
+			t.Fatalf("skillPath(%q) = %q does not split the URI", s, segs)
+		}
+		for _, seg := range segs {
+			if seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\\\x00\n\r") {
+				t.Fatalf("skillPath(%q) accepted segment %q", s, seg)
+			}
+		}
+	})
+}

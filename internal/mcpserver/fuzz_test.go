@@ -1,0 +1,56 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// The HTTP handler takes for its own exactly the single skills/list and
+// skills/get calls, whatever else a client sends; everything else goes on
+// to the SDK.
+func FuzzExtensionCall(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`, `{"jsonrpc":"2.0","method":"skills/list"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"skills/get"}]`, `{"jsonrpc":"2.0","id":{},"method":"skills/get"}`,
+		`{"jsonrpc":"2.0","id":"x","method":"skills/listx"}`, `not json "skills/`, ``, `{"jsonrpc":"1.0","id":1,"method":"skills/list"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, ok := extensionCall(body)
+		if !ok {
+			return
+		}
+		if !req.IsCall() || !extensionMethod(req.Method) {
+			t.Fatalf("extensionCall(%q) took %+v", body, req)
+		}
+	})
+}
+
+// readLine never returns more than MaxLineBytes+1 bytes, and a line it
+// drops is counted.
+func FuzzReadLine(f *testing.F) {
+	for _, s := range []string{"a\nb\n", "", "\n\n", "no newline", strings.Repeat("x", 70000) + "\ny"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := bufio.NewReaderSize(bytes.NewReader(in), 16)
+		total := 0
+		for {
+			line, over, err := readLine(r)
+			if len(line) > MaxLineBytes+1 || (over > 0 && line != nil) {
+				t.Fatalf("line of %d bytes, over %d", len(line), over)
+			}
+			total += len(line) + over
+			if err != nil {
+				break
+			}
+			total++ // the newline
+		}
+		if total != len(in) && total != len(in)+1 {
+			t.Fatalf("read %d bytes of %d", total, len(in))
+		}
+	})
+}
