@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -20,41 +19,18 @@ import (
 // flushed (within a second), killing the process loses nothing, and the
 // first log line says where state lives (D46).
 func TestEngineDataSurvivesSIGKILL(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "skills")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	data := t.TempDir()
+	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
 	start := func() (*exec.Cmd, string, string) {
 		t.Helper()
-		cmd := exec.Command(bin, "engine", "--port", "0", "--data", data)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		lines := bufio.NewScanner(stdout)
-		var first string
-		urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
-		deadline := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
-		defer deadline.Stop()
-		for lines.Scan() {
-			if first == "" {
-				first = lines.Text()
+		var url string
+		run := startBinary(t, false, func(line string) bool {
+			if strings.Contains(line, "III_URL") {
+				url = urlRe.FindString(line)
 			}
-			if u := urlRe.FindString(lines.Text()); u != "" && strings.Contains(lines.Text(), "III_URL") {
-				go func() { // keep draining, so the engine never blocks on its log
-					for lines.Scan() {
-					}
-				}()
-				return cmd, u, first
-			}
-		}
-		t.Fatalf("the engine never said where it listens; first line %q", first)
-		return nil, "", ""
+			return url != ""
+		}, "engine", "--port", "0", "--data", data)
+		return run.cmd, url, run.first
 	}
 	call := func(url, fn string, data any) json.RawMessage {
 		t.Helper()

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -76,46 +74,24 @@ func TestMCPDevDataSurvivesARestart(t *testing.T) {
 // when it is killed with SIGKILL: a write reaches the file within a
 // second, and a restart serves it to an MCP client (D46).
 func TestMCPDevDataSurvivesSIGKILL(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "skills")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
 	writeFile(t, cfg, "roots: []\n")
 	data := filepath.Join(dir, "data")
+	wsRe, httpRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`), regexp.MustCompile(`http://127\.0\.0\.1:\d+/`)
 	start := func() (cmd *exec.Cmd, addr, engineURL string) {
 		t.Helper()
-		cmd = exec.Command(bin, "mcp", "--dev", "--config", cfg, "--data", data, "--http", "127.0.0.1:0", "--log-level", "info")
-		cmd.Env = append(os.Environ(), "HOME="+dir)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		deadline := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
-		defer deadline.Stop()
-		lines := bufio.NewScanner(stderr)
-		wsRe, httpRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`), regexp.MustCompile(`http://127\.0\.0\.1:\d+/`)
-		for lines.Scan() {
-			if u := wsRe.FindString(lines.Text()); u != "" && engineURL == "" {
+		run := startBinary(t, true, func(line string) bool {
+			if u := wsRe.FindString(line); u != "" && engineURL == "" {
 				engineURL = u
 			}
-			if addr = httpRe.FindString(lines.Text()); addr != "" {
-				break
-			}
+			addr = httpRe.FindString(line)
+			return addr != ""
+		}, "mcp", "--dev", "--config", cfg, "--data", data, "--http", "127.0.0.1:0", "--log-level", "info")
+		if engineURL == "" {
+			t.Fatal("skills mcp never said where its engine listens")
 		}
-		if addr == "" || engineURL == "" {
-			t.Fatal("skills mcp never printed its addresses")
-		}
-		go func() { // keep draining, so the process never blocks on its log
-			for lines.Scan() {
-			}
-		}()
-		return cmd, addr, engineURL
+		return run.cmd, addr, engineURL
 	}
 	cmd, _, engineURL := start()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

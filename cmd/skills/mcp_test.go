@@ -19,10 +19,7 @@ import (
 // nothing else running, searches and fetches them, and exits soon after
 // the client closes its input (D45).
 func TestMCPDevOverStdio(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "skills")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := skillsBinary(t)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "agents", "pdf-forms"), 0o755); err != nil {
 		t.Fatal(err)
