@@ -361,8 +361,10 @@ func TestResourcesListPages(t *testing.T) {
 		}
 		slices.Sort(got)
 	}
-	if _, err := r.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "not-a-cursor"}); err == nil {
-		t.Error("a cursor the server never gave was accepted")
+	_, err := r.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "not-a-cursor"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("a cursor the server never gave: %v, want -32602", err)
 	}
 }
 
