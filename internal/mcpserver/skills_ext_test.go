@@ -282,3 +282,36 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		t.Errorf("ping after the bad lines = %s, %v", res, err)
 	}
 }
+
+// A client that leaves with calls in flight ends its session cleanly: the
+// session's goroutines stop and nothing waits on the gone client.
+func TestStdioClientLeavesMidCall(t *testing.T) {
+	r := newRig(t)
+	r.call(t, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha"})
+	toServer, in := io.Pipe()
+	outR, fromServer := io.Pipe()
+	go func() { _, _ = io.Copy(io.Discard, outR) }() // the client's output, unread
+	ss, err := r.bridge.Server().Connect(context.Background(), r.bridge.Stdio(toServer, fromServer), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"skills/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"iii://alpha"}}`,
+	} {
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.Close() // the client is gone, its calls still in flight
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(waitTimeout):
+		t.Fatal("the session did not end after its client left")
+	}
+	outR.Close()
+}
