@@ -121,11 +121,17 @@ func corpusQueries(tb testing.TB) []string {
 }
 
 func searchHandler(tb testing.TB, reg *registry.Registry) iii.Handler {
+	return handlerOf(tb, reg, registry.FnSkillSearch)
+}
+
+// handlerOf is the handler of one of the registry's functions, to time it
+// in the worker without the engine.
+func handlerOf(tb testing.TB, reg *registry.Registry, id string) iii.Handler {
 	for _, f := range reg.Functions() {
-		if f.ID == registry.FnSkillSearch {
+		if f.ID == id {
 			return f.Handler
 		}
 	}
-	tb.Fatal("no skill::search")
+	tb.Fatalf("no %s", id)
 	return nil
 }

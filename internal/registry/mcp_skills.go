@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -67,9 +68,10 @@ type mcpSkillsGetOutput struct {
 
 // mcpSkill is the extension's Skill entry.
 type mcpSkill struct {
-	URI         string         `json:"uri"`
-	Frontmatter map[string]any `json:"frontmatter"`
-	Resources   []mcpSkillFile `json:"resources"`
+	URI         string          `json:"uri"`
+	Frontmatter json.RawMessage `json:"frontmatter"` // a JSON object, encoded once
+
+	Resources []mcpSkillFile `json:"resources"`
 }
 
 // mcpSkillFile is the extension's SkillResource: one file with the
@@ -422,7 +424,11 @@ func (r *Registry) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill
 	if err != nil {
 		return mcpSkill{}, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
 	}
-	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: front, Resources: make([]mcpSkillFile, 0, len(files))}
+	frontJSON, err := json.Marshal(front)
+	if err != nil {
+		return mcpSkill{}, unavailableMsg(fmt.Errorf("skill %s: its frontmatter has no JSON form: %w", ids.Quote(src.id), err))
+	}
+	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: frontJSON, Resources: make([]mcpSkillFile, 0, len(files))}
 	for _, f := range files {
 		uri := SkillScheme + src.id + "/" + f.Rel
 		if r.shadowedSkillMD(ctx, src.id, f.Rel) {
@@ -455,17 +461,23 @@ func (r *Registry) shadowedSkillMD(ctx context.Context, id, rel string) bool {
 
 // synthEntry is the entry of a skill served as a synthesised SKILL.md.
 // A listing knows a state body's digest from its summary: the SKILL.md's
-// digest is kept by it and the frontmatter, so a body is read only when
-// it changed.
+// digest is kept by it and the description (the frontmatter is a function
+// of the id and the description), so a body is read, and the frontmatter
+// written, only when one of them changed.
 func (r *Registry) synthEntry(ctx context.Context, src skillSource) (mcpSkill, error) {
-	front := synthFrontmatter(src.id, src.description)
-	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: map[string]any{"name": path.Base(src.id), "description": src.description}}
+	front, _ := json.Marshal(struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}{path.Base(src.id), src.description}) // two strings always marshal
+	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: front}
 	var file mcpSkillFile
-	if src.bodySHA == "" {
-		file = mcpSkillFile{Digest: digestOf([]byte(front + src.body)), Size: int64(len(front) + len(src.body))}
-	} else if kept, ok := r.mcpDigests.synth(src.id, src.bodySHA+"\x00"+front); ok {
+	switch kept, ok := r.mcpDigests.synth(src.id, src.bodySHA+"\x00"+src.description); {
+	case src.bodySHA == "":
+		md := synthFrontmatter(src.id, src.description) + src.body
+		file = mcpSkillFile{Digest: digestOf([]byte(md)), Size: int64(len(md))}
+	case ok:
 		file = kept
-	} else {
+	default:
 		body, found, err := r.storedSkill(ctx, src.id)
 		if err != nil {
 			return mcpSkill{}, err
@@ -473,8 +485,9 @@ func (r *Registry) synthEntry(ctx context.Context, src skillSource) (mcpSkill, e
 		if !found {
 			return mcpSkill{}, notFoundf("Skill not found: %s", ids.Unquoted(src.id))
 		}
-		file = mcpSkillFile{Digest: digestOf([]byte(front + body)), Size: int64(len(front) + len(body))}
-		r.mcpDigests.keepSynth(src.id, sha256Hex(body)+"\x00"+front, file)
+		md := synthFrontmatter(src.id, src.description) + body
+		file = mcpSkillFile{Digest: digestOf([]byte(md)), Size: int64(len(md))}
+		r.mcpDigests.keepSynth(src.id, sha256Hex(body)+"\x00"+src.description, file)
 	}
 	file.URI = entry.URI
 	entry.Resources = []mcpSkillFile{file}

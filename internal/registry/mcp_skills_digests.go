@@ -10,7 +10,7 @@ import (
 )
 
 // mcpDigests keeps the digests of MCP skill files between listings: a
-// synthesised SKILL.md's by its body's digest and frontmatter, a folder
+// synthesised SKILL.md's by its body's digest and description, a folder
 // file's by its stamp (size, mtime, mode, inode, ctime). Entries live in
 // two generations: each first page of skills/list starts a new one, and
 // what two listings in a row did not touch is forgotten.

@@ -3,6 +3,7 @@ package registry
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +41,16 @@ func mcpSkillsFixture(t *testing.T) (*fixture, string) {
 	return f, dir
 }
 
+// front decodes an entry's frontmatter.
+func front(t *testing.T, s mcpSkill) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(s.Frontmatter, &m); err != nil {
+		t.Fatalf("%s: frontmatter %s: %v", s.URI, s.Frontmatter, err)
+	}
+	return m
+}
+
 func sha(b []byte) string {
 	h := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(h[:])
@@ -63,11 +74,12 @@ func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
 	}
 
 	pdf := out.Skills[0]
-	if pdf.Frontmatter["name"] != "pdf" || pdf.Frontmatter["description"] != "Fill PDF forms: AcroForm and XFA." || pdf.Frontmatter["license"] != "Apache-2.0" {
-		t.Errorf("pdf frontmatter = %v", pdf.Frontmatter)
+	pdfFront := front(t, pdf)
+	if pdfFront["name"] != "pdf" || pdfFront["description"] != "Fill PDF forms: AcroForm and XFA." || pdfFront["license"] != "Apache-2.0" {
+		t.Errorf("pdf frontmatter = %s", pdf.Frontmatter)
 	}
-	if m, _ := pdf.Frontmatter["metadata"].(map[string]any); m["version"] != "2.1" {
-		t.Errorf("pdf metadata = %v", pdf.Frontmatter["metadata"])
+	if m, _ := pdfFront["metadata"].(map[string]any); m["version"] != "2.1" {
+		t.Errorf("pdf metadata = %v", pdfFront["metadata"])
 	}
 	var files []string
 	for _, r := range pdf.Resources {
@@ -88,8 +100,9 @@ func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
 	// A registered skill: a SKILL.md synthesised from its body, whose
 	// digest is that of what resources/read returns.
 	dg := out.Skills[2]
-	if dg.Frontmatter["name"] != "deploy-guide" || dg.Frontmatter["description"] != "Ship a release: build, tag, roll out." {
-		t.Errorf("deploy-guide frontmatter = %v", dg.Frontmatter)
+	dgFront := front(t, dg)
+	if dgFront["name"] != "deploy-guide" || dgFront["description"] != "Ship a release: build, tag, roll out." || len(dgFront) != 2 {
+		t.Errorf("deploy-guide frontmatter = %s", dg.Frontmatter)
 	}
 	read, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &dg.URI})
 	if err != nil {
@@ -99,10 +112,10 @@ func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
 	if len(dg.Resources) != 1 || dg.Resources[0].Digest != sha([]byte(text)) || dg.Resources[0].Size != int64(len(text)) {
 		t.Errorf("deploy-guide resources = %+v; read %q", dg.Resources, text)
 	}
-	front, body, ok := fsource.SplitFrontmatter([]byte(text))
+	fm, body, ok := fsource.SplitFrontmatter([]byte(text))
 	var parsed map[string]any
-	if !ok || yaml.Unmarshal(front, &parsed) != nil || parsed["name"] != "deploy-guide" || parsed["description"] != dg.Frontmatter["description"] {
-		t.Errorf("synthesised SKILL.md frontmatter %q does not parse to the entry's %v", front, dg.Frontmatter)
+	if !ok || yaml.Unmarshal(fm, &parsed) != nil || parsed["name"] != "deploy-guide" || parsed["description"] != dgFront["description"] || len(parsed) != len(dgFront) {
+		t.Errorf("synthesised SKILL.md frontmatter %q does not parse to the entry's %s", fm, dg.Frontmatter)
 	}
 	if !strings.HasSuffix(string(body), "# Deploy guide\n\nShip a release: build, tag, roll out.\n") {
 		t.Errorf("synthesised SKILL.md body = %q", body)
