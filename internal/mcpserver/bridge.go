@@ -37,16 +37,18 @@ type Bridge struct {
 	resources map[string]string // uri → its listing entry, as JSON, to see changes
 	prompts   map[string]string // name → its listing entry, as JSON
 	tools     map[string]bool   // exposed function ids served as tools
+	pageSize  int               // 0: the defaults
 }
 
 // Option sets up a bridge.
-type Option func(*mcp.ServerOptions)
+type Option func(*Bridge)
 
-// PageSize makes resources/list, resources/templates/list, prompts/list
-// and tools/list answer n entries a page, with a cursor to the next; 0
-// keeps the SDK's 1000.
+// PageSize makes resources/list, resources/templates/list, prompts/list,
+// tools/list and skills/list answer n entries a page, with a cursor to
+// the next; 0 keeps the SDK's 1000 for the MCP lists and the registry's
+// page_size for skills/list.
 func PageSize(n int) Option {
-	return func(o *mcp.ServerOptions) { o.PageSize = max(n, 0) }
+	return func(b *Bridge) { b.pageSize = max(n, 0) }
 }
 
 // New returns a bridge serving through caller; call Sync before serving
@@ -56,6 +58,9 @@ func New(caller Caller, version string, log *zap.Logger, opts ...Option) *Bridge
 		log = zap.NewNop()
 	}
 	b := &Bridge{caller: caller, log: log, resources: map[string]string{}, prompts: map[string]string{}, tools: map[string]bool{}}
+	for _, o := range opts {
+		o(b)
+	}
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
 	caps.AddExtension(ExtensionID, nil)
 	options := &mcp.ServerOptions{
@@ -65,9 +70,7 @@ func New(caller Caller, version string, log *zap.Logger, opts ...Option) *Bridge
 		HasTools:           true,
 		SubscribeHandler:   b.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-	}
-	for _, o := range opts {
-		o(options)
+		PageSize:           b.pageSize,
 	}
 	b.server = mcp.NewServer(&mcp.Implementation{Name: "skills", Title: "iii skills registry", Version: version}, options)
 	b.server.AddResourceTemplate(&mcp.ResourceTemplate{

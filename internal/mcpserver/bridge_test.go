@@ -326,8 +326,9 @@ func TestExposedFunctionsAreTools(t *testing.T) {
 	}
 }
 
-// With a page size, resources/list comes in pages joined by cursors, as a
-// client pages them, and a cursor the server never gave is refused.
+// With a page size, resources/list and skills/list come in pages joined
+// by cursors, as a client pages them, and a cursor the server never gave
+// is refused.
 func TestResourcesListPages(t *testing.T) {
 	r := newRig(t, PageSize(2))
 	ctx := context.Background()
@@ -365,6 +366,39 @@ func TestResourcesListPages(t *testing.T) {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("a cursor the server never gave: %v, want -32602", err)
+	}
+
+	// skills/list pages by the same size.
+	raw := r.rawSession(t)
+	var skills []string
+	cursor := ""
+	for pages := 1; ; pages++ {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		res, err := raw.call(MethodSkillsList, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Skills []struct {
+				URI string `json:"uri"`
+			} `json:"skills"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(res, &page); err != nil || len(page.Skills) > 2 || pages > 3 {
+			t.Fatalf("skills/list page %d = %s (%v)", pages, res, err)
+		}
+		for _, s := range page.Skills {
+			skills = append(skills, s.URI)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if want := []string{"skill://a1/SKILL.md", "skill://a2/SKILL.md", "skill://a3/SKILL.md", "skill://a4/SKILL.md"}; !slices.Equal(skills, want) {
+		t.Errorf("skills/list pages = %v, want %v", skills, want)
 	}
 }
 

@@ -69,6 +69,9 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 		if in.Cursor != nil && *in.Cursor != "" {
 			payload["cursor"] = *in.Cursor
 		}
+		if b.pageSize > 0 {
+			payload["limit"] = b.pageSize
+		}
 		if err := b.call(ctx, fnMCPSkillsList, payload, &out); err != nil {
 			return nil, registryError(err)
 		}

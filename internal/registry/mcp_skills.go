@@ -53,6 +53,14 @@ const (
 	skillFile   = "SKILL.md"
 )
 
+type mcpSkillsListInput struct {
+	Cursor *string `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page; absent for the first page."`
+	Limit  *int    `json:"limit,omitempty" jsonschema_description:"Skills per page, 1 to 100000; default: the worker's page_size, else all."`
+}
+
+// maxSkillsPage bounds a page asked for with limit.
+const maxSkillsPage = 100000
+
 type mcpSkillsGetInput struct {
 	URI *string `json:"uri" jsonschema:"required" jsonschema_description:"The skill://<id>/SKILL.md URI of the skill."`
 }
@@ -109,7 +117,10 @@ type skillSource struct {
 
 func skillURI(id string) string { return SkillScheme + id + "/" + skillFile }
 
-func (r *Registry) mcpSkillsList(ctx context.Context, in listInput) (mcpSkillsListOutput, error) {
+func (r *Registry) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (mcpSkillsListOutput, error) {
+	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > maxSkillsPage) {
+		return mcpSkillsListOutput{}, invalidf("limit %d is out of range; allowed: 1 to %d skills a page", *in.Limit, maxSkillsPage)
+	}
 	sources, err := r.skillSources(ctx)
 	if err != nil {
 		return mcpSkillsListOutput{}, err
@@ -118,9 +129,13 @@ func (r *Registry) mcpSkillsList(ctx context.Context, in listInput) (mcpSkillsLi
 	for i, s := range sources {
 		keys[i] = s.id
 	}
-	// Without page_size one page holds everything; a cursor is still
-	// checked (this list is new: no 0.2 client sends one).
+	// A page holds limit skills, else page_size, else everything; a
+	// cursor is checked either way (this list is new: no 0.2 client
+	// sends one).
 	size := r.pageSize
+	if in.Limit != nil {
+		size = *in.Limit
+	}
 	if size == 0 {
 		size = max(len(keys), 1)
 	}

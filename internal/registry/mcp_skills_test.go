@@ -58,7 +58,7 @@ func sha(b []byte) string {
 
 func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
 	f, dir := mcpSkillsFixture(t)
-	out, err := f.reg.mcpSkillsList(f.ctx, listInput{})
+	out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestMCPSkillsReadAndGet(t *testing.T) {
 func TestMCPSkillsDigestsFollowChanges(t *testing.T) {
 	f, dir := mcpSkillsFixture(t)
 	digests := func() map[string]string {
-		out, err := f.reg.mcpSkillsList(f.ctx, listInput{})
+		out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,16 +222,26 @@ func TestMCPSkillsDigestsFollowChanges(t *testing.T) {
 func TestMCPSkillsListPages(t *testing.T) {
 	f, _ := mcpSkillsFixture(t)
 	f.reg.pageSize = 2
-	first, err := f.reg.mcpSkillsList(f.ctx, listInput{})
+	first, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil || len(first.Skills) != 2 || first.NextCursor == "" {
 		t.Fatalf("first page = %+v, %v", first, err)
 	}
-	second, err := f.reg.mcpSkillsList(f.ctx, listInput{Cursor: &first.NextCursor})
+	second, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: &first.NextCursor})
 	if err != nil || len(second.Skills) != 1 || second.NextCursor != "" || second.Skills[0].URI != "skill://team/deploy-guide/SKILL.md" {
 		t.Fatalf("second page = %+v, %v", second, err)
 	}
+	// A limit given overrides page_size; out of range it is refused.
+	one := 1
+	if out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Limit: &one}); err != nil || len(out.Skills) != 1 || out.NextCursor == "" {
+		t.Errorf("limit 1 = %+v, %v", out, err)
+	}
+	for _, bad := range []int{0, -1, maxSkillsPage + 1} {
+		if _, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Limit: &bad}); err == nil {
+			t.Errorf("limit %d was accepted", bad)
+		}
+	}
 	garbage := "not-a-cursor"
-	if _, err := f.reg.mcpSkillsList(f.ctx, listInput{Cursor: &garbage}); err == nil {
+	if _, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: &garbage}); err == nil {
 		t.Error("a garbage cursor was accepted")
 	}
 }
@@ -242,7 +252,7 @@ func TestMCPSkillsListPages(t *testing.T) {
 func TestMCPSkillsNestedShadowedByState(t *testing.T) {
 	f, _ := mcpSkillsFixture(t)
 	f.mustRegisterSkill(t, "pdf/fill", "# Fill, registered\n")
-	out, err := f.reg.mcpSkillsList(f.ctx, listInput{})
+	out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
