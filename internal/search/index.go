@@ -300,15 +300,20 @@ type queryTerm struct {
 // "invoice" half as well as one that says "invoice".
 const expandWeight = 0.5
 
+// techWeight is expandWeight for the tech thesaurus: a stem it gives
+// as a full synonym of the word ("database" for "db") counts half.
+const techWeight = 0.5
+
 // expansion turns related stems on; tests and benchmarks turn it off to
 // compare.
 var expansion = true
 
 // queryTermsLocked turns the query's distinct words into the terms to
 // score: the words the index holds, and the related stems it holds that
-// the query does not say itself.
+// the query does not say itself, from WordNet and from the tech
+// thesaurus; a stem both relate to a word counts once, as the stronger.
 func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []queryTerm {
-	th := loadThesaurus()
+	th, tech := loadThesaurus(), loadTech()
 	var out []queryTerm
 	for _, w := range words {
 		if tid, ok := x.termIDLocked(w); ok && len(x.postings[tid]) > 0 {
@@ -324,7 +329,7 @@ func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []q
 		if tid, ok := x.termIDLocked(w); ok && len(x.postings[tid]) > 0 {
 			maxIDF = idfOf(len(x.postings[tid]))
 		}
-		th.related(w, func(r string, strength float64) {
+		add := func(weight, strength float64, r string) {
 			if _, said := slices.BinarySearch(words, r); said {
 				return
 			}
@@ -332,7 +337,7 @@ func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []q
 			if !ok || len(x.postings[tid]) == 0 {
 				return
 			}
-			q := queryTerm{tid, expandWeight * strength, maxIDF}
+			q := queryTerm{tid, weight * strength, maxIDF}
 			// a stem related to two words counts once, as the stronger
 			if i := slices.IndexFunc(out[own:], func(o queryTerm) bool { return o.tid == tid }); i >= 0 {
 				if o := &out[own+i]; q.weight > o.weight {
@@ -341,7 +346,9 @@ func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []q
 				return
 			}
 			out = append(out, q)
-		})
+		}
+		th.related(w, func(r string, strength float64) { add(expandWeight, strength, r) })
+		tech.related(w, func(r string, strength float64) { add(techWeight, strength, r) })
 	}
 	return out
 }
