@@ -110,9 +110,10 @@ func ownSearcher(x *Index) searcher {
 	}
 }
 
-// The floors are the figures this index reached with WordNet expansion
-// (BENCHMARKS.md), less a small margin: a change to analysis, scoring or
-// the related-terms table that loses ranking quality fails here. D40's
+// The floors are the figures this index reached with WordNet and the
+// tech thesaurus (BENCHMARKS.md), less a small margin: a change to
+// analysis, scoring or the related-terms tables that loses ranking
+// quality fails here. D40's
 // target, recall@5 ≥ 0.9 on paraphrases, is not reached by a lexical
 // ranker, even with a thesaurus; see docs/search.md.
 func TestCorpusRanking(t *testing.T) {
@@ -128,12 +129,12 @@ func TestCorpusRanking(t *testing.T) {
 		got, min     float64
 	}{
 		{"all", "recall@1", res["all"].r1(), 0.76},
-		{"all", "recall@5", res["all"].r5(), 0.87},
-		{"all", "MRR@10", res["all"].mrr10(), 0.80},
+		{"all", "recall@5", res["all"].r5(), 0.90},
+		{"all", "MRR@10", res["all"].mrr10(), 0.82},
 		{"easy", "recall@1", res["easy"].r1(), 0.98},
 		{"easy", "recall@5", res["easy"].r5(), 0.98},
-		{"paraphrase", "recall@5", res["paraphrase"].r5(), 0.74},
-		{"paraphrase", "MRR@10", res["paraphrase"].mrr10(), 0.58},
+		{"paraphrase", "recall@5", res["paraphrase"].r5(), 0.80},
+		{"paraphrase", "MRR@10", res["paraphrase"].mrr10(), 0.62},
 		{"hard", "recall@5", res["hard"].r5(), 0.96},
 	} {
 		if floor.got < floor.min {
