@@ -2,6 +2,7 @@ package fsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,6 +20,14 @@ const (
 	MaxFolderBytes = 16 << 20
 )
 
+// maxFolderEntries bounds what a folder listing reads, directories and
+// skipped entries included, so a folder of empty directories costs no
+// more than one of files.
+const maxFolderEntries = 8 * MaxFolderFiles
+
+// ErrFolderTooLarge is a skill folder past the extension's limits.
+var ErrFolderTooLarge = errors.New("the skill folder is past the limits of one skill")
+
 // FolderFile is one file of an Agent Skills folder.
 type FolderFile struct {
 	Rel   string // path below the folder, '/'-separated, e.g. "references/forms.md"
@@ -34,8 +43,9 @@ type FolderFile struct {
 // .DS_Store), anything that is not a regular file, directories more than
 // MaxDepth levels down, and symbolic links whose target lies outside the
 // roots and allow_paths (D24); a link to a directory is not followed, so
-// no loop can form. A folder past MaxFolderFiles files or MaxFolderBytes
-// bytes is an error that says so, as is a cancelled ctx.
+// no loop can form. A folder past MaxFolderFiles files, MaxFolderBytes
+// bytes or 4,096 entries in all is an ErrFolderTooLarge that says which,
+// and a cancelled ctx is an error too.
 func (s *Source) FolderFiles(ctx context.Context, dir string) ([]FolderFile, error) {
 	l := folderLister{s: s, ctx: ctx, root: dir}
 	if err := l.list("", 0); err != nil {
@@ -46,11 +56,12 @@ func (s *Source) FolderFiles(ctx context.Context, dir string) ([]FolderFile, err
 }
 
 type folderLister struct {
-	s     *Source
-	ctx   context.Context
-	root  string
-	files []FolderFile
-	bytes int64
+	s       *Source
+	ctx     context.Context
+	root    string
+	files   []FolderFile
+	bytes   int64
+	entries int
 }
 
 func (l *folderLister) list(rel string, depth int) error {
@@ -65,6 +76,9 @@ func (l *folderLister) list(rel string, depth int) error {
 		return fmt.Errorf("read the skill folder: %w", unwrapPath(err))
 	}
 	for _, e := range entries {
+		if l.entries++; l.entries > maxFolderEntries {
+			return fmt.Errorf("%w: it holds more than %d entries", ErrFolderTooLarge, maxFolderEntries)
+		}
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
@@ -101,9 +115,9 @@ func (l *folderLister) add(rel, full string, fi fs.FileInfo) error {
 	l.bytes += fi.Size()
 	switch {
 	case len(l.files) > MaxFolderFiles:
-		return fmt.Errorf("the skill folder has more than %d files, the most one skill may have", MaxFolderFiles)
+		return fmt.Errorf("%w: it has more than %d files, the most one skill may have", ErrFolderTooLarge, MaxFolderFiles)
 	case l.bytes > MaxFolderBytes:
-		return fmt.Errorf("the skill folder holds more than %d bytes, the most one skill may hold", MaxFolderBytes)
+		return fmt.Errorf("%w: it holds more than %d bytes, the most one skill may hold", ErrFolderTooLarge, MaxFolderBytes)
 	}
 	return nil
 }

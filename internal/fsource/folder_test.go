@@ -2,6 +2,7 @@ package fsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func TestFolderFilesLimits(t *testing.T) {
 		}
 	}
 	src := New(dir, nil, nil, Roots("root"))
-	if _, err := src.FolderFiles(context.Background(), many); err == nil || !strings.Contains(err.Error(), "more than 512 files") {
+	if _, err := src.FolderFiles(context.Background(), many); !errors.Is(err, ErrFolderTooLarge) || !strings.Contains(err.Error(), "more than 512 files") {
 		t.Errorf("513 files: %v", err)
 	}
 	if err := os.Remove(filepath.Join(many, "f000.md")); err != nil {
@@ -96,8 +97,19 @@ func TestFolderFilesLimits(t *testing.T) {
 		}
 		f.Close()
 	}
-	if _, err := src.FolderFiles(context.Background(), big); err == nil || !strings.Contains(err.Error(), "more than 16777216 bytes") {
+	if _, err := src.FolderFiles(context.Background(), big); !errors.Is(err, ErrFolderTooLarge) || !strings.Contains(err.Error(), "more than 16777216 bytes") {
 		t.Errorf("over 16 MiB: %v", err)
+	}
+	// Empty directories count too: a folder of them is refused, not walked
+	// forever.
+	dirs := filepath.Join(dir, "root", "dirs")
+	for i := range maxFolderEntries + 1 {
+		if err := os.MkdirAll(filepath.Join(dirs, fmt.Sprintf("d%04d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := src.FolderFiles(context.Background(), dirs); !errors.Is(err, ErrFolderTooLarge) || !strings.Contains(err.Error(), "entries") {
+		t.Errorf("%d empty directories: %v", maxFolderEntries+1, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

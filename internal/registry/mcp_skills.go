@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/url"
 	"path"
 	"path/filepath"
 	"slices"
@@ -194,7 +195,12 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 	if segs[len(segs)-1] == skillFile {
 		id := strings.Join(segs[:len(segs)-1], "/")
 		if src, err := r.skillSourceOf(ctx, id); err == nil && src.unserved == "" {
-			b, err := r.skillMD(src)
+			var b []byte
+			if src.folder != "" {
+				_, b, _, err = r.folderSkill(ctx, src)
+			} else {
+				b, err = r.skillMD(src)
+			}
 			if err != nil {
 				return mcpSkillsReadOutput{}, err
 			}
@@ -224,9 +230,9 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 			continue // shadowed by state, or not served: its files are still the enclosing skill's
 		}
 		rel := strings.Join(segs[k:], "/")
-		files, err := r.fs.FolderFiles(ctx, src.folder)
+		files, _, _, err := r.folderSkill(ctx, src)
 		if err != nil {
-			return mcpSkillsReadOutput{}, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
+			return mcpSkillsReadOutput{}, err
 		}
 		for _, f := range files {
 			if f.Rel != rel {
@@ -256,32 +262,67 @@ func fileContent(uri, rel string, b []byte) mcpSkillsReadContent {
 	return mcpSkillsReadContent{URI: uri, MimeType: mime, Blob: b}
 }
 
-// skillPath checks a skill:// URI and splits its path into segments.
+// maxSkillURI bounds a skill:// URI, listed or asked for: 32 levels of
+// 255-byte names, percent-encoded, fit.
+const maxSkillURI = 32 << 10
+
+// skillPath checks a skill:// URI and splits its path into segments,
+// percent-decoded: a listed file's name is percent-encoded in its URI
+// (fileURI), so every name a URI can carry reads back.
 func skillPath(uri string) ([]string, error) {
 	rest, ok := strings.CutPrefix(uri, SkillScheme)
 	bad := func(why string) error {
-		return invalidf("uri %s %s; allowed: skill://<id>/<file>, e.g. skill://pdf/SKILL.md", ids.Quote(uri), why)
+		return invalidf("uri %s %s; allowed: skill://<id>/<file>, each segment percent-encoded, e.g. skill://pdf/SKILL.md", ids.Quote(uri), why)
 	}
 	switch {
 	case !ok:
 		return nil, bad("does not start with skill://")
-	case len(uri) > 4096:
-		return nil, bad("is longer than 4096 bytes")
-	case !utf8.ValidString(rest):
-		return nil, bad("is not UTF-8")
-	case strings.ContainsAny(rest, "\\?#") || strings.ContainsFunc(rest, func(c rune) bool { return c < 0x20 || c == 0x7f }):
+	case len(uri) > maxSkillURI:
+		return nil, bad(fmt.Sprintf("is longer than %d bytes", maxSkillURI))
+	case strings.ContainsAny(rest, "\\?#") || strings.ContainsFunc(rest, isControl):
 		return nil, bad("holds a backslash, ?, # or a control character")
 	}
 	segs := strings.Split(rest, "/")
 	if len(segs) < 2 {
 		return nil, bad("names no file")
 	}
-	for _, s := range segs {
-		if s == "" || s == "." || s == ".." {
-			return nil, bad("has an empty, . or .. segment")
+	for i, raw := range segs {
+		seg, err := url.PathUnescape(raw)
+		if err != nil {
+			return nil, bad("has a malformed percent-escape")
 		}
+		if !servableName(seg) {
+			return nil, bad("has an empty, . or .. segment, or one that decodes to a /, a backslash, a control character or bytes that are not UTF-8")
+		}
+		segs[i] = seg
 	}
 	return segs, nil
+}
+
+func isControl(c rune) bool { return c < 0x20 || c == 0x7f }
+
+// servableName reports whether a file or folder name can be a segment of
+// a skill:// URI: anything but the empty name, . and .., and names with a
+// /, a backslash (a separator on Windows), a control character or bytes
+// that are not UTF-8. A file whose path has another name is not listed.
+func servableName(seg string) bool {
+	return seg != "" && seg != "." && seg != ".." && utf8.ValidString(seg) &&
+		!strings.ContainsAny(seg, "/\\") && !strings.ContainsFunc(seg, isControl)
+}
+
+// fileURI is the skill:// URI of a file of skill id, each segment of its
+// path percent-encoded; ok is false when the path has a name no URI
+// carries, or the URI would be too long to read back.
+func fileURI(id, rel string) (uri string, ok bool) {
+	segs := strings.Split(rel, "/")
+	for i, seg := range segs {
+		if !servableName(seg) {
+			return "", false
+		}
+		segs[i] = url.PathEscape(seg)
+	}
+	uri = SkillScheme + id + "/" + strings.Join(segs, "/")
+	return uri, len(uri) <= maxSkillURI
 }
 
 // skillSources are the registry's skills in id order, as MCP skills: the
@@ -421,39 +462,57 @@ func (r *Registry) skillMD(src skillSource) ([]byte, error) {
 	return []byte(synthFrontmatter(src.id, src.description) + src.body), nil
 }
 
+// notServed is the error for a skill that exists but is not an MCP skill.
+func notServed(id, why string) *Error {
+	return notFoundf("%s is not served as an MCP skill: %s", ids.Quote(skillURI(id)), why)
+}
+
+// folderSkill checks a folder skill as the extension serves it: its files
+// within the limits, its SKILL.md read, its frontmatter a JSON object. A
+// skill past the limits or with frontmatter that has no JSON form is not
+// served; a file that cannot be read is unavailable.
+func (r *Registry) folderSkill(ctx context.Context, src skillSource) (files []fsource.FolderFile, md []byte, front json.RawMessage, err error) {
+	files, err = r.fs.FolderFiles(ctx, src.folder)
+	switch {
+	case errors.Is(err, fsource.ErrFolderTooLarge):
+		return nil, nil, nil, notServed(src.id, err.Error())
+	case err != nil:
+		return nil, nil, nil, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
+	}
+	if md, err = r.skillMD(src); err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := frontmatterJSON(md)
+	if err != nil {
+		return nil, nil, nil, notServed(src.id, err.Error())
+	}
+	if front, err = json.Marshal(m); err != nil {
+		return nil, nil, nil, notServed(src.id, "its frontmatter has no JSON form: "+err.Error())
+	}
+	return files, md, front, nil
+}
+
 // mcpSkillEntry builds a skill's entry: its frontmatter and every file
 // with its digest.
 func (r *Registry) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill, error) {
 	if src.folder == "" {
 		return r.synthEntry(ctx, src)
 	}
-	files, err := r.fs.FolderFiles(ctx, src.folder)
-	if err != nil {
-		return mcpSkill{}, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
-	}
-	md, err := r.skillMD(src)
+	files, md, frontJSON, err := r.folderSkill(ctx, src)
 	if err != nil {
 		return mcpSkill{}, err
 	}
-	front, err := frontmatterJSON(md)
-	if err != nil {
-		return mcpSkill{}, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
-	}
-	frontJSON, err := json.Marshal(front)
-	if err != nil {
-		return mcpSkill{}, unavailableMsg(fmt.Errorf("skill %s: its frontmatter has no JSON form: %w", ids.Quote(src.id), err))
-	}
 	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: frontJSON, Resources: make([]mcpSkillFile, 0, len(files))}
 	for _, f := range files {
-		uri := SkillScheme + src.id + "/" + f.Rel
-		if r.shadowedSkillMD(ctx, src.id, f.Rel) {
+		uri, ok := fileURI(src.id, f.Rel)
+		if !ok || r.shadowedSkillMD(ctx, src.id, f.Rel) {
 			continue
 		}
 		if f.Rel == skillFile {
 			entry.Resources = append(entry.Resources, mcpSkillFile{URI: uri, Digest: digestOf(md), Size: int64(len(md))})
 			continue
 		}
-		sum, size, err := r.mcpDigests.file(f)
+		sum, size, err := r.mcpDigests.file(f, r.fs.Contained)
 		if err != nil {
 			return mcpSkill{}, unavailableMsg(fmt.Errorf("read %s: %w", f.Path, err))
 		}
@@ -471,7 +530,7 @@ func (r *Registry) shadowedSkillMD(ctx context.Context, id, rel string) bool {
 		return false
 	}
 	src, err := r.skillSourceOf(ctx, id+"/"+path.Dir(rel))
-	return err == nil && src.folder == ""
+	return err == nil && src.folder == "" && src.unserved == "" // as a read resolves it
 }
 
 // synthEntry is the entry of a skill served as a synthesised SKILL.md.
@@ -519,7 +578,11 @@ func frontmatterJSON(md []byte) (map[string]any, error) {
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("its SKILL.md frontmatter is not YAML: %s", ids.Unquoted(err.Error()))
 	}
-	m, ok := yamlnode.JSON(&doc).(map[string]any)
+	v, err := yamlnode.JSON(&doc)
+	if err != nil {
+		return nil, fmt.Errorf("its SKILL.md frontmatter: %w", err)
+	}
+	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, errors.New("its SKILL.md frontmatter is not a mapping")
 	}

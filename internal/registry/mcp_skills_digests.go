@@ -66,9 +66,10 @@ func (d *mcpDigests) keepSynth(id, key string, f mcpSkillFile) {
 }
 
 // file is the digest and size of a folder file, read only when its stamp
-// changed. A file written within racyWindow is not kept: it may change
-// again without its stamp showing it.
-func (d *mcpDigests) file(f fsource.FolderFile) (sum string, size int64, err error) {
+// changed, and only while it lies inside the roots (it may have become a
+// link since it was listed). A file written within racyWindow is not
+// kept: it may change again without its stamp showing it.
+func (d *mcpDigests) file(f fsource.FolderFile, contained func(string) bool) (sum string, size int64, err error) {
 	d.mu.Lock()
 	k, ok := d.fileCur[f.Path]
 	if !ok {
@@ -79,6 +80,9 @@ func (d *mcpDigests) file(f fsource.FolderFile) (sum string, size int64, err err
 	d.mu.Unlock()
 	if ok && k.stamp.Equal(f.Stamp) {
 		return k.sum, k.size, nil
+	}
+	if !contained(f.Path) {
+		return "", 0, errEscaped
 	}
 	b, err := fsource.ReadBytes(f.Path)
 	if err != nil {

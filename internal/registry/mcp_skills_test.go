@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,18 +142,21 @@ func TestMCPSkillsReadAndGet(t *testing.T) {
 		t.Errorf("read the nested skill = %+v, %v", out, err)
 	}
 	for uri, wantCode := range map[string]string{
-		"skill://pdf/.hidden":                                "not_found",
-		"skill://pdf/nothing.md":                             "not_found",
-		"skill://team/deploy-guide/x.md":                     "not_found", // a body has no other files
-		"skill://nope/SKILL.md":                              "not_found",
-		"skill://legacy_notes/SKILL.md":                      "not_found",
-		"skill://pdf/../odd/SKILL.md":                        "invalid_argument",
-		"skill://pdf//SKILL.md":                              "invalid_argument",
-		"skill://pdf/a\\b":                                   "invalid_argument",
-		"skill://pdf/a\x00b":                                 "invalid_argument",
-		"iii://pdf/SKILL.md":                                 "invalid_argument",
-		"skill://pdf":                                        "invalid_argument",
-		"skill://" + strings.Repeat("a/", 3000) + "SKILL.md": "invalid_argument",
+		"skill://pdf/.hidden":                                 "not_found",
+		"skill://pdf/nothing.md":                              "not_found",
+		"skill://team/deploy-guide/x.md":                      "not_found", // a body has no other files
+		"skill://nope/SKILL.md":                               "not_found",
+		"skill://legacy_notes/SKILL.md":                       "not_found",
+		"skill://pdf/../odd/SKILL.md":                         "invalid_argument",
+		"skill://pdf//SKILL.md":                               "invalid_argument",
+		"skill://pdf/a\\b":                                    "invalid_argument",
+		"skill://pdf/a\x00b":                                  "invalid_argument",
+		"iii://pdf/SKILL.md":                                  "invalid_argument",
+		"skill://pdf":                                         "invalid_argument",
+		"skill://" + strings.Repeat("a/", 20000) + "SKILL.md": "invalid_argument",
+		"skill://pdf/a%2Fb":                                   "invalid_argument", // an escaped / is no name
+		"skill://pdf/%2e%2e/odd/SKILL.md":                     "invalid_argument",
+		"skill://pdf/bad%zz":                                  "invalid_argument",
 	} {
 		_, err := read(uri)
 		if msg, code := errText(err); code != wantCode {
@@ -295,4 +299,103 @@ func TestMCPSkillsNestedShadowedByState(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Names that need escaping in a URI are listed percent-encoded and read
+// back; a folder past the extension's limits, or with frontmatter that
+// expands past the bounds, is not served, by skills/get and reads alike.
+func TestMCPSkillsOddNamesAndUnservedFolders(t *testing.T) {
+	f, dir := mcpSkillsFixture(t)
+	// Plain keys keep yaml.v3's own alias guard (a ratio of aliases to
+	// nodes) quiet, so the scan loads the skill and the bound is ours.
+	var pad strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&pad, "pad%d: %d\n", i, i)
+	}
+	padding := pad.String()
+	writeFiles(t, dir, map[string]string{
+		"root/pdf/templates/Form Template?.md": "# Form\n",
+		"root/pdf/templates/résumé.md":         "# CV\n",
+		"root/big/SKILL.md":                    "---\nname: big\ndescription: Too many files.\n---\n# Big\n",
+		"root/bomb/SKILL.md":                   "---\nname: bomb\ndescription: d\n" + padding + "x0: &a0 [\"" + strings.Repeat("x", 4096) + "\"]\nx1: &a1 [*a0,*a0,*a0,*a0,*a0,*a0,*a0,*a0,*a0]\nx2: &a2 [*a1,*a1,*a1,*a1,*a1,*a1,*a1,*a1,*a1]\nx3: &a3 [*a2,*a2,*a2,*a2,*a2,*a2,*a2,*a2,*a2]\nx4: [*a3,*a3,*a3,*a3,*a3,*a3,*a3,*a3,*a3]\n---\n# Bomb\n",
+	})
+	for i := range fsource.MaxFolderFiles + 1 {
+		writeFiles(t, dir, map[string]string{fmt.Sprintf("root/big/files/f%03d.txt", i): "x"})
+	}
+	out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, s := range out.Skills {
+		uris = append(uris, s.URI)
+		if s.URI != "skill://pdf/SKILL.md" {
+			continue
+		}
+		for _, r := range s.Resources {
+			if !strings.Contains(r.URI, "/templates/") {
+				continue
+			}
+			u := r.URI
+			got, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
+			if err != nil || sha([]byte(got.Contents[0].Text)) != r.Digest {
+				t.Errorf("read the listed %s: %+v, %v", u, got, err)
+			}
+		}
+	}
+	if slices.Contains(uris, "skill://big/SKILL.md") || slices.Contains(uris, "skill://bomb/SKILL.md") {
+		t.Errorf("skills/list = %v: the folder past the limits and the alias bomb are served", uris)
+	}
+	pdf, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: ptr("skill://pdf/SKILL.md")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var templates []string
+	for _, r := range pdf.Skill.Resources {
+		if strings.Contains(r.URI, "/templates/") {
+			templates = append(templates, r.URI)
+		}
+	}
+	if want := []string{"skill://pdf/templates/Form%20Template%3F.md", "skill://pdf/templates/r%C3%A9sum%C3%A9.md"}; !slices.Equal(templates, want) {
+		t.Errorf("templates = %q, want %q", templates, want)
+	}
+	for _, uri := range []string{"skill://big/SKILL.md", "skill://bomb/SKILL.md"} {
+		_, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: &uri})
+		if msg, code := errText(err); code != CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
+			t.Errorf("get %s: %s %q", uri, code, msg)
+		}
+		_, err = f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
+		if msg, code := errText(err); code != CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
+			t.Errorf("read %s: %s %q", uri, code, msg)
+		}
+	}
+	files := "skill://big/files/f001.txt"
+	if _, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &files}); err == nil {
+		t.Error("a file of a folder past the limits was read")
+	}
+}
+
+// A registered id that cannot name an MCP skill does not take a nested
+// folder's SKILL.md URI: that file stays a listed, readable file of the
+// enclosing skill.
+func TestMCPSkillsUnservedStateDoesNotHideAFile(t *testing.T) {
+	f, dir := mcpSkillsFixture(t)
+	writeFiles(t, dir, map[string]string{"root/pdf/old_ref/SKILL.md": "---\nname: old_ref\ndescription: d\n---\n# Old\n"})
+	f.mustRegisterSkill(t, "pdf/old_ref", "# Registered, not an Agent Skills name\n")
+	pdf, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: ptr("skill://pdf/SKILL.md")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range pdf.Skill.Resources {
+		if r.URI != "skill://pdf/old_ref/SKILL.md" {
+			continue
+		}
+		u := r.URI
+		got, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
+		if err != nil || sha([]byte(got.Contents[0].Text)) != r.Digest {
+			t.Errorf("read %s = %+v, %v; want the listed bytes", u, got, err)
+		}
+		return
+	}
+	t.Errorf("pdf's files lack skill://pdf/old_ref/SKILL.md: %+v", pdf.Skill.Resources)
 }

@@ -2,6 +2,8 @@ package yamlnode
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,7 +44,11 @@ func TestJSONKeepsTypesAndText(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		t.Fatal(err)
 	}
-	got, err := json.Marshal(JSON(&doc))
+	v, err := JSON(&doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +64,42 @@ func TestJSONBoundsDepth(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := json.Marshal(JSON(&doc)); err != nil {
+	v, err := JSON(&doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(v); err != nil {
 		t.Fatalf("a deep document does not render: %v", err)
+	}
+}
+
+// An alias names a value many times over; JSON counts every copy and
+// refuses a document that would blow up, quickly and without the memory.
+func TestJSONRefusesAliasBombs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x0: &a0 \"" + strings.Repeat("x", 1<<20) + "\"\n")
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&b, "x%d: &a%d [", i, i)
+		for j := range 9 {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(b.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := JSON(&doc); !errors.Is(err, ErrTooLarge) || v != nil {
+		t.Fatalf("an alias bomb: %v, want ErrTooLarge", err)
+	}
+	// Aliases used a few times are fine.
+	if err := yaml.Unmarshal([]byte("a: &x {k: v}\nb: *x\nc: *x\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := JSON(&doc); err != nil {
+		t.Errorf("a modest alias: %v", err)
 	}
 }
