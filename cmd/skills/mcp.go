@@ -60,8 +60,8 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("skills mcp takes no arguments; run 'skills mcp --help' for usage")
 	}
-	if *pageSize < 0 {
-		return usagef("skills mcp: --page-size %d: give 0 (the default, 1000) or more", *pageSize)
+	if *pageSize < 0 || *pageSize > mcpserver.MaxPageSize {
+		return usagef("skills mcp: --page-size %d: give 0 (the default, 1000) to %d", *pageSize, mcpserver.MaxPageSize)
 	}
 	if *dev && *url != "" {
 		return usagef("skills mcp: --dev runs its own engine; leave out --url")

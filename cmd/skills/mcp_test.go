@@ -222,3 +222,14 @@ func TestMCPAgainstARunningEngine(t *testing.T) {
 		t.Errorf("read after the edit = %+v, %v", read, err)
 	}
 }
+
+// A --page-size the registry could not honour is a usage error, before
+// anything starts.
+func TestMCPPageSizeBounds(t *testing.T) {
+	for _, size := range []string{"-1", "100001"} {
+		code, _, errOut := runCmd(t, t.Context(), "mcp", "--dev", "--page-size", size)
+		if code != 2 || !strings.Contains(errOut, "--page-size "+size+": give 0 (the default, 1000) to 100000") {
+			t.Errorf("--page-size %s: exit %d, %q", size, code, errOut)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -112,9 +113,14 @@ func (b *Bridge) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.R
 	return &out, nil
 }
 
-// subscribe accepts a subscription to a resource that can be read.
+// subscribe accepts a subscription to a resource that can be read: an
+// iii:// one, or a skill:// file of the MCP Skills extension.
 func (b *Bridge) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	if err := b.call(ctx, "skills::resources-read", map[string]string{"uri": req.Params.URI}, nil); err != nil {
+	fn := "skills::resources-read"
+	if strings.HasPrefix(req.Params.URI, skillScheme) {
+		fn = fnMCPSkillsRead
+	}
+	if err := b.call(ctx, fn, map[string]string{"uri": req.Params.URI}, nil); err != nil {
 		return mapError(err, req.Params.URI)
 	}
 	return nil
@@ -224,8 +230,13 @@ func (b *Bridge) syncResources(ctx context.Context, list []resourceEntry) {
 		b.server.RemoveResources(gone...)
 	}
 	for _, uri := range changed {
-		if err := b.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
-			b.log.Debug("resources/updated not sent", zap.String("uri", uri), zap.Error(err))
+		// A skill's SKILL.md under the MCP Skills extension changes with
+		// its iii:// body (the files of a folder are not followed one by
+		// one: skills/get gives their digests).
+		for _, u := range []string{uri, skillScheme + strings.TrimPrefix(uri, "iii://") + "/SKILL.md"} {
+			if err := b.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
+				b.log.Debug("resources/updated not sent", zap.String("uri", u), zap.Error(err))
+			}
 		}
 	}
 }

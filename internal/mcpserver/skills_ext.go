@@ -30,12 +30,18 @@ const (
 	MethodSkillsGet  = "skills/get"
 )
 
+// skillScheme prefixes the extension's file URIs.
+const skillScheme = "skill://"
+
 // The registry functions behind the extension.
 const (
 	fnMCPSkillsList = "skills::mcp-skills-list"
 	fnMCPSkillsGet  = "skills::mcp-skills-get"
 	fnMCPSkillsRead = "skills::mcp-skills-read"
 )
+
+// MaxPageSize is the largest page skills/list asks the registry for.
+const MaxPageSize = 100000
 
 // extensionMethod reports whether method is one the bridge answers itself.
 func extensionMethod(method string) bool {
@@ -62,7 +68,9 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 			return nil, invalidParams("%s: params must be an object: %v", method, err)
 		}
 	}
-	var out map[string]any
+	// The registry's result is passed on as it came, each field raw, so no
+	// number in a frontmatter goes through a float64.
+	var out map[string]json.RawMessage
 	switch method {
 	case MethodSkillsList:
 		payload := map[string]any{}
@@ -70,7 +78,7 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 			payload["cursor"] = *in.Cursor
 		}
 		if b.pageSize > 0 {
-			payload["limit"] = b.pageSize
+			payload["limit"] = min(b.pageSize, MaxPageSize)
 		}
 		if err := b.call(ctx, fnMCPSkillsList, payload, &out); err != nil {
 			return nil, registryError(err)
@@ -87,7 +95,10 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 	}
 	// A live catalog: an entry is stale at once (hosts verify digests and
 	// re-get on a mismatch), and the same for every client.
-	out["resultType"], out["ttlMs"], out["cacheScope"] = "complete", 0, "public"
+	if out == nil { // a null result from whatever answered the call
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": the registry returned no result"}
+	}
+	out["resultType"], out["ttlMs"], out["cacheScope"] = json.RawMessage(`"complete"`), json.RawMessage(`0`), json.RawMessage(`"public"`)
 	return json.Marshal(out)
 }
 

@@ -248,6 +248,47 @@ func TestSkillsExtensionOverHTTP(t *testing.T) {
 	if code, _ = post("", `{"jsonrpc":"2.0","id":2,"method":"skills/list"`+strings.Repeat(" ", 2<<20)+`}`); code == http.StatusOK {
 		t.Error("a request over the size bound was answered as the extension's")
 	}
+	// An escaped method name is the same method.
+	if code, body = post("", `{"jsonrpc":"2.0","id":10,"method":"skills\/list"}`); code != http.StatusOK || !strings.Contains(body, `"uri":"skill://alpha/SKILL.md"`) {
+		t.Errorf("an escaped skills/list = %d %s", code, body)
+	}
+	// What the SDK would refuse is left to it: a body that is not JSON
+	// (which a page elsewhere could send without a preflight), an Accept
+	// without an event stream.
+	for _, c := range []struct{ header, value string }{{"Content-Type", "text/plain"}, {"Accept", "application/json"}} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":11,"method":"skills/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(c.header, c.value)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK || strings.Contains(string(b), "skill://alpha") {
+			t.Errorf("%s: %s got %d %s; want the SDK's refusal", c.header, c.value, resp.StatusCode, b)
+		}
+	}
+	// A browser's cross-site request is refused; a session id is not echoed.
+	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":12,"method":"skills/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	if resp, err := ts.Client().Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a cross-site request: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	req, _ = http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":13,"method":"skills/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", "no-such-session")
+	if resp, err := ts.Client().Do(req); err != nil || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("a made-up session id: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 }
 
 // A client's mistakes over stdio get the JSON-RPC error that names them,
@@ -266,6 +307,7 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		{`{"jsonrpc":"1.0","id":70,"method":"ping"}`, "70", jsonrpc.CodeInvalidRequest, "invalid message version"},
 		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, "null", jsonrpc.CodeInvalidRequest, "invalid request"},
 		{`[{"jsonrpc":"2.0","id":71,"method":"ping"}]`, "null", jsonrpc.CodeInvalidRequest, "batches are not supported"},
+		{`{"jsonrpc":"1.0","id":77,"result":{}}`, "null", jsonrpc.CodeInvalidRequest, "invalid message version"}, // a response: its id is not ours to name
 		{`{"jsonrpc":"2.0","id":72,"method":"no/such"}`, "72", jsonrpc.CodeMethodNotFound, ""},
 		{`{"jsonrpc":"2.0","id":73,"method":"skills/list","params":{"cursor":"garbage"}}`, "73", jsonrpc.CodeInvalidParams, "cursor"},
 		{`{"jsonrpc":"2.0","id":"s74","method":"resources/read","params":{"uri":"skill://a/../b"}}`, `"s74"`, jsonrpc.CodeInvalidParams, "has an empty, . or .. segment"},
@@ -314,4 +356,43 @@ func TestStdioClientLeavesMidCall(t *testing.T) {
 		t.Fatal("the session did not end after its client left")
 	}
 	outR.Close()
+}
+
+// fakeCaller answers every call with a fixed result.
+type fakeCaller struct{ result string }
+
+func (f fakeCaller) Call(context.Context, string, any) (json.RawMessage, error) {
+	return json.RawMessage(f.result), nil
+}
+
+// Whatever answers the registry's function, the bridge neither crashes on
+// a null result nor rounds a frontmatter's numbers through a float64.
+func TestExtensionPassesResultsThrough(t *testing.T) {
+	b := New(fakeCaller{"null"}, "test", nil)
+	if _, err := b.extension(context.Background(), MethodSkillsList, nil); err == nil {
+		t.Error("a null result was passed on")
+	}
+	b = New(fakeCaller{`{"skills":[{"uri":"skill://n/SKILL.md","frontmatter":{"name":"n","big":9007199254740993,"u":18446744073709551615},"resources":[]}]}`}, "test", nil)
+	out, err := b.extension(context.Background(), MethodSkillsList, json.RawMessage(`{}`))
+	if err != nil || !strings.Contains(string(out), `"big":9007199254740993`) || !strings.Contains(string(out), `"u":18446744073709551615`) || !strings.Contains(string(out), `"resultType":"complete"`) {
+		t.Errorf("skills/list = %s, %v", out, err)
+	}
+}
+
+// A client may subscribe to a skill:// file as to any resource it can
+// read, and gets resources/updated for a skill's SKILL.md when its body
+// changes.
+func TestSubscribeToSkillFiles(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.call(t, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha\n\nFirst."})
+	waitFor(t, r.listed, "resources")
+	if err := r.session.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://alpha/SKILL.md"}); err != nil {
+		t.Fatalf("subscribe to a skill's SKILL.md: %v", err)
+	}
+	if err := r.session.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://nope/SKILL.md"}); err == nil {
+		t.Error("a subscription to an unknown skill file was accepted")
+	}
+	r.call(t, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha\n\nSecond, longer."})
+	waitFor(t, r.updated, "skill://alpha/SKILL.md")
 }

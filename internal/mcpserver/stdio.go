@@ -188,21 +188,30 @@ func (g *gate) answer(req *jsonrpc.Request) {
 }
 
 // reply writes an error response with id (null when the message's id
-// cannot be read).
+// cannot be read); nothing once the session is closed.
 func (g *gate) reply(id json.RawMessage, code int, message string) {
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	if closed {
+		return
+	}
 	if id == nil {
 		id = json.RawMessage("null")
 	}
 	_ = g.out.writeMessage(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
 }
 
-// idOf is the id of a message that did not decode, when it has a usable
-// one (a string or a number).
+// idOf is the id of a request that did not decode, when it has a usable
+// one (a string or a number). A message without a method is a response
+// of the client's, whose id is from the server's own requests: an error
+// must not name it.
 func idOf(msg []byte) json.RawMessage {
 	var m struct {
-		ID json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
 	}
-	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 {
+	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 || len(m.Method) == 0 {
 		return nil
 	}
 	switch m.ID[0] {
