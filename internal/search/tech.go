@@ -77,6 +77,7 @@ func parseTech(text string) (techThesaurus, error) {
 		if len(terms) < 2 {
 			return nil, fmt.Errorf("line %d: a group needs two terms: %.40q", line, s)
 		}
+		terms = headsOnly(terms)
 		for i, a := range terms {
 			for j, b := range terms {
 				if i == j {
@@ -123,6 +124,38 @@ func parseTech(text string) (techThesaurus, error) {
 		}
 	}
 	return t, nil
+}
+
+// headsOnly keeps, of each term of several stems, the stems another term
+// of the group shares: its head. In "restore, recovery, restore backup",
+// "backup" only says what is restored; relating it to "recovery" would
+// make every backup a recovery. A term that shares no stem keeps them
+// all ("point in time recovery, pitr").
+func headsOnly(terms [][]string) [][]string {
+	count := map[string]int{}
+	for _, t := range terms {
+		for _, st := range t {
+			count[st]++
+		}
+	}
+	out := make([][]string, len(terms))
+	for i, t := range terms {
+		if len(t) == 1 {
+			out[i] = t
+			continue
+		}
+		var heads []string
+		for _, st := range t {
+			if count[st] > 1 {
+				heads = append(heads, st)
+			}
+		}
+		if len(heads) == 0 {
+			heads = t
+		}
+		out[i] = heads
+	}
+	return out
 }
 
 // wordCount counts the runs of letters and digits in text, as Terms

@@ -32,7 +32,8 @@ func TestTechThesaurusTable(t *testing.T) {
 		{"k8s", "kubernet", 1},
 		{"processor", "cpu", 1},
 		{"cpu", "processor", 1},
-		{"roll", "revert", 0.5}, // "roll back", two words
+		{"back", "revert", 0.5}, // "roll back", two words, whose head "back" is shared by "back out"
+		{"roll", "revert", 0},   // … and "roll" is its modifier
 	} {
 		if got := techStrength(th, c.a, c.b); got != c.want {
 			t.Errorf("%s → %s: strength %v, want %v", c.a, c.b, got, c.want)
@@ -52,7 +53,7 @@ func TestTechThesaurusTable(t *testing.T) {
 }
 
 func TestParseTech(t *testing.T) {
-	th, err := parseTech("# a comment\n\nDB, database, data store\nC#, csharp, .NET\n")
+	th, err := parseTech("# a comment\n\nDB, database, data store\nC#, csharp, .NET\nrestore, recovery, restore backup\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +66,9 @@ func TestParseTech(t *testing.T) {
 		{"data", "store", 0}, // two stems of one term are not related
 		{"csharp", "net", 1},
 		{"c", "csharp", 0}, // one-letter stems are dropped
+		{"restor", "recoveri", 1},
+		{"backup", "recoveri", 0}, // "backup" only modifies "restore backup", whose head "restore" another term shares
+		{"backup", "restor", 0},
 	} {
 		if got := techStrength(th, c.a, c.b); got != c.want {
 			t.Errorf("%s → %s: strength %v, want %v", c.a, c.b, got, c.want)
