@@ -163,17 +163,25 @@ func TestExpansionNeverOutranksTheExactWord(t *testing.T) {
 				docs[i].Body += " Mind the " + word + "."
 			}
 		}
-		docs = append(docs,
-			Doc{ID: "exact", Title: "How to " + word, Body: "Steps for " + word + " in production."},
-			Doc{ID: "related", Title: "How to " + other, Body: "Steps for " + other + " in production."},
-		)
-		x.Update(docs, nil)
-		hits, _ := x.Search(word, 4)
-		at := func(id string) int { return slices.IndexFunc(hits, func(h Hit) bool { return h.ID == id }) }
-		if e, rel := at("exact"), at("related"); e != 0 || rel < 0 || hits[rel].Score >= hits[e].Score {
-			t.Fatalf("query %q, related %q: %v; want exact above related", word, other, hits)
-		}
+		exactOutranksRelated(t, x, docs, word, other)
 		checked++
+	}
+}
+
+// exactOutranksRelated adds to docs one document that says word and one
+// that says the related word other, the same way, and checks that a
+// search for word ranks the first above the second.
+func exactOutranksRelated(t *testing.T, x *Index, docs []Doc, word, other string) {
+	t.Helper()
+	docs = append(docs,
+		Doc{ID: "exact", Title: "How to " + word, Body: "Steps for " + word + " in production."},
+		Doc{ID: "related", Title: "How to " + other, Body: "Steps for " + other + " in production."},
+	)
+	x.Update(docs, nil)
+	hits, _ := x.Search(word, 4)
+	at := func(id string) int { return slices.IndexFunc(hits, func(h Hit) bool { return h.ID == id }) }
+	if e, rel := at("exact"), at("related"); e != 0 || rel < 0 || hits[rel].Score >= hits[e].Score {
+		t.Fatalf("query %q, related %q: %v; want exact above related", word, other, hits)
 	}
 }
 

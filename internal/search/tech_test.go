@@ -135,17 +135,7 @@ func TestTechExpansionNeverOutranksTheExactWord(t *testing.T) {
 			continue
 		}
 		other := rel[r.IntN(len(rel))]
-		docs := append(slices.Clone(filler),
-			Doc{ID: "exact", Title: "How to " + word, Body: "Steps for " + word + " in production."},
-			Doc{ID: "related", Title: "How to " + other, Body: "Steps for " + other + " in production."},
-		)
-		x := New()
-		x.Update(docs, nil)
-		hits, _ := x.Search(word, 4)
-		at := func(id string) int { return slices.IndexFunc(hits, func(h Hit) bool { return h.ID == id }) }
-		if e, rel := at("exact"), at("related"); e != 0 || rel < 0 || hits[rel].Score >= hits[e].Score {
-			t.Fatalf("query %q, related %q: %v; want exact above related", word, other, hits)
-		}
+		exactOutranksRelated(t, New(), slices.Clone(filler), word, other)
 		checked++
 	}
 }
