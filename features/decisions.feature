@@ -339,7 +339,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
   Scenario: D12 every connection opens with metadata, trigger types, the functions, then the triggers
     The 13 functions of 0.2, the three skills::roots::* functions of the
     upstream v0.3 (docs/decisions.md D32), skill::search (D40), skills::diagnostics (D42),
-    the MCP Skills extension's three skills::mcp-skills-* (D45), and the catalog's internal function
+    the MCP Skills extension's four skills::mcp-skills-* (D45), and the catalog's internal function
     that receives state events (D18; hidden from engine::functions::list by
     its metadata), then one state binding per scope.
     When I start the worker against a recording engine
@@ -347,7 +347,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       | frame                                    | count |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 22    |
+      | registerfunction                         | 23    |
       | registertrigger                          | 2     |
     And frame 1 of connection 1 has:
       """
@@ -370,7 +370,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       prompts::register prompts::unregister prompts::list prompts::mcp-list prompts::mcp-get
       skills::roots::index skills::roots::load skills::roots::rescan
       skill::search skills::diagnostics
-      skills::mcp-skills-list skills::mcp-skills-get skills::mcp-skills-read
+      skills::mcp-skills-list skills::mcp-skills-get skills::mcp-skills-read skills::mcp-skills-dir
       skills::catalog::state-*
       """
     And connection 1 sends "registertrigger" for:
@@ -383,7 +383,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       | reattach                                 | 1     |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 22    |
+      | registerfunction                         | 23    |
       | registertrigger                          | 2     |
     And connection 2 reattaches as the worker of connection 1
 

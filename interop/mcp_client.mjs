@@ -89,6 +89,13 @@ for (const skill of seen.skillsList.skills) {
   }
 }
 seen.skillGet = await client.request({ method: "skills/get", params: { uri: "skill://pdf-forms/SKILL.md" } }, ResultSchema);
+seen.directory = [];
+cursor = undefined;
+do {
+  const page = await client.request({ method: "resources/directory/read", params: cursor ? { uri: "skill://pdf-forms", cursor } : { uri: "skill://pdf-forms" } }, ResultSchema);
+  seen.directory.push(...page.resources);
+  cursor = page.nextCursor;
+} while (cursor);
 try {
   await client.request({ method: "skills/get", params: { uri: "skill://no-such-skill/SKILL.md" } }, ResultSchema);
   seen.skillGetUnknown = "no error";

@@ -70,6 +70,11 @@ type mcpSeen struct {
 			URI string `json:"uri"`
 		} `json:"skill"`
 	} `json:"skillGet"`
+	Directory []struct {
+		URI      string `json:"uri"`
+		Name     string `json:"name"`
+		MimeType string `json:"mimeType"`
+	} `json:"directory"`
 	SkillGetUnknown struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -167,7 +172,7 @@ func checkSeen(t *testing.T, seen mcpSeen) {
 			t.Errorf("no %s capability in %v", c, seen.Capabilities)
 		}
 	}
-	if ext := string(seen.Capabilities["extensions"]); !strings.Contains(ext, `"io.modelcontextprotocol/skills":{}`) {
+	if ext := string(seen.Capabilities["extensions"]); !strings.Contains(ext, `"io.modelcontextprotocol/skills":{"directoryRead":true}`) {
 		t.Errorf("extensions capability = %s, want the MCP Skills extension", ext)
 	}
 	if !slices.Contains(seen.Resources, "iii://skills") || !slices.Contains(seen.Resources, "iii://pdf-forms") {
@@ -217,6 +222,13 @@ func checkSeen(t *testing.T, seen mcpSeen) {
 	}
 	if want := []string{"skill://pdf-forms/SKILL.md", "skill://pdf-forms/assets/mark.bin", "skill://pdf-forms/references/fields.md"}; !slices.Equal(files, want) {
 		t.Errorf("skill files read = %v, want %v", files, want)
+	}
+	var dir []string
+	for _, e := range seen.Directory {
+		dir = append(dir, e.Name+" "+e.MimeType)
+	}
+	if want := []string{"SKILL.md text/markdown", "assets inode/directory", "references inode/directory"}; !slices.Equal(dir, want) {
+		t.Errorf("resources/directory/read skill://pdf-forms = %v, want %v", dir, want)
 	}
 	if seen.SkillGet.Skill.URI != "skill://pdf-forms/SKILL.md" {
 		t.Errorf("skills/get = %+v", seen.SkillGet)

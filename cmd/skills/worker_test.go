@@ -219,7 +219,7 @@ func writeFile(t *testing.T, path, content string) {
 // function table rather than spelled out.
 func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
 	got := describeFunctions(registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})}).Functions())
-	if want := "14 skills::*, 2 skill::* and 5 prompts::* functions"; got != want {
+	if want := "15 skills::*, 2 skill::* and 5 prompts::* functions"; got != want {
 		t.Errorf("describeFunctions = %q, want %q", got, want)
 	}
 }

@@ -63,7 +63,7 @@ func New(caller Caller, version string, log *zap.Logger, opts ...Option) *Bridge
 		o(b)
 	}
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
-	caps.AddExtension(ExtensionID, nil)
+	caps.AddExtension(ExtensionID, map[string]any{"directoryRead": true})
 	options := &mcp.ServerOptions{
 		Capabilities:       caps,
 		HasResources:       true,

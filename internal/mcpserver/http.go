@@ -17,9 +17,10 @@ import (
 const maxExtensionRequest = 1 << 20
 
 // HTTPHandler wraps the SDK's Streamable HTTP handler: a POST that is one
-// skills/list or skills/get call, and that the SDK itself would accept,
-// is answered here as a JSON response (which Streamable HTTP allows for
-// any request). Everything else goes on to next unchanged, body
+// call of the extension's (skills/list, skills/get,
+// resources/directory/read), and that the SDK itself would accept, is
+// answered here as a JSON response (which Streamable HTTP allows for any
+// request). Everything else goes on to next unchanged, body
 // included, so the SDK answers it or says what is wrong with it.
 //
 // What the SDK would check is checked first, and a request that fails is
@@ -89,7 +90,7 @@ func sdkWouldTake(r *http.Request) bool {
 	return jsonOK && streamOK
 }
 
-// extensionCall decodes body as one skills/list or skills/get call. The
+// extensionCall decodes body as one call of the extension's. The
 // method is decoded as JSON, so an escaped name ("skills\/list") is seen
 // for what it is.
 func extensionCall(body []byte) (*jsonrpc.Request, bool) {

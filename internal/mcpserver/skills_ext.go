@@ -28,6 +28,7 @@ const ExtensionID = "io.modelcontextprotocol/skills"
 const (
 	MethodSkillsList = "skills/list"
 	MethodSkillsGet  = "skills/get"
+	MethodDirRead    = "resources/directory/read" // the extension's, behind directoryRead
 )
 
 // skillScheme prefixes the extension's file URIs.
@@ -38,6 +39,7 @@ const (
 	fnMCPSkillsList = "skills::mcp-skills-list"
 	fnMCPSkillsGet  = "skills::mcp-skills-get"
 	fnMCPSkillsRead = "skills::mcp-skills-read"
+	fnMCPSkillsDir  = "skills::mcp-skills-dir"
 )
 
 // MaxPageSize is the largest page skills/list asks the registry for.
@@ -45,10 +47,10 @@ const MaxPageSize = 100000
 
 // extensionMethod reports whether method is one the bridge answers itself.
 func extensionMethod(method string) bool {
-	return method == MethodSkillsList || method == MethodSkillsGet
+	return method == MethodSkillsList || method == MethodSkillsGet || method == MethodDirRead
 }
 
-// answer handles one skills/list or skills/get call: the response to
+// answer handles one call of the extension's: the response to
 // write, its result or a JSON-RPC error.
 func (b *Bridge) answer(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Response {
 	result, err := b.extension(ctx, req.Method, req.Params)
@@ -90,6 +92,20 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 		if err := b.call(ctx, fnMCPSkillsGet, map[string]string{"uri": *in.URI}, &out); err != nil {
 			return nil, registryError(err)
 		}
+	case MethodDirRead:
+		if in.URI == nil || *in.URI == "" {
+			return nil, invalidParams("resources/directory/read: params.uri is required: a directory of a skill, skill://<id> or skill://<id>/<folder>")
+		}
+		payload := map[string]any{"uri": *in.URI}
+		if in.Cursor != nil && *in.Cursor != "" {
+			payload["cursor"] = *in.Cursor
+		}
+		if b.pageSize > 0 {
+			payload["limit"] = min(b.pageSize, MaxPageSize)
+		}
+		if err := b.call(ctx, fnMCPSkillsDir, payload, &out); err != nil {
+			return nil, registryError(err)
+		}
 	default:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
 	}
@@ -98,7 +114,10 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 	if out == nil { // a null result from whatever answered the call
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": the registry returned no result"}
 	}
-	out["resultType"], out["ttlMs"], out["cacheScope"] = json.RawMessage(`"complete"`), json.RawMessage(`0`), json.RawMessage(`"public"`)
+	out["resultType"] = json.RawMessage(`"complete"`)
+	if method != MethodDirRead { // a directory read is not a cacheable result
+		out["ttlMs"], out["cacheScope"] = json.RawMessage(`0`), json.RawMessage(`"public"`)
+	}
 	return json.Marshal(out)
 }
 

@@ -198,6 +198,19 @@ func TestSkillsExtension(t *testing.T) {
 	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
 		t.Errorf("read of an unknown skill file: %v, want the resource-not-found error", err)
 	}
+	// resources/directory/read, behind directoryRead.
+	if ext, _ := r.session.InitializeResult().Capabilities.Extensions[ExtensionID].(map[string]any); ext["directoryRead"] != true {
+		t.Errorf("extension settings = %v, want directoryRead", ext)
+	}
+	res, err = raw.call(MethodDirRead, map[string]any{"uri": "skill://ops/release-notes"})
+	if err != nil || !strings.Contains(string(res), `"uri":"skill://ops/release-notes/SKILL.md"`) || !strings.Contains(string(res), `"resultType":"complete"`) {
+		t.Errorf("resources/directory/read = %s, %v", res, err)
+	}
+	if _, err := raw.call(MethodDirRead, map[string]any{"uri": "skill://ops"}); err == nil {
+		t.Error("a directory of no skill was read")
+	} else if je, ok := err.(*jsonrpc.Error); !ok || je.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("a directory of no skill: %v, want -32602", err)
+	}
 	// The connection still serves the SDK's methods after the extension's.
 	if _, err := raw.call("resources/list", map[string]any{}); err != nil {
 		t.Errorf("resources/list after the extension's calls: %v", err)

@@ -29,8 +29,9 @@ const MaxLineBytes = 16 << 20
 //     (-32600), a batch with -32600 too (MCP dropped batches in
 //     2025-06-18), a line over MaxLineBytes with -32600 naming the limit;
 //     the session goes on;
-//   - a skills/list or skills/get call (the MCP Skills extension) is
-//     answered here, in a goroutine of its own;
+//   - a call of the MCP Skills extension (skills/list, skills/get,
+//     resources/directory/read) is answered here, in a goroutine of its
+//     own;
 //   - every other message goes to the SDK unchanged.
 //
 // Responses written here and the SDK's own share one lock on out, a

@@ -75,4 +75,5 @@ func ExampleRegistry_Functions() {
 	// skills::mcp-skills-list
 	// skills::mcp-skills-get
 	// skills::mcp-skills-read
+	// skills::mcp-skills-dir
 }

@@ -49,7 +49,7 @@ var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{
 // reflected from the Go types, and lenient decoding (unknown keys ignored,
 // a null payload is {}); then the three skills::roots::* functions of the
 // upstream v0.3 (raw JSON, no schemas; D32), skill::search (D40),
-// skills::diagnostics (D42) and the MCP Skills extension's three (D45).
+// skills::diagnostics (D42) and the MCP Skills extension's four (D45).
 func (r *Registry) Functions() []iii.Function {
 	fetchAlias := iii.NewFunction(FnSkillFetch, descFetch, r.fetch)
 	fetchAlias.Metadata = fetchToolMetadata
@@ -73,5 +73,6 @@ func (r *Registry) Functions() []iii.Function {
 	return append(fns,
 		iii.NewFunction(FnMCPSkillsList, descMCPSkillsList, r.mcpSkillsList),
 		iii.NewFunction(FnMCPSkillsGet, descMCPSkillsGet, r.mcpSkillsGet),
-		iii.NewFunction(FnMCPSkillsRead, descMCPSkillsRead, r.mcpSkillsRead))
+		iii.NewFunction(FnMCPSkillsRead, descMCPSkillsRead, r.mcpSkillsRead),
+		iii.NewFunction(FnMCPSkillsDir, descMCPSkillsDir, r.mcpSkillsDir))
 }

@@ -48,6 +48,7 @@ func TestFunctionsTable(t *testing.T) {
 		"skills::mcp-skills-list | " + descMCPSkillsList,
 		"skills::mcp-skills-get | " + descMCPSkillsGet,
 		"skills::mcp-skills-read | " + descMCPSkillsRead,
+		"skills::mcp-skills-dir | " + descMCPSkillsDir,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("functions (-want +got):\n%s", diff)

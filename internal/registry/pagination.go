@@ -79,7 +79,7 @@ func decodeCursor(list, s string) (string, error) {
 // (D26): page it with page_size, or ask for less of it.
 func OversizeHint(functionID string) string {
 	switch functionID {
-	case FnSkillsResourcesList, FnPromptsMCPList, FnMCPSkillsList:
+	case FnSkillsResourcesList, FnPromptsMCPList, FnMCPSkillsList, FnMCPSkillsDir:
 		return "set page_size in the worker's config to answer it a page at a time"
 	case FnSkillsList:
 		return "find skills with skill::search, or read iii://skills (cut to the budget)"

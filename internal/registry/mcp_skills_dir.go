@@ -1,0 +1,160 @@
+package registry
+
+import (
+	"context"
+	"mime"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/iii-hq/skills-go/internal/ids"
+)
+
+// The extension's optional resources/directory/read (SEP-2640,
+// directoryRead): the direct children of a directory of a skill, files
+// with their resource metadata and subdirectories as inode/directory. A
+// skill's directories are its root (skill://<id>) and every folder that
+// holds a file the skill lists; the children are taken from the same
+// listing as skills/get's, so the two agree on what is served.
+const (
+	FnMCPSkillsDir   = "skills::mcp-skills-dir"
+	descMCPSkillsDir = "Internal: lists the direct children of a directory of an MCP skill (skill://<id> or skill://<id>/<folder>) as the MCP Skills extension's resources/directory/read result."
+
+	mimeDirectory = "inode/directory"
+)
+
+type mcpSkillsDirInput struct {
+	URI    *string `json:"uri" jsonschema:"required" jsonschema_description:"The directory: skill://<id> or skill://<id>/<folder>."`
+	Cursor *string `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page; absent for the first page."`
+	Limit  *int    `json:"limit,omitempty" jsonschema_description:"Children per page, 1 to 100000; default: the worker's page_size, else all."`
+}
+
+type dirEntry struct {
+	URI      string `json:"uri"`
+	Name     string `json:"name"`
+	MimeType string `json:"mimeType,omitempty"` // a file's by its extension; left out when that says nothing
+}
+
+type mcpSkillsDirOutput struct {
+	Resources  []dirEntry `json:"resources"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}
+
+func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpSkillsDirOutput, error) {
+	if in.URI == nil {
+		return mcpSkillsDirOutput{}, invalidf("missing field `uri`: pass a directory of a skill, skill://<id> or skill://<id>/<folder>")
+	}
+	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > maxSkillsPage) {
+		return mcpSkillsDirOutput{}, invalidf("limit %d is out of range; allowed: 1 to %d entries a page", *in.Limit, maxSkillsPage)
+	}
+	uri := strings.TrimSuffix(*in.URI, "/")
+	segs, err := skillPath(uri + "/x") // a directory's URI is a file's, less the file
+	if err != nil {
+		return mcpSkillsDirOutput{}, err
+	}
+	segs = segs[:len(segs)-1]
+	notDir := notFoundf("%s is not a directory of a skill this server serves", ids.Quote(*in.URI))
+	entries, err := r.dirEntries(ctx, segs)
+	if err != nil {
+		return mcpSkillsDirOutput{}, err
+	}
+	if entries == nil {
+		return mcpSkillsDirOutput{}, notDir
+	}
+	keys := make([]string, len(entries))
+	for i, e := range entries {
+		keys[i] = e.URI
+	}
+	size := r.pageSize
+	if in.Limit != nil {
+		size = *in.Limit
+	}
+	if size == 0 {
+		size = max(len(keys), 1)
+	}
+	start, end, next, err := page("directory", keys, in.Cursor, size)
+	if err != nil {
+		return mcpSkillsDirOutput{}, err
+	}
+	return mcpSkillsDirOutput{Resources: entries[start:end], NextCursor: next}, nil
+}
+
+// dirEntries lists the directory at segs (a skill's id, then folders
+// inside it): nil when no served skill has that directory.
+func (r *Registry) dirEntries(ctx context.Context, segs []string) ([]dirEntry, error) {
+	// The skill itself, when segs name one: a body skill's directory
+	// holds its SKILL.md alone.
+	if src, err := r.skillSourceOf(ctx, strings.Join(segs, "/")); err == nil && src.unserved == "" && src.folder == "" {
+		uri := skillURI(src.id)
+		return []dirEntry{{URI: uri, Name: skillFile, MimeType: mimeMarkdown}}, nil
+	} else if err != nil && !isNotFound(err) {
+		return nil, err
+	}
+	// Else the nearest enclosing folder skill, as a read finds it.
+	folders := map[string]bool{}
+	fsSkills, _ := r.fsSkills(ctx)
+	for _, s := range fsSkills {
+		if s.Root != "" && s.SkillFile {
+			folders[s.ID] = true
+		}
+	}
+	for k := len(segs); k >= 1; k-- {
+		id := strings.Join(segs[:k], "/")
+		if !folders[id] {
+			continue
+		}
+		src, err := r.skillSourceOf(ctx, id)
+		if err != nil || src.folder == "" || src.unserved != "" {
+			continue
+		}
+		entry, err := r.mcpSkillEntry(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		return children(entry, SkillScheme+strings.Join(segs, "/")), nil
+	}
+	return nil, nil
+}
+
+// children are the direct children of the directory dir (a URI without
+// a trailing slash) among a skill's listed files, sorted by URI; nil
+// when no listed file lies under dir.
+func children(entry mcpSkill, dir string) []dirEntry {
+	var out []dirEntry
+	seen := map[string]bool{}
+	for _, f := range entry.Resources {
+		rest, ok := strings.CutPrefix(f.URI, dir+"/")
+		if !ok {
+			continue
+		}
+		name, _, isDir := strings.Cut(rest, "/")
+		uri := dir + "/" + name
+		if seen[uri] {
+			continue
+		}
+		seen[uri] = true
+		e := dirEntry{URI: uri, Name: name, MimeType: mimeDirectory}
+		if n, err := url.PathUnescape(name); err == nil {
+			e.Name = n
+		}
+		if !isDir {
+			e.MimeType = mimeByName(e.Name)
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.URI, b.URI) })
+	return out
+}
+
+// mimeByName is a file's MIME type by its extension, "" when unknown.
+func mimeByName(name string) string {
+	switch ext := strings.ToLower(path.Ext(name)); ext {
+	case ".md", ".markdown":
+		return mimeMarkdown
+	case "":
+		return ""
+	default:
+		return mime.TypeByExtension(ext)
+	}
+}
