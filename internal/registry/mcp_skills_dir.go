@@ -112,7 +112,15 @@ func (r *Registry) dirEntries(ctx context.Context, segs []string) ([]dirEntry, e
 		if err != nil {
 			return nil, err
 		}
-		return children(entry, SkillScheme+strings.Join(segs, "/")), nil
+		dir := SkillScheme + id
+		if k < len(segs) { // a folder inside the skill: its names encoded as the listing's
+			uri, ok := fileURI(id, strings.Join(segs[k:], "/"))
+			if !ok {
+				return nil, nil
+			}
+			dir = uri
+		}
+		return children(entry, dir), nil
 	}
 	return nil, nil
 }

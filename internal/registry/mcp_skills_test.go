@@ -359,6 +359,17 @@ func TestMCPSkillsOddNamesAndUnservedFolders(t *testing.T) {
 	if want := []string{"skill://pdf/templates/Form%20Template%3F.md", "skill://pdf/templates/r%C3%A9sum%C3%A9.md"}; !slices.Equal(templates, want) {
 		t.Errorf("templates = %q, want %q", templates, want)
 	}
+	// A folder with such a name is a directory by its encoded URI too.
+	writeFiles(t, dir, map[string]string{"root/pdf/my forms/w-9.md": "# W-9\n"})
+	listing, err := f.reg.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: ptr("skill://pdf/my%20forms")})
+	if err != nil || len(listing.Resources) != 1 || listing.Resources[0].URI != "skill://pdf/my%20forms/w-9.md" || listing.Resources[0].Name != "w-9.md" {
+		t.Errorf("directory skill://pdf/my%%20forms = %+v, %v", listing, err)
+	}
+	if root, err := f.reg.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: ptr("skill://pdf")}); err != nil || !slices.ContainsFunc(root.Resources, func(e dirEntry) bool {
+		return e.URI == "skill://pdf/my%20forms" && e.Name == "my forms" && e.MimeType == mimeDirectory
+	}) {
+		t.Errorf("skill://pdf lacks the folder \"my forms\": %+v, %v", root, err)
+	}
 	for _, uri := range []string{"skill://big/SKILL.md", "skill://bomb/SKILL.md"} {
 		_, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: &uri})
 		if msg, code := errText(err); code != CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
