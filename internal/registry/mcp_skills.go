@@ -119,8 +119,8 @@ type skillSource struct {
 func skillURI(id string) string { return SkillScheme + id + "/" + skillFile }
 
 func (r *Registry) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (mcpSkillsListOutput, error) {
-	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > maxSkillsPage) {
-		return mcpSkillsListOutput{}, invalidf("limit %d is out of range; allowed: 1 to %d skills a page", *in.Limit, maxSkillsPage)
+	if err := checkLimit(in.Limit, "skills"); err != nil {
+		return mcpSkillsListOutput{}, err
 	}
 	sources, err := r.skillSources(ctx)
 	if err != nil {
@@ -130,17 +130,7 @@ func (r *Registry) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (mc
 	for i, s := range sources {
 		keys[i] = s.id
 	}
-	// A page holds limit skills, else page_size, else everything; a
-	// cursor is checked either way (this list is new: no 0.2 client
-	// sends one).
-	size := r.pageSize
-	if in.Limit != nil {
-		size = *in.Limit
-	}
-	if size == 0 {
-		size = max(len(keys), 1)
-	}
-	start, end, next, err := page("skills", keys, in.Cursor, size)
+	start, end, next, err := r.extensionPage("skills", keys, in.Cursor, in.Limit)
 	if err != nil {
 		return mcpSkillsListOutput{}, err
 	}
@@ -210,25 +200,8 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 			return mcpSkillsReadOutput{}, err
 		}
 	}
-	// A supporting file: of the nearest enclosing folder skill. The
-	// candidates come from the overlay's listing, so a deep hostile URI
-	// costs no state lookups.
-	folders := map[string]bool{}
-	fsSkills, _ := r.fsSkills(ctx)
-	for _, s := range fsSkills {
-		if s.Root != "" && s.SkillFile {
-			folders[s.ID] = true
-		}
-	}
-	for k := len(segs) - 1; k >= 1; k-- {
-		id := strings.Join(segs[:k], "/")
-		if !folders[id] {
-			continue
-		}
-		src, err := r.skillSourceOf(ctx, id)
-		if err != nil || src.folder == "" || src.unserved != "" {
-			continue // shadowed by state, or not served: its files are still the enclosing skill's
-		}
+	// A supporting file: of the nearest enclosing folder skill.
+	if src, k, ok := r.enclosingFolderSkill(ctx, segs, len(segs)-1); ok {
 		rel := strings.Join(segs[k:], "/")
 		files, _, _, err := r.folderSkill(ctx, src)
 		if err != nil {
@@ -250,6 +223,32 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 		return mcpSkillsReadOutput{}, notFound
 	}
 	return mcpSkillsReadOutput{}, notFound
+}
+
+// enclosingFolderSkill finds the folder skill nearest to the path segs,
+// among its first deepest prefixes: the skill and k, the number of
+// segments its id takes. A prefix that state or a glob shadows, or that
+// is not served, is passed over: its folder's files are still the
+// enclosing skill's. The candidates come from the overlay's listing, so
+// a deep hostile URI costs no state lookups.
+func (r *Registry) enclosingFolderSkill(ctx context.Context, segs []string, deepest int) (src skillSource, k int, ok bool) {
+	folders := map[string]bool{}
+	fsSkills, _ := r.fsSkills(ctx)
+	for _, s := range fsSkills {
+		if s.Root != "" && s.SkillFile {
+			folders[s.ID] = true
+		}
+	}
+	for k := deepest; k >= 1; k-- {
+		id := strings.Join(segs[:k], "/")
+		if !folders[id] {
+			continue
+		}
+		if src, err := r.skillSourceOf(ctx, id); err == nil && src.folder != "" && src.unserved == "" {
+			return src, k, true
+		}
+	}
+	return skillSource{}, 0, false
 }
 
 // fileContent is a supporting file's contents entry: text when it is
@@ -358,6 +357,28 @@ func (r *Registry) skillSources(ctx context.Context) ([]skillSource, error) {
 
 func sortSources(s []skillSource) {
 	slices.SortFunc(s, func(a, b skillSource) int { return strings.Compare(a.id, b.id) })
+}
+
+// checkLimit checks the limit a caller gave a listing of the extension's.
+func checkLimit(limit *int, unit string) error {
+	if limit != nil && (*limit < 1 || *limit > maxSkillsPage) {
+		return invalidf("limit %d is out of range; allowed: 1 to %d %s a page", *limit, maxSkillsPage, unit)
+	}
+	return nil
+}
+
+// extensionPage cuts one page of an extension listing: limit entries,
+// else page_size, else everything. A cursor is checked either way: these
+// listings are new, and no 0.2 client sends one.
+func (r *Registry) extensionPage(list string, keys []string, cursor *string, limit *int) (start, end int, next string, err error) {
+	size := r.pageSize
+	if limit != nil {
+		size = *limit
+	}
+	if size == 0 {
+		size = max(len(keys), 1)
+	}
+	return page(list, keys, cursor, size)
 }
 
 // isNotFound reports a registry not_found error.
@@ -502,23 +523,40 @@ func (r *Registry) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill
 	if err != nil {
 		return mcpSkill{}, err
 	}
-	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: frontJSON, Resources: make([]mcpSkillFile, 0, len(files))}
-	for _, f := range files {
-		uri, ok := fileURI(src.id, f.Rel)
-		if !ok || r.shadowedSkillMD(ctx, src.id, f.Rel) {
+	served := r.servedFiles(ctx, src, files)
+	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: frontJSON, Resources: make([]mcpSkillFile, 0, len(served))}
+	for _, sf := range served {
+		if sf.Rel == skillFile {
+			entry.Resources = append(entry.Resources, mcpSkillFile{URI: sf.uri, Digest: digestOf(md), Size: int64(len(md))})
 			continue
 		}
-		if f.Rel == skillFile {
-			entry.Resources = append(entry.Resources, mcpSkillFile{URI: uri, Digest: digestOf(md), Size: int64(len(md))})
-			continue
-		}
-		sum, size, err := r.mcpDigests.file(f, r.fs.Contained)
+		sum, size, err := r.mcpDigests.file(sf.FolderFile, r.fs.Contained)
 		if err != nil {
-			return mcpSkill{}, unavailableMsg(fmt.Errorf("read %s: %w", f.Path, err))
+			return mcpSkill{}, unavailableMsg(fmt.Errorf("read %s: %w", sf.Path, err))
 		}
-		entry.Resources = append(entry.Resources, mcpSkillFile{URI: uri, Digest: sum, Size: size})
+		entry.Resources = append(entry.Resources, mcpSkillFile{URI: sf.uri, Digest: sum, Size: size})
 	}
 	return entry, nil
+}
+
+// servedFile is a file of a folder skill that its entry lists, with its
+// URI.
+type servedFile struct {
+	fsource.FolderFile
+	uri string
+}
+
+// servedFiles are the files of a folder skill that its entry lists: all
+// but those whose path no URI carries and a nested SKILL.md whose URI
+// another skill takes.
+func (r *Registry) servedFiles(ctx context.Context, src skillSource, files []fsource.FolderFile) []servedFile {
+	out := make([]servedFile, 0, len(files))
+	for _, f := range files {
+		if uri, ok := fileURI(src.id, f.Rel); ok && !r.shadowedSkillMD(ctx, src.id, f.Rel) {
+			out = append(out, servedFile{f, uri})
+		}
+	}
+	return out
 }
 
 // shadowedSkillMD reports a nested skill's SKILL.md in a folder whose id

@@ -45,8 +45,8 @@ func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpS
 	if in.URI == nil {
 		return mcpSkillsDirOutput{}, invalidf("missing field `uri`: pass a directory of a skill, skill://<id> or skill://<id>/<folder>")
 	}
-	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > maxSkillsPage) {
-		return mcpSkillsDirOutput{}, invalidf("limit %d is out of range; allowed: 1 to %d entries a page", *in.Limit, maxSkillsPage)
+	if err := checkLimit(in.Limit, "entries"); err != nil {
+		return mcpSkillsDirOutput{}, err
 	}
 	uri := strings.TrimSuffix(*in.URI, "/")
 	segs, err := skillPath(uri + "/x") // a directory's URI is a file's, less the file
@@ -66,14 +66,7 @@ func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpS
 	for i, e := range entries {
 		keys[i] = e.URI
 	}
-	size := r.pageSize
-	if in.Limit != nil {
-		size = *in.Limit
-	}
-	if size == 0 {
-		size = max(len(keys), 1)
-	}
-	start, end, next, err := page("directory", keys, in.Cursor, size)
+	start, end, next, err := r.extensionPage("directory", keys, in.Cursor, in.Limit)
 	if err != nil {
 		return mcpSkillsDirOutput{}, err
 	}
@@ -91,48 +84,35 @@ func (r *Registry) dirEntries(ctx context.Context, segs []string) ([]dirEntry, e
 	} else if err != nil && !isNotFound(err) {
 		return nil, err
 	}
-	// Else the nearest enclosing folder skill, as a read finds it.
-	folders := map[string]bool{}
-	fsSkills, _ := r.fsSkills(ctx)
-	for _, s := range fsSkills {
-		if s.Root != "" && s.SkillFile {
-			folders[s.ID] = true
-		}
+	// Else the nearest enclosing folder skill, as a read finds it. Its
+	// files are listed as skills/get lists them, without their digests.
+	src, k, ok := r.enclosingFolderSkill(ctx, segs, len(segs))
+	if !ok {
+		return nil, nil
 	}
-	for k := len(segs); k >= 1; k-- {
-		id := strings.Join(segs[:k], "/")
-		if !folders[id] {
-			continue
-		}
-		src, err := r.skillSourceOf(ctx, id)
-		if err != nil || src.folder == "" || src.unserved != "" {
-			continue
-		}
-		entry, err := r.mcpSkillEntry(ctx, src)
-		if err != nil {
-			return nil, err
-		}
-		dir := SkillScheme + id
-		if k < len(segs) { // a folder inside the skill: its names encoded as the listing's
-			uri, ok := fileURI(id, strings.Join(segs[k:], "/"))
-			if !ok {
-				return nil, nil
-			}
-			dir = uri
-		}
-		return children(entry, dir), nil
+	files, _, _, err := r.folderSkill(ctx, src)
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil
+	dir := SkillScheme + src.id
+	if k < len(segs) { // a folder inside the skill: its names encoded as the listing's
+		uri, ok := fileURI(src.id, strings.Join(segs[k:], "/"))
+		if !ok {
+			return nil, nil
+		}
+		dir = uri
+	}
+	return children(r.servedFiles(ctx, src, files), dir), nil
 }
 
 // children are the direct children of the directory dir (a URI without
 // a trailing slash) among a skill's listed files, sorted by URI; nil
 // when no listed file lies under dir.
-func children(entry mcpSkill, dir string) []dirEntry {
+func children(files []servedFile, dir string) []dirEntry {
 	var out []dirEntry
 	seen := map[string]bool{}
-	for _, f := range entry.Resources {
-		rest, ok := strings.CutPrefix(f.URI, dir+"/")
+	for _, f := range files {
+		rest, ok := strings.CutPrefix(f.uri, dir+"/")
 		if !ok {
 			continue
 		}
