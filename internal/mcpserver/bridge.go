@@ -201,7 +201,7 @@ func (b *Bridge) Sync(ctx context.Context) error {
 
 func (b *Bridge) syncResources(ctx context.Context, list []resourceEntry) {
 	seen := map[string]bool{}
-	var gone, changed []string
+	var changed []string
 	for _, e := range list {
 		seen[e.URI] = true
 		key, _ := json.Marshal(e)
@@ -220,13 +220,7 @@ func (b *Bridge) syncResources(ctx context.Context, list []resourceEntry) {
 		}
 		b.server.AddResource(r, b.read)
 	}
-	for uri := range b.resources {
-		if !seen[uri] {
-			gone = append(gone, uri)
-			delete(b.resources, uri)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := forget(b.resources, seen); len(gone) > 0 {
 		b.server.RemoveResources(gone...)
 	}
 	for _, uri := range changed {
@@ -256,16 +250,22 @@ func (b *Bridge) syncPrompts(list []promptEntry) {
 		}
 		b.server.AddPrompt(prompt, b.getPrompt)
 	}
-	var gone []string
-	for name := range b.prompts {
-		if !seen[name] {
-			gone = append(gone, name)
-			delete(b.prompts, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := forget(b.prompts, seen); len(gone) > 0 {
 		b.server.RemovePrompts(gone...)
 	}
+}
+
+// forget deletes from kept, and returns, every key that is not in seen:
+// the entries a listing no longer has.
+func forget[V any](kept map[string]V, seen map[string]bool) []string {
+	var gone []string
+	for key := range kept {
+		if !seen[key] {
+			gone = append(gone, key)
+			delete(kept, key)
+		}
+	}
+	return gone
 }
 
 // getPrompt answers prompts/get through prompts::mcp-get.

@@ -75,14 +75,7 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 	var out map[string]json.RawMessage
 	switch method {
 	case MethodSkillsList:
-		payload := map[string]any{}
-		if in.Cursor != nil && *in.Cursor != "" {
-			payload["cursor"] = *in.Cursor
-		}
-		if b.pageSize > 0 {
-			payload["limit"] = min(b.pageSize, MaxPageSize)
-		}
-		if err := b.call(ctx, fnMCPSkillsList, payload, &out); err != nil {
+		if err := b.call(ctx, fnMCPSkillsList, b.paged(map[string]any{}, in.Cursor), &out); err != nil {
 			return nil, registryError(err)
 		}
 	case MethodSkillsGet:
@@ -96,14 +89,7 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 		if in.URI == nil || *in.URI == "" {
 			return nil, invalidParams("resources/directory/read: params.uri is required: a directory of a skill, skill://<id> or skill://<id>/<folder>")
 		}
-		payload := map[string]any{"uri": *in.URI}
-		if in.Cursor != nil && *in.Cursor != "" {
-			payload["cursor"] = *in.Cursor
-		}
-		if b.pageSize > 0 {
-			payload["limit"] = min(b.pageSize, MaxPageSize)
-		}
-		if err := b.call(ctx, fnMCPSkillsDir, payload, &out); err != nil {
+		if err := b.call(ctx, fnMCPSkillsDir, b.paged(map[string]any{"uri": *in.URI}, in.Cursor), &out); err != nil {
 			return nil, registryError(err)
 		}
 	default:
@@ -119,6 +105,18 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 		out["ttlMs"], out["cacheScope"] = json.RawMessage(`0`), json.RawMessage(`"public"`)
 	}
 	return json.Marshal(out)
+}
+
+// paged adds to a listing's payload the client's cursor and the bridge's
+// page size.
+func (b *Bridge) paged(payload map[string]any, cursor *string) map[string]any {
+	if cursor != nil && *cursor != "" {
+		payload["cursor"] = *cursor
+	}
+	if b.pageSize > 0 {
+		payload["limit"] = min(b.pageSize, MaxPageSize)
+	}
+	return payload
 }
 
 func invalidParams(format string, args ...any) *jsonrpc.Error {
