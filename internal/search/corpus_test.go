@@ -112,11 +112,10 @@ func ownSearcher(x *Index) searcher {
 
 // The floors are the figures this index reached with WordNet and the
 // tech thesaurus, phrases related by their heads (BENCHMARKS.md), less a
-// small margin: a change to
-// analysis, scoring or the related-terms tables that loses ranking
-// quality fails here. D40's
-// target, recall@5 ≥ 0.9 on paraphrases, is not reached by a lexical
-// ranker, even with a thesaurus; see docs/search.md.
+// small margin: a change to analysis, scoring or the related-terms tables
+// that loses ranking quality fails here. D40's target, recall@5 ≥ 0.9 on
+// paraphrases, is not reached by a lexical ranker, even with a thesaurus;
+// see docs/search.md.
 func TestCorpusRanking(t *testing.T) {
 	docs, queries := loadCorpus(t)
 	x := New()
