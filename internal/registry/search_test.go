@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,8 +202,10 @@ func FuzzSearchRequest(f *testing.F) {
 }
 
 // What an agent spends to find a skill: one search (limit 8) plus the top
-// hit's body, against reading the whole iii://skills index, on the
-// evaluation corpus served as a root (D40, issue 12's measure).
+// hit's body, against reading the whole iii://skills index (D40, issue
+// 12's measure). First the evaluation corpus served as a root (226
+// entries), then the same with copies of its skills registered in state
+// until the index holds 1,000 entries, the size the target names.
 func TestSearchTokensPerLookup(t *testing.T) {
 	corpus, err := filepath.Abs(filepath.Join("..", "search", "testdata", "corpus"))
 	if err != nil {
@@ -215,7 +218,6 @@ func TestSearchTokensPerLookup(t *testing.T) {
 	r := newSearchRig(t) // its catalog, with an empty scope
 	reg := New(Config{Caller: r.reg.caller, SkillsMirror: r.skills, FS: src, FSWatch: watch, FSCacheBytes: 64 << 20, RootsConfigured: true})
 	ctx := t.Context()
-	index := reg.index(ctx)
 	raw, err := os.ReadFile(filepath.Join(corpus, "queries.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -226,23 +228,46 @@ func TestSearchTokensPerLookup(t *testing.T) {
 	if err := json.Unmarshal(raw, &queries); err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, q := range queries {
-		out, err := reg.search(ctx, searchRequest{Query: q.Q, Limit: defaultSearchLimit})
-		if err != nil || len(out.Results) == 0 {
-			t.Fatalf("search %q: %+v, %v", q.Q, out, err)
+	measure := func(want int) {
+		index := reg.index(ctx)
+		if n := strings.Count(index, "](iii://"); n != want {
+			t.Fatalf("the index lists %d entries, want %d", n, want)
 		}
-		resp, _ := json.Marshal(out)
-		body, err := reg.skillBody(ctx, out.Results[0].ID)
+		total := 0
+		for _, q := range queries {
+			out, err := reg.search(ctx, searchRequest{Query: q.Q, Limit: defaultSearchLimit})
+			if err != nil || len(out.Results) == 0 {
+				t.Fatalf("search %q: %+v, %v", q.Q, out, err)
+			}
+			resp, _ := json.Marshal(out)
+			body, err := reg.skillBody(ctx, out.Results[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += (len(resp) + len(body) + 3) / 4
+		}
+		perLookup := float64(total) / float64(len(queries))
+		indexTokens := float64(len(index)+3) / 4
+		t.Logf("%d skills: tokens per lookup %.0f; the whole index %.0f (%.1f%%)", want, perLookup, indexTokens, 100*perLookup/indexTokens)
+		if perLookup > indexTokens/10 {
+			t.Errorf("%d skills: a lookup costs %.0f tokens, more than a tenth of the index's %.0f", want, perLookup, indexTokens)
+		}
+	}
+	const served = 226 // 200 skills and 26 reference files
+	measure(served)
+
+	skills, _ := src.Skills()
+	for i := 0; i < 1000-served; i++ {
+		sk := skills[i%len(skills)]
+		body, err := fsource.ReadBody(sk.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		total += (len(resp) + len(body) + 3) / 4
+		id := fmt.Sprintf("copy%d/%s", i/len(skills), sk.ID)
+		if _, err := r.reg.registerSkill(ctx, registerSkillInput{ID: id, Skill: body}); err != nil {
+			t.Fatalf("register %s: %v", id, err)
+		}
 	}
-	perLookup := float64(total) / float64(len(queries))
-	indexTokens := float64(len(index)+3) / 4
-	t.Logf("tokens per lookup %.0f; the whole index %.0f (%.1f%%) over %d skills", perLookup, indexTokens, 100*perLookup/indexTokens, strings.Count(index, "](iii://"))
-	if perLookup > indexTokens/10 {
-		t.Errorf("a lookup costs %.0f tokens, more than a tenth of the index's %.0f", perLookup, indexTokens)
-	}
+	waitScope(t, r.skills, "1,000 entries", func() bool { return r.skills.Len() == 1000-served })
+	measure(1000)
 }
