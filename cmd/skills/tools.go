@@ -104,7 +104,7 @@ func findToolSkills(cfg config.Config) ([]toolSkill, error) {
 		if !strings.EqualFold(filepath.Base(sk.Path), fsource.SkillFile) {
 			continue
 		}
-		raw, err := fsource.ReadFile(sk.Path)
+		raw, err := src.ReadFile(sk.Path)
 		if err != nil {
 			continue
 		}

@@ -37,12 +37,32 @@ func (e *tooLargeError) Error() string {
 // is not valid UTF-8 fails with a read error naming the offset of the
 // first bad byte. A file above 16 MiB is not read at all: its too-large
 // error counts the whole file, frontmatter included.
-func ReadBody(path string) (string, error) {
+func ReadBody(path string) (string, error) { return readBody(path, nil) }
+
+// ReadBody is the package's ReadBody for a file of this source, with one
+// more check, made on the file that was opened rather than on its name:
+// it must lie inside a root or an allow_paths directory. A file listed
+// inside the roots that has since become, or now passes through, a
+// symbolic link leading out of them fails with ErrEscaped, however the
+// swap was timed (docs/decisions.md D24).
+func (s *Source) ReadBody(path string) (string, error) { return readBody(path, s.openedInside) }
+
+// ReadFile is the package's ReadFile with the check of Source.ReadBody.
+func (s *Source) ReadFile(path string) ([]byte, error) { return readMatched(path, s.openedInside) }
+
+// ReadBytes is the package's ReadBytes with the check of Source.ReadBody.
+func (s *Source) ReadBytes(path string) ([]byte, error) { return readBytes(path, s.openedInside) }
+
+// openedCheck is a check made on a file once it is open, before it is
+// read: nil lets every file through.
+type openedCheck func(path string, f *os.File) error
+
+func readBody(path string, check openedCheck) (string, error) {
 	abs := path
 	if a, err := filepath.Abs(path); err == nil {
 		abs = a
 	}
-	b, err := readMatched(path)
+	b, err := readMatched(path, check)
 	if err != nil {
 		if tl, ok := errors.AsType[*tooLargeError](err); ok {
 			return "", fmt.Errorf("file %s is too large (%d bytes; max %d)", abs, tl.size, MaxBodyBytes)
@@ -64,9 +84,9 @@ func ReadBody(path string) (string, error) {
 // ReadFile reads a matched file whole, with the checks every read makes
 // (a regular file, opened without blocking, at most 16 MiB, UTF-8); its
 // errors carry no path.
-func ReadFile(path string) ([]byte, error) { return readMatched(path) }
+func ReadFile(path string) ([]byte, error) { return readMatched(path, nil) }
 
-func readMatched(path string) ([]byte, error) {
+func readMatched(path string, check openedCheck) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, unwrapPath(err)
@@ -74,7 +94,7 @@ func readMatched(path string) ([]byte, error) {
 	if err := checkRegular(fi); err != nil {
 		return nil, err
 	}
-	return readRegular(path)
+	return readRegular(path, check)
 }
 
 // checkRegular refuses a file that is not a regular file, naming its kind.
@@ -93,8 +113,8 @@ func checkRegular(fi fs.FileInfo) error {
 // file is opened without blocking and checked again after opening, so a
 // FIFO swapped in after a stat cannot hang the call (docs/decisions.md D25). Errors
 // carry no path: callers word their own prefix.
-func readRegular(path string) ([]byte, error) {
-	b, err := readRegularBytes(path)
+func readRegular(path string, check openedCheck) ([]byte, error) {
+	b, err := readRegularBytes(path, check)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +126,9 @@ func readRegular(path string) ([]byte, error) {
 
 // ReadBytes reads a file whole with the checks of ReadFile except the
 // UTF-8 one: the supporting files of a skill folder may be binary.
-func ReadBytes(path string) ([]byte, error) {
+func ReadBytes(path string) ([]byte, error) { return readBytes(path, nil) }
+
+func readBytes(path string, check openedCheck) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, unwrapPath(err)
@@ -114,11 +136,11 @@ func ReadBytes(path string) ([]byte, error) {
 	if err := checkRegular(fi); err != nil {
 		return nil, err
 	}
-	return readRegularBytes(path)
+	return readRegularBytes(path, check)
 }
 
 // readRegularBytes is readRegular without the UTF-8 check.
-func readRegularBytes(path string) ([]byte, error) {
+func readRegularBytes(path string, check openedCheck) ([]byte, error) {
 	f, err := openNoBlock(path)
 	if err != nil {
 		return nil, unwrapPath(err)
@@ -130,6 +152,11 @@ func readRegularBytes(path string) ([]byte, error) {
 	}
 	if err := checkRegular(fi); err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(path, f); err != nil {
+			return nil, err
+		}
 	}
 	if fi.Size() > maxFileBytes {
 		return nil, &tooLargeError{size: fi.Size()}

@@ -78,6 +78,67 @@ func (s *Source) Contained(path string) bool {
 	if err != nil {
 		return false
 	}
+	return s.containsReal(real)
+}
+
+// ErrEscaped is a listed file that, opened, lies outside its roots and
+// allow_paths: it has become, or now passes through, a symbolic link
+// leading out of them since it was listed.
+var ErrEscaped = errors.New("the file now leads outside its root through a symbolic link; it is skipped until the next scan")
+
+// openedInside checks that the file opened as path lies inside the roots
+// or allow_paths. Where the system names an open file (Linux's
+// /proc/self/fd), the name checked is the opened file's own, so no swap
+// of a link or a directory between a check and the open can get past
+// it. Elsewhere the name is resolved after the open and must lead to
+// the same file as was opened.
+func (s *Source) openedInside(path string, f *os.File) error {
+	real, err := realOfOpened(path, f)
+	if err != nil || !s.containsReal(real) {
+		return ErrEscaped
+	}
+	return nil
+}
+
+// inside is openedInside for a listing: the file opened must lie inside
+// the match's root or an allow_paths directory, as admit checked by name.
+func (sc *scan) inside(realRoot string) openedCheck {
+	return func(path string, f *os.File) error {
+		real, err := realOfOpened(path, f)
+		if err != nil || !sc.allowed(real, realRoot) {
+			return ErrEscaped
+		}
+		return nil
+	}
+}
+
+// realOfOpened is the real path of the file f, opened as path.
+func realOfOpened(path string, f *os.File) (string, error) {
+	if real, err := openedPath(f); err == nil {
+		return real, nil
+	}
+	return realByName(path, f)
+}
+
+// realByName is the real path that path leads to now, provided it leads
+// to the file f that was opened: where an open file cannot be named, a
+// swap after the open is caught by comparing the two files.
+func realByName(path string, f *os.File) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	opened, err1 := f.Stat()
+	named, err2 := os.Stat(real)
+	if err1 != nil || err2 != nil || !os.SameFile(opened, named) {
+		return "", ErrEscaped
+	}
+	return real, nil
+}
+
+// containsReal reports whether a real path (links resolved) lies inside
+// one of the patterns' roots or an allow_paths directory.
+func (s *Source) containsReal(real string) bool {
 	sc := s.newScan(context.Background(), KindSkill)
 	for _, root := range s.roots() {
 		if realRoot, err := filepath.EvalSymlinks(root); err == nil && sc.allowed(real, realRoot) {

@@ -1,6 +1,7 @@
 package fsource
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +103,11 @@ func TestAllowPathsServesLinksIntoThem(t *testing.T) {
 			if len(prompts) != 2 || len(skips) != 0 {
 				t.Errorf("prompts = %v, skips = %v; want 2 and none", promptLines(dir, prompts), skipLines(dir, skips))
 			}
+			for _, sk := range skills { // the reads agree with the listing
+				if body, err := src.ReadBody(sk.Path); err != nil || body != "body\n" {
+					t.Errorf("ReadBody(%s) = %q, %v", sk.Path, body, err)
+				}
+			}
 		})
 	}
 }
@@ -156,6 +162,76 @@ func TestSymlinksInsideTheRootAreFollowed(t *testing.T) {
 	}
 	if len(skips) != 0 {
 		t.Errorf("skips = %v, want none", skipLines(dir, skips))
+	}
+	src := New(dir, []string{"s/**/*.md"}, nil)
+	for _, sk := range skills {
+		if b, err := src.ReadFile(sk.Path); err != nil || string(b) != "---\ndescription: x\n---\nx\n" {
+			t.Errorf("ReadFile(%s) = %q, %v", sk.Path, b, err)
+		}
+	}
+}
+
+// The source's reads check the file they opened, not its name: a listed
+// file whose directory has since been swapped for a link out of the root
+// is refused by ReadBody, ReadFile and ReadBytes, while the package's
+// plain reads, which know no roots, read it.
+func TestSourceReadsRefuseWhatLeftTheRoots(t *testing.T) {
+	outside := writeTree(t, map[string]string{"docs/a.md": "---\ndescription: secret\n---\nsecret\n"})
+	dir := writeTree(t, map[string]string{"s/docs/a.md": "---\ndescription: a\n---\na\n"})
+	src := New(dir, []string{"s/**/*.md"}, nil)
+	skills, _ := src.Skills()
+	if len(skills) != 1 {
+		t.Fatalf("listed %v", skillLines(dir, skills))
+	}
+	path := skills[0].Path
+	if b, err := src.ReadBytes(path); err != nil || string(b) != "---\ndescription: a\n---\na\n" {
+		t.Fatalf("before the swap: %q, %v", b, err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "s", "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "docs"), filepath.Join(dir, "s", "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.ReadBody(path); !errors.Is(err, ErrEscaped) {
+		t.Errorf("ReadBody after the swap: %v, want ErrEscaped", err)
+	}
+	if _, err := src.ReadFile(path); !errors.Is(err, ErrEscaped) {
+		t.Errorf("ReadFile after the swap: %v, want ErrEscaped", err)
+	}
+	if _, err := src.ReadBytes(path); !errors.Is(err, ErrEscaped) {
+		t.Errorf("ReadBytes after the swap: %v, want ErrEscaped", err)
+	}
+	if body, err := ReadBody(path); err != nil || body != "secret\n" {
+		t.Errorf("the plain ReadBody: %q, %v", body, err)
+	}
+	if skills, skips := src.Skills(); len(skills) != 0 || len(skips) != 1 {
+		t.Errorf("the next listing: %v, skips %v; want the link skipped", skillLines(dir, skills), skipLines(dir, skips))
+	}
+}
+
+// Where an open file cannot be named (not Linux), its name is resolved
+// after the open and must lead to the same file: a swap after the open
+// is caught.
+func TestRealByNameCatchesASwapAfterTheOpen(t *testing.T) {
+	dir := writeTree(t, map[string]string{"in/a.md": "a\n", "out/a.md": "secret\n"})
+	path := filepath.Join(dir, "in", "a.md")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if real, err := realByName(path, f); err != nil || real != filepath.Join(realDir(t, dir), "in", "a.md") {
+		t.Fatalf("before a swap: %q, %v", real, err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "in")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "out"), filepath.Join(dir, "in")); err != nil {
+		t.Fatal(err)
+	}
+	if real, err := realByName(path, f); !errors.Is(err, ErrEscaped) {
+		t.Errorf("after a swap: %q, %v; want ErrEscaped", real, err)
 	}
 }
 

@@ -80,7 +80,7 @@ func (sc *scan) loadPrompt(m match) (p Prompt, reason string, ok bool) {
 	if err != nil {
 		return Prompt{}, err.Error(), false
 	}
-	b, err := readRegular(m.path)
+	b, err := readRegular(m.path, sc.inside(m.realRoot))
 	if err != nil {
 		return Prompt{}, "read: " + err.Error(), false
 	}

@@ -104,7 +104,7 @@ func (s *Source) rootSkills(sc *scan, root string) []Skill {
 		}
 		sk := Skill{ID: id, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime(), Root: root}
 		if isSkillFile {
-			front, warnings, reason := readSkillFront(m.path, filepath.Base(folder))
+			front, warnings, reason := readSkillFront(m.path, filepath.Base(folder), sc.inside(m.realRoot))
 			if reason != "" {
 				sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: m.path, Reason: reason})
 				continue
@@ -154,8 +154,8 @@ type skillFront struct {
 // readSkillFront reads a SKILL.md's frontmatter (D31): it must parse as a
 // YAML mapping with a non-empty description, else the skill is skipped
 // with the reason; everything else the format asks for only warns.
-func readSkillFront(path, folder string) (front skillFront, warnings []string, reason string) {
-	b, err := readMatched(path)
+func readSkillFront(path, folder string, check openedCheck) (front skillFront, warnings []string, reason string) {
+	b, err := readMatched(path, check)
 	if err != nil {
 		return front, nil, "read: " + err.Error()
 	}

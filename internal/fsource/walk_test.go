@@ -70,7 +70,7 @@ func TestReadingAFIFODoesNotHang(t *testing.T) {
 	fifo := filepath.Join(dir, "pipe.md")
 	mkfifo(t, fifo)
 	finishes(t, 10*time.Second, func() {
-		_, err := readRegular(fifo)
+		_, err := readRegular(fifo, nil)
 		if want := "is a named pipe (FIFO); only regular files are served"; err == nil || err.Error() != want {
 			t.Errorf("readRegular(fifo) = %v, want %q", err, want)
 		}

@@ -1,9 +1,6 @@
 package registry
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -41,17 +38,16 @@ const racyWindow = 2 * time.Second
 
 // errEscaped is a listed file that has become a symbolic link leading out
 // of its root since it was listed.
-var errEscaped = errors.New("the file now leads outside its root through a symbolic link; it is skipped until the next scan")
+var errEscaped = fsource.ErrEscaped
 
 // read returns the body of the file at path, from memory when the file is
-// unchanged, else through fsource.ReadBody (which applies every check of
-// the overlay: regular files only, the size cap, UTF-8). A file that has
-// become a symbolic link since it was listed is checked against the roots
-// again (contained), so a swapped link never serves a file outside them.
-func (c *fsBodies) read(path string, contained func(string) bool) (string, error) {
-	if li, err := os.Lstat(path); err == nil && li.Mode()&fs.ModeSymlink != 0 && !contained(path) {
-		return "", fmt.Errorf("read %s: %w", path, errEscaped)
-	}
+// unchanged, else through readBody: the source's ReadBody, which applies
+// every check of the overlay (regular files only, the size cap, UTF-8)
+// and checks that the file it opened lies inside the roots, so a link or
+// directory swapped in since the listing never serves a file outside
+// them. A body is kept by the stamp of the file its name leads to, so a
+// swapped-in file has another stamp and is read, and checked, afresh.
+func (c *fsBodies) read(path string, readBody func(string) (string, error)) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", err
@@ -64,7 +60,7 @@ func (c *fsBodies) read(path string, contained func(string) bool) (string, error
 			return b.body, nil
 		}
 	}
-	body, err := fsource.ReadBody(path)
+	body, err := readBody(path)
 	if err != nil {
 		return "", err
 	}

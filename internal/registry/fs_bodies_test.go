@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
 // A kept body is served while its file is unchanged; an edit (size or
@@ -26,32 +28,30 @@ func TestFSBodiesFollowTheFile(t *testing.T) {
 	t0 := time.Now().Add(-time.Hour) // older than the racy window
 	write("# One\n", t0)
 	for range 2 {
-		if got, err := c.read(path, allowAll); err != nil || got != "# One\n" {
+		if got, err := c.read(path, fsource.ReadBody); err != nil || got != "# One\n" {
 			t.Fatalf("read = %q, %v", got, err)
 		}
 	}
 	write("# Two, longer\n", t0)
-	if got, _ := c.read(path, allowAll); got != "# Two, longer\n" {
+	if got, _ := c.read(path, fsource.ReadBody); got != "# Two, longer\n" {
 		t.Errorf("after a size change read = %q", got)
 	}
 	write("# Six, longer\n", t0.Add(time.Second))
-	if got, _ := c.read(path, allowAll); got != "# Six, longer\n" {
+	if got, _ := c.read(path, fsource.ReadBody); got != "# Six, longer\n" {
 		t.Errorf("after an mtime change read = %q", got)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.read(path, allowAll); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := c.read(path, fsource.ReadBody); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("read of a removed file: %v, want not-exist", err)
 	}
 	none := newFSBodies(0)
 	write("# Kept nowhere\n", t0)
-	if got, err := none.read(path, allowAll); err != nil || got != "# Kept nowhere\n" || len(none.byID) != 0 {
+	if got, err := none.read(path, fsource.ReadBody); err != nil || got != "# Kept nowhere\n" || len(none.byID) != 0 {
 		t.Errorf("a zero budget read = %q, %v, kept %d", got, err, len(none.byID))
 	}
 }
-
-func allowAll(string) bool { return true }
 
 // A file replaced by a rename with the same size and mtime (as cp -p or
 // rsync leave it) is read again, not served from memory.
@@ -70,7 +70,7 @@ func TestFSBodiesSeeASameSizeSameMtimeReplacement(t *testing.T) {
 		}
 	}
 	put(path, "# Old body\n")
-	if got, err := c.read(path, allowAll); err != nil || got != "# Old body\n" {
+	if got, err := c.read(path, fsource.ReadBody); err != nil || got != "# Old body\n" {
 		t.Fatalf("read = %q, %v", got, err)
 	}
 	next := filepath.Join(dir, "s.md.new")
@@ -78,28 +78,62 @@ func TestFSBodiesSeeASameSizeSameMtimeReplacement(t *testing.T) {
 	if err := os.Rename(next, path); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := c.read(path, allowAll); err != nil || got != "# New body\n" {
+	if got, err := c.read(path, fsource.ReadBody); err != nil || got != "# New body\n" {
 		t.Errorf("after a same-size, same-mtime replacement read = %q, %v; want the new body", got, err)
 	}
 }
 
-// A listed file swapped for a link out of its root is not read, even
-// though the listing (the watch's snapshot) has not caught up yet.
-func TestFSBodiesRefuseASwappedLink(t *testing.T) {
-	dir := t.TempDir()
-	secret := filepath.Join(dir, "outside.md")
-	if err := os.WriteFile(secret, []byte("API_KEY=x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "root", "a.md")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(secret, path); err != nil {
-		t.Fatal(err)
-	}
-	_, err := newFSBodies(1<<20).read(path, func(string) bool { return false })
-	if !errors.Is(err, errEscaped) {
-		t.Errorf("read of a link out of its root: %v, want errEscaped", err)
+// A listed file is not read once it leads out of its root, though the
+// listing (the watch's snapshot) has not caught up yet: whether the file
+// itself was swapped for a link or a directory on its path was, and
+// whether its body was kept before the swap.
+func TestFSBodiesRefuseASwap(t *testing.T) {
+	for _, swap := range []string{"the file", "its directory"} {
+		t.Run(swap, func(t *testing.T) {
+			dir := t.TempDir()
+			outside := filepath.Join(dir, "outside")
+			secret := filepath.Join(outside, "forms.md")
+			path := filepath.Join(dir, "root", "skills", "pdf", "forms.md")
+			for p, body := range map[string]string{secret: "# Secret\n\nAPI_KEY=x\n", path: "# PDF\n\nForms.\n"} {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				old := time.Now().Add(-time.Hour) // old enough to be kept
+				if err := os.Chtimes(p, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src := fsource.New(filepath.Join(dir, "root"), []string{"skills/**/*.md"}, nil)
+			if skills, skips := src.Skills(); len(skills) != 1 || skills[0].Path != path {
+				t.Fatalf("listed %+v, skipped %+v", skills, skips)
+			}
+			c := newFSBodies(1 << 20)
+			if got, err := c.read(path, src.ReadBody); err != nil || got != "# PDF\n\nForms.\n" {
+				t.Fatalf("before the swap: %q, %v", got, err)
+			}
+			switch swap {
+			case "the file":
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(secret, path); err != nil {
+					t.Fatal(err)
+				}
+			case "its directory":
+				if err := os.RemoveAll(filepath.Dir(path)); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(outside, filepath.Dir(path)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := c.read(path, src.ReadBody)
+			if !errors.Is(err, fsource.ErrEscaped) || got != "" {
+				t.Errorf("after swapping %s for a link out of the root: %q, %v; want fsource.ErrEscaped", swap, got, err)
+			}
+		})
 	}
 }

@@ -50,7 +50,7 @@ func listedPromptFiles(prompts []fsource.Prompt) []listedFile {
 
 // sums are the hex SHA-256 of each listed file, by path ("" for a file
 // that cannot be read). Files no longer listed are forgotten.
-func (d *fsDigests) sums(files []listedFile) map[string]string {
+func (d *fsDigests) sums(files []listedFile, readFile func(string) ([]byte, error)) map[string]string {
 	d.mu.Lock()
 	old := d.byPath
 	d.mu.Unlock()
@@ -61,7 +61,7 @@ func (d *fsDigests) sums(files []listedFile) map[string]string {
 			out[s.Path], next[s.Path] = c.sum, c
 			continue
 		}
-		b, err := fsource.ReadFile(s.Path)
+		b, err := readFile(s.Path)
 		if err != nil {
 			out[s.Path] = ""
 			continue

@@ -64,7 +64,7 @@ func (r *Registry) index(ctx context.Context) string {
 	for i, row := range rows {
 		state[i] = row.bullet
 	}
-	fs := bulletsOf(readFSEntries(fsSkills))
+	fs := bulletsOf(r.readFSEntries(fsSkills))
 	text := renderBudgeted(state, fs, r.indexMaxTokens, r.maxResponse)
 	if cacheable {
 		r.indexCache.put(version, text)
@@ -122,10 +122,10 @@ func (c *versionCache[T]) put(key indexKey, value T) {
 
 // readFSEntries reads each fs skill's body fresh; an unreadable file keeps
 // its place with an empty body.
-func readFSEntries(skills []fsource.Skill) []indexEntry {
+func (r *Registry) readFSEntries(skills []fsource.Skill) []indexEntry {
 	entries := make([]indexEntry, len(skills))
 	for i, s := range skills {
-		body, err := fsource.ReadBody(s.Path)
+		body, err := r.fs.ReadBody(s.Path)
 		if err != nil {
 			body = ""
 		}

@@ -211,10 +211,10 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 			if f.Rel != rel {
 				continue
 			}
-			if !r.fs.Contained(f.Path) {
+			b, err := r.fs.ReadBytes(f.Path)
+			if errors.Is(err, fsource.ErrEscaped) {
 				return mcpSkillsReadOutput{}, notFound
 			}
-			b, err := fsource.ReadBytes(f.Path)
 			if err != nil {
 				return mcpSkillsReadOutput{}, unavailableMsg(fmt.Errorf("read %s: %w", f.Path, err))
 			}
@@ -341,7 +341,7 @@ func (r *Registry) skillSources(ctx context.Context) ([]skillSource, error) {
 		out = append(out, src)
 	}
 	for _, s := range fsSkills {
-		if src, ok := fsSkillSource(s); ok {
+		if src, ok := r.fsSkillSource(s); ok {
 			out = append(out, src)
 		}
 	}
@@ -403,7 +403,7 @@ func (r *Registry) skillSourceOf(ctx context.Context, id string) (skillSource, e
 		return src, nil
 	}
 	if s, ok := r.fsSkill(ctx, id); ok {
-		if src, ok := fsSkillSource(s); ok {
+		if src, ok := r.fsSkillSource(s); ok {
 			return src, nil
 		}
 		return skillSource{id: id, unserved: "it is a file of the skill folder that holds it, not a skill"}, nil
@@ -413,7 +413,7 @@ func (r *Registry) skillSourceOf(ctx context.Context, id string) (skillSource, e
 
 // fsSkillSource is an overlay skill as an MCP skill; ok is false for the
 // other markdown files of a root's skill folder.
-func fsSkillSource(s fsource.Skill) (skillSource, bool) {
+func (r *Registry) fsSkillSource(s fsource.Skill) (skillSource, bool) {
 	switch {
 	case s.Root != "" && s.SkillFile:
 		src := skillSource{id: s.ID, folder: filepath.Dir(s.Path), path: s.Path}
@@ -424,7 +424,7 @@ func fsSkillSource(s fsource.Skill) (skillSource, bool) {
 	case s.Root != "":
 		return skillSource{}, false
 	}
-	body, err := fsource.ReadBody(s.Path)
+	body, err := r.fs.ReadBody(s.Path)
 	if err != nil {
 		body = ""
 	}
@@ -471,10 +471,7 @@ func synthFrontmatter(id, description string) string {
 // one synthesised from a body.
 func (r *Registry) skillMD(src skillSource) ([]byte, error) {
 	if src.folder != "" {
-		if !r.fs.Contained(src.path) {
-			return nil, unavailableMsg(fmt.Errorf("read %s: %w", src.path, errEscaped))
-		}
-		b, err := fsource.ReadFile(src.path)
+		b, err := r.fs.ReadFile(src.path)
 		if err != nil {
 			return nil, unavailableMsg(fmt.Errorf("read %s: %w", src.path, err))
 		}
@@ -530,7 +527,7 @@ func (r *Registry) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill
 			entry.Resources = append(entry.Resources, mcpSkillFile{URI: sf.uri, Digest: digestOf(md), Size: int64(len(md))})
 			continue
 		}
-		sum, size, err := r.mcpDigests.file(sf.FolderFile, r.fs.Contained)
+		sum, size, err := r.mcpDigests.file(sf.FolderFile, r.fs.ReadBytes)
 		if err != nil {
 			return mcpSkill{}, unavailableMsg(fmt.Errorf("read %s: %w", sf.Path, err))
 		}

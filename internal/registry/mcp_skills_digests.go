@@ -66,10 +66,11 @@ func (d *mcpDigests) keepSynth(id, key string, f mcpSkillFile) {
 }
 
 // file is the digest and size of a folder file, read only when its stamp
-// changed, and only while it lies inside the roots (it may have become a
-// link since it was listed). A file written within racyWindow is not
-// kept: it may change again without its stamp showing it.
-func (d *mcpDigests) file(f fsource.FolderFile, contained func(string) bool) (sum string, size int64, err error) {
+// changed, through readBytes: the source's ReadBytes, which refuses a
+// file that lies outside the roots once opened (it may have become a link
+// since it was listed). A file written within racyWindow is not kept: it
+// may change again without its stamp showing it.
+func (d *mcpDigests) file(f fsource.FolderFile, readBytes func(string) ([]byte, error)) (sum string, size int64, err error) {
 	d.mu.Lock()
 	k, ok := d.fileCur[f.Path]
 	if !ok {
@@ -81,10 +82,7 @@ func (d *mcpDigests) file(f fsource.FolderFile, contained func(string) bool) (su
 	if ok && k.stamp.Equal(f.Stamp) {
 		return k.sum, k.size, nil
 	}
-	if !contained(f.Path) {
-		return "", 0, errEscaped
-	}
-	b, err := fsource.ReadBytes(f.Path)
+	b, err := readBytes(f.Path)
 	if err != nil {
 		return "", 0, err
 	}

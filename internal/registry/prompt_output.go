@@ -85,7 +85,7 @@ func (r *Registry) runPromptHandler(ctx context.Context, row promptRow, args jso
 // staticPrompt serves an fs prompt: its body, frontmatter removed, as one
 // user message. fs prompts have no templating, so arguments are ignored.
 func (r *Registry) staticPrompt(p fsource.Prompt, args json.RawMessage) (promptGetOutput, error) {
-	body, err := fsource.ReadBody(p.Path)
+	body, err := r.fs.ReadBody(p.Path)
 	if err != nil {
 		return promptGetOutput{}, unavailableMsg(err)
 	}

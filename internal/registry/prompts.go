@@ -144,7 +144,7 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 		out.Prompts = append(out.Prompts, promptEntry{Name: row.Name, FunctionID: row.FunctionID, Arguments: len(row.Arguments), RegisteredAt: row.RegisteredAt, Origin: originState,
 			SHA256: promptDigest(row)})
 	}
-	sums := r.promptDigests.sums(listedPromptFiles(fsPrompts))
+	sums := r.promptDigests.sums(listedPromptFiles(fsPrompts), r.fs.ReadFile)
 	for _, p := range fsPrompts {
 		size, tokens := p.Size, tokensOf(p.Size)
 		out.Prompts = append(out.Prompts, promptEntry{Name: p.Name, RegisteredAt: timestamp(p.ModTime), Origin: originFS,

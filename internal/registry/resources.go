@@ -128,7 +128,7 @@ func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error
 	for _, row := range rows {
 		out.Resources = append(out.Resources, skillResource(row.id, row.title, int64(row.bytes), row.registeredAt))
 	}
-	for i, e := range readFSEntries(fsSkills) {
+	for i, e := range r.readFSEntries(fsSkills) {
 		out.Resources = append(out.Resources, skillResource(e.id, e.title(), fsSkills[i].Size, timestamp(fsSkills[i].ModTime)))
 	}
 	if cacheable && err == nil {
@@ -186,12 +186,12 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 		return body, nil
 	}
 	if sk, ok := r.fsSkill(ctx, key); ok {
-		body, err := r.fsBodies.read(sk.Path, r.fs.Contained)
+		body, err := r.fsBodies.read(sk.Path, r.fs.ReadBody)
 		if errors.Is(err, fs.ErrNotExist) && r.fsWatch != nil {
 			// Removed since the overlay was last scanned; another file may
 			// provide the id now.
 			if again, ok := r.fsWatch.Fresh(ctx).Skill(key); ok && again.Path != sk.Path {
-				body, err = r.fsBodies.read(again.Path, r.fs.Contained)
+				body, err = r.fsBodies.read(again.Path, r.fs.ReadBody)
 			}
 		}
 		switch {

@@ -126,7 +126,7 @@ func (r *Registry) rootsIndexFn(ctx context.Context, data json.RawMessage) (any,
 	}
 	out := rootsIndexOutput{Skills: []rootEntry{}}
 	for _, sk := range skillFiles(skills) {
-		e := rootEntryOf(sk)
+		e := rootEntryOf(sk, r.rootSource().ReadBody)
 		if filter != "" && !strings.Contains(strings.ToLower(e.ID), filter) &&
 			!strings.Contains(strings.ToLower(e.Title), filter) && !strings.Contains(strings.ToLower(e.Description), filter) {
 			continue
@@ -156,12 +156,12 @@ func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, 
 	if !found {
 		return nil, notFoundf("skill not found: %s", ids.Unquoted(id))
 	}
-	raw, err := fsource.ReadFile(sk.Path)
+	raw, err := r.rootSource().ReadFile(sk.Path)
 	if err != nil {
 		return nil, unavailableMsg(fmt.Errorf("read failed: %s — %v", sk.Path, err))
 	}
 	_, body, _ := fsource.SplitFrontmatter(raw)
-	e := rootEntryOf(sk)
+	e := rootEntryOf(sk, r.rootSource().ReadBody)
 	return rootLoadOutput{Body: strings.TrimLeft(string(body), "\r\n"), Description: e.Description, ID: e.ID, Path: e.Path, Title: e.Title}, nil
 }
 
@@ -198,6 +198,17 @@ func (r *Registry) rootSkills(ctx context.Context, rescan bool) []fsource.Skill 
 	return r.roots.cached
 }
 
+// rootSource is the source rootSkills lists: the overlay when roots are
+// configured, else the upstream default roots.
+func (r *Registry) rootSource() *fsource.Source {
+	if r.roots.configured {
+		return r.fs
+	}
+	r.roots.mu.Lock()
+	defer r.roots.mu.Unlock()
+	return r.roots.src
+}
+
 // skillFiles keeps the SKILL.md of each folder under a root, by id.
 func skillFiles(skills []fsource.Skill) []fsource.Skill {
 	var out []fsource.Skill
@@ -212,13 +223,13 @@ func skillFiles(skills []fsource.Skill) []fsource.Skill {
 // rootEntryOf is a SKILL.md as the roots functions show it: its title is
 // the body's first "# " heading, else the frontmatter name, else the id
 // (D31).
-func rootEntryOf(sk fsource.Skill) rootEntry {
+func rootEntryOf(sk fsource.Skill, readBody func(string) (string, error)) rootEntry {
 	fallback := sk.Name
 	if fallback == "" {
 		fallback = sk.ID
 	}
 	title := fallback
-	if body, err := fsource.ReadBody(sk.Path); err == nil {
+	if body, err := readBody(sk.Path); err == nil {
 		title = titleOr(body, fallback)
 	}
 	return rootEntry{Description: sk.Description, ID: sk.ID, Path: sk.Path, Title: title}

@@ -256,7 +256,7 @@ func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 		if known[sk.ID].fingerprint == fp {
 			continue
 		}
-		body, err := r.fsBodies.read(sk.Path, r.fs.Contained)
+		body, err := r.fsBodies.read(sk.Path, r.fs.ReadBody)
 		if err != nil {
 			delete(want, sk.ID) // unreadable now; the listing reports it
 			continue

@@ -112,7 +112,7 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 		out.Skills = append(out.Skills, skillEntry{ID: row.id, Bytes: int64(row.bytes), RegisteredAt: row.registeredAt, Origin: originState,
 			Tokens: tokensOf(int64(row.bytes)), SHA256: row.sha256})
 	}
-	sums := r.fsDigests.sums(listedSkillFiles(fsSkills))
+	sums := r.fsDigests.sums(listedSkillFiles(fsSkills), r.fs.ReadFile)
 	for _, s := range fsSkills {
 		out.Skills = append(out.Skills, skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: timestamp(s.ModTime), Origin: originFS,
 			Tokens: tokensOf(s.Size), SHA256: sums[s.Path]})
