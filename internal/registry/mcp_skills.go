@@ -83,6 +83,55 @@ type mcpSkill struct {
 	Resources []mcpSkillFile `json:"resources"`
 }
 
+// listEnvelopeBytes bounds what a listing page holds besides its entries:
+// the object, the key and a nextCursor (an id of at most 1,024 bytes,
+// escaped, in a cursor).
+const listEnvelopeBytes = 16 << 10
+
+// jsonBound is at least the length of the entry's JSON encoding, without
+// encoding it: a page is cut by it.
+func (s mcpSkill) jsonBound() int {
+	n := len(`{"uri":,"frontmatter":,"resources":[]}`) + jsonStringBound(s.URI) + rawJSONBound(s.Frontmatter)
+	for _, f := range s.Resources {
+		n += len(`{"uri":,"digest":,"size":},`) + jsonStringBound(f.URI) + jsonStringBound(f.Digest) + 20
+	}
+	return n
+}
+
+// jsonStringBound is at least the length of s encoded as a JSON string by
+// encoding/json: six bytes for each byte it may escape (\u003c), one for
+// each other.
+func jsonStringBound(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c == '"', c == '\\', c == '<', c == '>', c == '&', c >= 0x80:
+			n += 6
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// rawJSONBound is at least the length of raw JSON once encoding/json has
+// compacted and HTML-escaped it: six bytes for <, > and &, two for each
+// byte of a multi-byte character (U+2028 becomes \u2028).
+func rawJSONBound(raw []byte) int {
+	n := 0
+	for _, c := range raw {
+		switch {
+		case c == '<', c == '>', c == '&':
+			n += 6
+		case c >= 0x80:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
 // mcpSkillFile is the extension's SkillResource: one file with the
 // digest and size of its bytes.
 type mcpSkillFile struct {
@@ -135,12 +184,21 @@ func (r *Registry) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (mc
 		return mcpSkillsListOutput{}, err
 	}
 	out := mcpSkillsListOutput{Skills: make([]mcpSkill, 0, end-start), NextCursor: next}
-	for _, src := range sources[start:end] {
+	// A page also ends before it would pass the response budget (D26),
+	// with a cursor to the rest: a catalog of any size lists, a page at a
+	// time, without page_size.
+	room := r.maxResponse - listEnvelopeBytes
+	for i, src := range sources[start:end] {
 		entry, err := r.mcpSkillEntry(ctx, src)
 		if err != nil {
 			// Gone since it was listed, or past the extension's limits:
 			// left out, as skills/get says why.
 			continue
+		}
+		size := entry.jsonBound() + 1 // and a comma
+		if room -= size; room < 0 && len(out.Skills) > 0 {
+			out.NextCursor = encodeCursor("skills", sources[start+i-1].id)
+			break
 		}
 		out.Skills = append(out.Skills, entry)
 	}

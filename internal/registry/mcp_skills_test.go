@@ -469,3 +469,63 @@ func TestMCPSkillsDirectories(t *testing.T) {
 		t.Errorf("second page = %+v, %v", rest, err)
 	}
 }
+
+// Without page_size or a limit, skills/list still never passes the
+// response budget: a page ends before it would, with a cursor to the
+// rest, and following the cursors lists every skill once.
+func TestMCPSkillsListPagesByBudget(t *testing.T) {
+	f, _ := mcpSkillsFixture(t)
+	for i := range 12 {
+		f.mustRegisterSkill(t, fmt.Sprintf("bulk/skill-%02d", i), fmt.Sprintf("# Skill %d\n\nA <b>&</b> \u2028 body %s.\n", i, strings.Repeat("x", 300)))
+	}
+	all, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
+	if err != nil || all.NextCursor != "" || len(all.Skills) != 15 {
+		t.Fatalf("with the default budget: %d skills, cursor %q, %v", len(all.Skills), all.NextCursor, err)
+	}
+	f.reg.maxResponse = listEnvelopeBytes + 3000
+	seen := map[string]int{}
+	pages := 0
+	var cursor *string
+	for {
+		out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		b, _ := json.Marshal(out)
+		if len(b) > f.reg.maxResponse {
+			t.Errorf("page %d is %d bytes, over the budget of %d", pages, len(b), f.reg.maxResponse)
+		}
+		for _, s := range out.Skills {
+			seen[s.URI]++
+		}
+		if out.NextCursor == "" {
+			break
+		}
+		if len(out.Skills) == 0 || pages > 20 {
+			t.Fatalf("page %d: %d skills, cursor %q", pages, len(out.Skills), out.NextCursor)
+		}
+		cursor = &out.NextCursor
+	}
+	if pages < 3 || len(seen) != 15 {
+		t.Errorf("%d pages, %d distinct skills; want several pages and all 15", pages, len(seen))
+	}
+	for uri, n := range seen {
+		if n != 1 {
+			t.Errorf("%s listed %d times", uri, n)
+		}
+	}
+	// The bound an entry is cut by is never below its encoding, whatever
+	// encoding/json escapes.
+	odd := mcpSkill{URI: "skill://a&b/<c>/SKILL.md", Frontmatter: json.RawMessage("{\"description\": \"<b>&</b> \u2028 \\\" é\"}"),
+		Resources: []mcpSkillFile{{URI: "skill://a&b/<c>/x\u2029.md", Digest: "sha256:00", Size: 1 << 40}}}
+	for _, s := range append(all.Skills, odd) {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s.URI, err)
+		}
+		if s.jsonBound() < len(b) {
+			t.Errorf("%s: bound %d below its %d encoded bytes", s.URI, s.jsonBound(), len(b))
+		}
+	}
+}
