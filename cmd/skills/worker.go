@@ -125,7 +125,7 @@ func changeTrigger(id, description string, log *zap.Logger) iii.TriggerType {
 
 // newToolSet is the set of approved SKILL.md tools when tools.enabled,
 // else nil: no command ever runs (D34).
-func newToolSet(cfg config.Config, client *iii.Client, log *zap.Logger) *toolset.Set {
+func newToolSet(cfg config.Config, client *iii.Client, src *fsource.Source, log *zap.Logger) *toolset.Set {
 	if !cfg.Tools.Enabled {
 		return nil
 	}
@@ -133,7 +133,7 @@ func newToolSet(cfg config.Config, client *iii.Client, log *zap.Logger) *toolset
 		MaxConcurrent: cfg.Tools.MaxConcurrent, EnvAllow: cfg.Tools.EnvAllow, Workdir: cfg.ToolsWorkdir(),
 	})
 	log.Info("tools enabled: approved SKILL.md tools are served as functions", zap.String("lock", cfg.LockPath()))
-	return toolset.New(toolset.Options{Registrar: client, Runner: runner, LockPath: cfg.LockPath(), Logger: log.Named("tools")})
+	return toolset.New(toolset.Options{Registrar: client, Runner: runner, LockPath: cfg.LockPath(), Logger: log.Named("tools"), ReadFile: src.ReadFile})
 }
 
 // serve connects the registry to the engine at url and serves until ctx is
@@ -160,7 +160,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	var reg *registry.Registry
 	var watch *fsource.Watch
-	toolSet := newToolSet(cfg, client, log)
+	toolSet := newToolSet(cfg, client, src, log)
 	if len(cfg.Skills)+len(cfg.Prompts)+len(cfg.Roots) > 0 {
 		// Files are watched and listings read the watch's snapshot; file
 		// changes are announced like registrations (D20, D21), and tool

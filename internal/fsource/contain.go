@@ -94,7 +94,10 @@ var ErrEscaped = errors.New("the file now leads outside its root through a symbo
 // the same file as was opened.
 func (s *Source) openedInside(path string, f *os.File) error {
 	real, err := realOfOpened(path, f)
-	if err != nil || !s.containsReal(real) {
+	if err != nil {
+		return err
+	}
+	if !s.containsReal(real) {
 		return ErrEscaped
 	}
 	return nil
@@ -105,7 +108,10 @@ func (s *Source) openedInside(path string, f *os.File) error {
 func (sc *scan) inside(realRoot string) openedCheck {
 	return func(path string, f *os.File) error {
 		real, err := realOfOpened(path, f)
-		if err != nil || !sc.allowed(real, realRoot) {
+		if err != nil {
+			return err
+		}
+		if !sc.allowed(real, realRoot) {
 			return ErrEscaped
 		}
 		return nil
@@ -122,19 +128,26 @@ func realOfOpened(path string, f *os.File) (string, error) {
 
 // realByName is the real path that path leads to now, provided it leads
 // to the file f that was opened: where an open file cannot be named, a
-// swap after the open is caught by comparing the two files.
+// change after the open is caught by comparing the two files. A name
+// that leads nowhere now, or to another file, is errReplaced: the file
+// changed while it was read (a deletion, an atomic save, or a swap).
 func realByName(path string, f *os.File) (string, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return "", err
+		return "", errReplaced
 	}
 	opened, err1 := f.Stat()
 	named, err2 := os.Stat(real)
 	if err1 != nil || err2 != nil || !os.SameFile(opened, named) {
-		return "", ErrEscaped
+		return "", errReplaced
 	}
 	return real, nil
 }
+
+// errReplaced is a file that changed between its open and the check of
+// what was opened; it reads as gone (fs.ErrNotExist), so callers look
+// again.
+var errReplaced = fmt.Errorf("the file was replaced while it was read; look again: %w", fs.ErrNotExist)
 
 // containsReal reports whether a real path (links resolved) lies inside
 // one of the patterns' roots or an allow_paths directory.

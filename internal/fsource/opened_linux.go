@@ -9,7 +9,9 @@ import (
 )
 
 // openedPath is the real path of an open file, as the kernel names it:
-// what was opened, whatever its name points to now.
+// what was opened, whatever its name points to now. A file unlinked or
+// renamed over since it was opened (an editor's atomic save) is named
+// where it was, which is what decides its containment.
 func openedPath(f *os.File) (string, error) {
 	conn, err := f.SyscallConn() // f.Fd would put the file in blocking mode
 	if err != nil {
@@ -25,8 +27,9 @@ func openedPath(f *os.File) (string, error) {
 	if rerr != nil {
 		return "", rerr
 	}
-	if !filepath.IsAbs(p) || strings.HasSuffix(p, " (deleted)") {
-		return "", errors.New("the open file has no path: " + p)
+	p = strings.TrimSuffix(p, " (deleted)")
+	if !filepath.IsAbs(p) {
+		return "", errors.New("the open file has no path in this file system: " + p)
 	}
 	return p, nil
 }

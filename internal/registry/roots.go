@@ -114,11 +114,13 @@ func rootStrings(list []any) []string {
 func (r *Registry) rootsIndexFn(ctx context.Context, data json.RawMessage) (any, error) {
 	p := decodeRootsPayload(data)
 	var skills []fsource.Skill
+	var src *fsource.Source // what listed them, which reads them
 	if given := rootStrings(p.Roots); len(given) > 0 {
 		// A fresh scan of the roots asked for; the index is untouched.
-		skills, _ = fsource.New(r.fsBase(), nil, nil, fsource.Roots(given...)).SkillsContext(ctx)
+		src = fsource.New(r.fsBase(), nil, nil, fsource.Roots(given...))
+		skills, _ = src.SkillsContext(ctx)
 	} else {
-		skills = r.rootSkills(ctx, false)
+		skills, src = r.rootSkills(ctx, false)
 	}
 	filter := ""
 	if p.Filter != nil {
@@ -126,7 +128,7 @@ func (r *Registry) rootsIndexFn(ctx context.Context, data json.RawMessage) (any,
 	}
 	out := rootsIndexOutput{Skills: []rootEntry{}}
 	for _, sk := range skillFiles(skills) {
-		e := rootEntryOf(sk, r.rootSource().ReadBody)
+		e := rootEntryOf(sk, src.ReadBody)
 		if filter != "" && !strings.Contains(strings.ToLower(e.ID), filter) &&
 			!strings.Contains(strings.ToLower(e.Title), filter) && !strings.Contains(strings.ToLower(e.Description), filter) {
 			continue
@@ -149,19 +151,21 @@ func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, 
 		}
 		return skills[i], true
 	}
-	sk, found := find(r.rootSkills(ctx, false))
+	skills, src := r.rootSkills(ctx, false)
+	sk, found := find(skills)
 	if !found {
-		sk, found = find(r.rootSkills(ctx, true)) // upstream rescans once on a miss
+		skills, src = r.rootSkills(ctx, true) // upstream rescans once on a miss
+		sk, found = find(skills)
 	}
 	if !found {
 		return nil, notFoundf("skill not found: %s", ids.Unquoted(id))
 	}
-	raw, err := r.rootSource().ReadFile(sk.Path)
+	raw, err := src.ReadFile(sk.Path)
 	if err != nil {
 		return nil, unavailableMsg(fmt.Errorf("read failed: %s — %v", sk.Path, err))
 	}
 	_, body, _ := fsource.SplitFrontmatter(raw)
-	e := rootEntryOf(sk, r.rootSource().ReadBody)
+	e := rootEntryOf(sk, src.ReadBody)
 	return rootLoadOutput{Body: strings.TrimLeft(string(body), "\r\n"), Description: e.Description, ID: e.ID, Path: e.Path, Title: e.Title}, nil
 }
 
@@ -172,19 +176,22 @@ func (r *Registry) rootsRescanFn(ctx context.Context, data json.RawMessage) (any
 		r.roots.scanned = false
 		r.roots.mu.Unlock()
 	}
-	return rootsCount{Count: len(skillFiles(r.rootSkills(ctx, true)))}, nil
+	skills, _ := r.rootSkills(ctx, true)
+	return rootsCount{Count: len(skillFiles(skills))}, nil
 }
 
-// rootSkills lists the skills under the roots: the overlay's when roots
-// are configured (rescan forces a scan of the watched tree), else the
-// default roots' cached scan (rescan replaces it).
-func (r *Registry) rootSkills(ctx context.Context, rescan bool) []fsource.Skill {
+// rootSkills lists the skills under the roots, with the source that
+// listed them (whose reads check containment against those roots): the
+// overlay's when roots are configured (rescan forces a scan of the
+// watched tree), else the default roots' cached scan (rescan replaces
+// it).
+func (r *Registry) rootSkills(ctx context.Context, rescan bool) ([]fsource.Skill, *fsource.Source) {
 	if r.roots.configured {
 		if rescan && r.fsWatch != nil {
 			r.fsWatch.Rescan(ctx)
 		}
 		skills, _ := r.fsSkills(ctx)
-		return skills
+		return skills, r.fs
 	}
 	r.roots.mu.Lock()
 	defer r.roots.mu.Unlock()
@@ -195,18 +202,7 @@ func (r *Registry) rootSkills(ctx context.Context, rescan bool) []fsource.Skill 
 		r.roots.cached, _ = r.roots.src.SkillsContext(ctx)
 		r.roots.scanned = true
 	}
-	return r.roots.cached
-}
-
-// rootSource is the source rootSkills lists: the overlay when roots are
-// configured, else the upstream default roots.
-func (r *Registry) rootSource() *fsource.Source {
-	if r.roots.configured {
-		return r.fs
-	}
-	r.roots.mu.Lock()
-	defer r.roots.mu.Unlock()
-	return r.roots.src
+	return r.roots.cached, r.roots.src
 }
 
 // skillFiles keeps the SKILL.md of each folder under a root, by id.

@@ -126,3 +126,43 @@ func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// roots::index with roots in its payload reads the titles of those roots'
+// skills from their bodies, whatever roots the registry serves, and
+// whether or not the default roots were scanned before.
+func TestRootsIndexOfGivenRootsReadsTheirTitles(t *testing.T) {
+	given := t.TempDir()
+	writeFiles(t, given, map[string]string{"pdf/SKILL.md": "---\nname: pdf\ndescription: P.\n---\n# PDF heading\n"})
+	want := `{"count":1,"skills":[{"description":"P.","id":"pdf","path":` + quoteJSON(filepath.Join(given, "pdf", "SKILL.md")) + `,"title":"PDF heading"}]}`
+	configured := t.TempDir()
+	writeFiles(t, configured, map[string]string{"a/x/SKILL.md": "---\nname: x\ndescription: X.\n---\n# X title\n"})
+	for _, c := range []struct {
+		name    string
+		reg     func() *Registry
+		scanned bool // the default roots were indexed first
+	}{
+		{"roots configured", func() *Registry {
+			return New(Config{FS: fsource.New(configured, nil, nil, fsource.Roots("a")), Caller: newFakeEngine(), RootsConfigured: true})
+		}, false},
+		{"default roots, first call", func() *Registry {
+			return New(Config{FS: fsource.New(t.TempDir(), nil, nil), Caller: newFakeEngine()})
+		}, false},
+		{"default roots, scanned", func() *Registry {
+			return New(Config{FS: fsource.New(t.TempDir(), nil, nil), Caller: newFakeEngine()})
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("HOME", t.TempDir())
+			r := c.reg()
+			if c.scanned {
+				if _, err := callRaw(t, r, FnRootsIndex, `{}`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := callRaw(t, r, FnRootsIndex, `{"roots":[`+quoteJSON(given)+`]}`)
+			if err != nil || got != want {
+				t.Errorf("got  %s, %v\nwant %s", got, err, want)
+			}
+		})
+	}
+}

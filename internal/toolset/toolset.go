@@ -40,6 +40,11 @@ type Options struct {
 	// LockPoll is how often tools.lock is checked for a change (default
 	// 250 ms, so an approval takes effect well within a second).
 	LockPoll time.Duration
+	// ReadFile reads a listed SKILL.md: the overlay's Source.ReadFile,
+	// which refuses a file that lies outside the roots once opened (it
+	// may have been swapped for a link since it was listed). Default:
+	// fsource.ReadFile, which knows no roots.
+	ReadFile func(path string) ([]byte, error)
 }
 
 // Set keeps the functions of the approved tools in step with the files
@@ -76,6 +81,9 @@ func New(opts Options) *Set {
 	}
 	if opts.LockPoll <= 0 {
 		opts.LockPoll = 250 * time.Millisecond
+	}
+	if opts.ReadFile == nil {
+		opts.ReadFile = fsource.ReadFile
 	}
 	s := &Set{opts: opts, log: opts.Logger, served: map[string]string{}}
 	s.reloadLockLocked()
@@ -157,7 +165,7 @@ func (s *Set) syncLocked() {
 		if !strings.EqualFold(filepath.Base(sk.Path), fsource.SkillFile) {
 			continue
 		}
-		raw, err := fsource.ReadFile(sk.Path)
+		raw, err := s.opts.ReadFile(sk.Path)
 		if err != nil {
 			continue // the watch reports unreadable files
 		}

@@ -63,8 +63,9 @@ func newRig(t *testing.T) *rig {
 	srv := iiitest.NewServer(t)
 	dir := t.TempDir()
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
+	src := fsource.New(dir, nil, nil, fsource.Roots("skills"))
 	set := New(Options{Registrar: worker, Runner: tools.NewRunner(tools.RunnerOptions{}),
-		LockPath: filepath.Join(dir, "tools.lock"), LockPoll: 20 * time.Millisecond})
+		LockPath: filepath.Join(dir, "tools.lock"), LockPoll: 20 * time.Millisecond, ReadFile: src.ReadFile})
 	worker.Start()
 	set.Start()
 	t.Cleanup(func() {
@@ -81,7 +82,7 @@ func newRig(t *testing.T) *rig {
 			t.Fatal(err)
 		}
 	}
-	return &rig{srv: srv, set: set, src: fsource.New(dir, nil, nil, fsource.Roots("skills")), caller: caller, dir: dir, lock: filepath.Join(dir, "tools.lock")}
+	return &rig{srv: srv, set: set, src: src, caller: caller, dir: dir, lock: filepath.Join(dir, "tools.lock")}
 }
 
 func (r *rig) write(t *testing.T, rel, content string) string {
@@ -209,6 +210,41 @@ func TestInvalidAndReservedToolSkillsServeNothing(t *testing.T) {
 	for _, fn := range r.srv.Functions() {
 		if strings.HasSuffix(fn.ID, "::say") {
 			t.Errorf("%s was registered", fn.ID)
+		}
+	}
+}
+
+// A tool skill whose folder is swapped for a link out of the roots is not
+// read again from there, though the set still holds the old listing (as
+// between a swap and the next scan, when the lock changes): its tools are
+// never parsed from the outside file.
+func TestSyncRefusesAFolderSwappedOutOfTheRoots(t *testing.T) {
+	r := newRig(t)
+	path := r.write(t, "skills/echo/SKILL.md", echoSkill)
+	r.approve(t, path)
+	skills, _ := r.src.Skills()
+	r.set.Sync(skills)
+	if e := r.set.Entries(); len(e) != 1 || len(e[0].Tools) != 1 || e[0].Tools[0] != "say" {
+		t.Fatalf("before the swap: %+v", e)
+	}
+	outside := t.TempDir()
+	secret := strings.Replace(echoSkill, "### say", "### outsidesecret", 1)
+	if err := os.MkdirAll(filepath.Join(outside, "echo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "echo", "SKILL.md"), []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "echo"), filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	r.set.Sync(skills) // the listing from before the swap
+	for _, e := range r.set.Entries() {
+		if len(e.Tools) > 0 {
+			t.Errorf("tools read through the swapped folder: %+v", e)
 		}
 	}
 }
