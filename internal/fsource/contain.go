@@ -23,17 +23,11 @@ type scan struct {
 }
 
 func (s *Source) newScan(ctx context.Context, kind string) *scan {
-	allow := make([]string, 0, len(s.allow))
-	for _, dir := range s.allow {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
-		allow = append(allow, dir)
-	}
+	s.containers.Store(nil) // reads resolve the roots afresh after a listing
 	return &scan{
 		ctx:      ctx,
 		kind:     kind,
-		allow:    allow,
+		allow:    s.realAllow(),
 		reported: make(map[string]bool),
 		realDirs: make(map[string]string),
 	}
@@ -151,10 +145,50 @@ var errReplaced = fmt.Errorf("the file was replaced while it was read; look agai
 
 // containsReal reports whether a real path (links resolved) lies inside
 // one of the patterns' roots or an allow_paths directory.
+//
+// The roots and allow_paths are resolved once and kept until the next
+// listing: a read inside them as they were last resolved costs no more
+// syscalls. A path outside them has them resolved again (a root reached
+// through a link may have been pointed elsewhere) before it is refused.
+// The kept paths only ever name directories that were the operator's
+// roots or allow_paths.
 func (s *Source) containsReal(real string) bool {
-	sc := s.newScan(context.Background(), KindSkill)
+	if dirs := s.containers.Load(); dirs != nil && withinAny(*dirs, real) {
+		return true
+	}
+	dirs := s.resolveContainers()
+	s.containers.Store(&dirs)
+	return withinAny(dirs, real)
+}
+
+// resolveContainers is the real paths of the roots (those that exist) and
+// of the allow_paths directories (as given where they do not resolve).
+func (s *Source) resolveContainers() []string {
+	var dirs []string
 	for _, root := range s.roots() {
-		if realRoot, err := filepath.EvalSymlinks(root); err == nil && sc.allowed(real, realRoot) {
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			dirs = append(dirs, real)
+		}
+	}
+	return append(dirs, s.realAllow()...)
+}
+
+// realAllow is the allow_paths directories with links resolved (as given
+// where they do not resolve).
+func (s *Source) realAllow() []string {
+	allow := make([]string, 0, len(s.allow))
+	for _, dir := range s.allow {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		allow = append(allow, dir)
+	}
+	return allow
+}
+
+func withinAny(dirs []string, p string) bool {
+	for _, d := range dirs {
+		if within(d, p) {
 			return true
 		}
 	}

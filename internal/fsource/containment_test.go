@@ -304,3 +304,23 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// A root reached through a link that is pointed elsewhere: reads follow
+// it at once, though the roots were resolved (and kept) before.
+func TestReadsFollowARootPointedElsewhere(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a/x.md": "---\ndescription: a\n---\na\n", "b/x.md": "---\ndescription: b\n---\nb\n", "skills": "->a"})
+	src := New(dir, []string{"skills/*.md"}, nil)
+	path := filepath.Join(dir, "skills", "x.md")
+	if body, err := src.ReadBody(path); err != nil || body != "a\n" {
+		t.Fatalf("through the first target: %q, %v", body, err)
+	}
+	if err := os.Remove(filepath.Join(dir, "skills")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("b", filepath.Join(dir, "skills")); err != nil {
+		t.Fatal(err)
+	}
+	if body, err := src.ReadBody(path); err != nil || body != "b\n" {
+		t.Errorf("through the new target, before any listing: %q, %v", body, err)
+	}
+}

@@ -26,6 +26,7 @@ package fsource
 import (
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/config"
@@ -80,6 +81,10 @@ type Source struct {
 	allow          []string // allow_paths, absolute and cleaned
 	maxFiles       int      // max_files
 	rootDirs       []string // roots, absolute and cleaned, in precedence order
+
+	// containers are the real paths of the roots and allow_paths as a
+	// read last resolved them (containsReal).
+	containers atomic.Pointer[[]string]
 }
 
 // Option configures a Source.

@@ -10,7 +10,7 @@ import (
 // writeTree creates files (relative path -> content) under a fresh temp
 // directory and returns the directory. A path ending in "/" makes an
 // empty directory; content "->target" makes a symbolic link.
-func writeTree(t *testing.T, files map[string]string) string {
+func writeTree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for rel, content := range files {
