@@ -3,8 +3,8 @@
 # corpus (which make test already runs as plain tests).
 #
 # A failing run is retried, but only as far as the failure can be the Go
-# fuzz coordinator's own race at the end of -fuzztime (golang/go#75804,
-# fixed in Go 1.27): a run that says only "context deadline exceeded" and
+# fuzz coordinator's own race at the end of -fuzztime (reported upstream
+# as golang/go#75804): a run that says only "context deadline exceeded" and
 # wrote no failing input is run again, up to 3 times in all. Any other
 # failure is retried once: a real crasher is written to testdata/fuzz/ and
 # fails the retry at once as part of the seed corpus, and a hang fails it
