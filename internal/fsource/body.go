@@ -79,22 +79,28 @@ func readBody(path string, check openedCheck) (string, error) {
 	return string(body), nil
 }
 
-// readMatched stats and reads a file, refusing anything that is not a
-// regular file without opening it (opening a device can have effects).
 // ReadFile reads a matched file whole, with the checks every read makes
 // (a regular file, opened without blocking, at most 16 MiB, UTF-8); its
 // errors carry no path.
 func ReadFile(path string) ([]byte, error) { return readMatched(path, nil) }
 
+// readMatched stats and reads a file, refusing anything that is not a
+// regular file without opening it (opening a device can have effects).
 func readMatched(path string, check openedCheck) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	if err := checkRegular(fi); err != nil {
+	if err := statRegular(path); err != nil {
 		return nil, err
 	}
 	return readRegular(path, check)
+}
+
+// statRegular refuses, without opening it, a path that is not a regular
+// file.
+func statRegular(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	return checkRegular(fi)
 }
 
 // checkRegular refuses a file that is not a regular file, naming its kind.
@@ -129,11 +135,7 @@ func readRegular(path string, check openedCheck) ([]byte, error) {
 func ReadBytes(path string) ([]byte, error) { return readBytes(path, nil) }
 
 func readBytes(path string, check openedCheck) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	if err := checkRegular(fi); err != nil {
+	if err := statRegular(path); err != nil {
 		return nil, err
 	}
 	return readRegularBytes(path, check)

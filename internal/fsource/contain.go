@@ -87,37 +87,31 @@ var ErrEscaped = errors.New("the file now leads outside its root through a symbo
 // it. Elsewhere the name is resolved after the open and must lead to
 // the same file as was opened.
 func (s *Source) openedInside(path string, f *os.File) error {
-	real, err := realOfOpened(path, f)
-	if err != nil {
-		return err
-	}
-	if !s.containsReal(real) {
-		return ErrEscaped
-	}
-	return nil
+	return checkOpened(path, f, s.containsReal)
 }
 
 // inside is openedInside for a listing: the file opened must lie inside
 // the match's root or an allow_paths directory, as admit checked by name.
 func (sc *scan) inside(realRoot string) openedCheck {
 	return func(path string, f *os.File) error {
-		real, err := realOfOpened(path, f)
-		if err != nil {
-			return err
-		}
-		if !sc.allowed(real, realRoot) {
-			return ErrEscaped
-		}
-		return nil
+		return checkOpened(path, f, func(real string) bool { return sc.allowed(real, realRoot) })
 	}
 }
 
-// realOfOpened is the real path of the file f, opened as path.
-func realOfOpened(path string, f *os.File) (string, error) {
-	if real, err := openedPath(f); err == nil {
-		return real, nil
+// checkOpened finds the real path of the file f, opened as path (the
+// system's name for it, else its name resolved again), and refuses it
+// with ErrEscaped unless allowed says it lies where it may.
+func checkOpened(path string, f *os.File, allowed func(real string) bool) error {
+	real, err := openedPath(f)
+	if err != nil {
+		if real, err = realByName(path, f); err != nil {
+			return err
+		}
 	}
-	return realByName(path, f)
+	if !allowed(real) {
+		return ErrEscaped
+	}
+	return nil
 }
 
 // realByName is the real path that path leads to now, provided it leads

@@ -36,10 +36,6 @@ func newFSBodies(budget int64) *fsBodies {
 // would look unchanged (the rule git uses for its index).
 const racyWindow = 2 * time.Second
 
-// errEscaped is a listed file that has become a symbolic link leading out
-// of its root since it was listed.
-var errEscaped = fsource.ErrEscaped
-
 // read returns the body of the file at path, from memory when the file is
 // unchanged, else through readBody: the source's ReadBody, which applies
 // every check of the overlay (regular files only, the size cap, UTF-8)
