@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"unicode/utf8"
+
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // MaxBodyBytes is the largest skill body the worker serves, registered
@@ -69,7 +71,7 @@ func readBody(path string, check openedCheck) (string, error) {
 		}
 		return "", fmt.Errorf("read %s: %w", abs, err)
 	}
-	_, body, _ := SplitFrontmatter(b)
+	_, body, _ := skillmd.SplitFrontmatter(b)
 	if len(bytes.Trim(body, "\r\n")) == 0 {
 		return "", fmt.Errorf("file %s has empty body", abs)
 	}

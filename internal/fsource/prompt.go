@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // Fixed reasons a prompt file is skipped.
@@ -84,7 +85,7 @@ func (sc *scan) loadPrompt(m match) (p Prompt, reason string, ok bool) {
 	if err != nil {
 		return Prompt{}, "read: " + err.Error(), false
 	}
-	front, _, found := SplitFrontmatter(b)
+	front, _, found := skillmd.SplitFrontmatter(b)
 	if !found {
 		return Prompt{}, reasonNoFrontmatter, false
 	}
@@ -103,5 +104,5 @@ func (sc *scan) loadPrompt(m match) (p Prompt, reason string, ok bool) {
 	if desc == "" {
 		return Prompt{}, reasonNoDescription, false
 	}
-	return Prompt{Name: name, Description: desc, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime()}, "", true
+	return Prompt{Name: name, Description: desc, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime(), Stamp: StampOf(fi)}, "", true
 }

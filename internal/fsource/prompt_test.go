@@ -210,8 +210,8 @@ func TestPromptsSizeAndModTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Prompt{{Name: "p", Description: "d", Path: filepath.Join(dir, "p.md"), Size: int64(len(content)), ModTime: fi.ModTime()}}
-	if diff := cmp.Diff(want, prompts, cmpTime); diff != "" {
+	want := []Prompt{{Name: "p", Description: "d", Path: filepath.Join(dir, "p.md"), Size: int64(len(content)), ModTime: fi.ModTime(), Stamp: StampOf(fi)}}
+	if diff := cmp.Diff(want, prompts, cmpTime, cmpStamp); diff != "" {
 		t.Errorf("prompts (-want +got):\n%s", diff)
 	}
 }

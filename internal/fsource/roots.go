@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // Roots are folders of Agent Skills (agentskills.io; docs/decisions.md
@@ -102,7 +103,7 @@ func (s *Source) rootSkills(sc *scan, root string) []Skill {
 			sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: m.path, Reason: fmt.Sprintf("invalid id %s: %v", ids.Quote(id), err)})
 			continue
 		}
-		sk := Skill{ID: id, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime(), Root: root}
+		sk := Skill{ID: id, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime(), Stamp: StampOf(fi), Root: root}
 		if isSkillFile {
 			front, warnings, reason := readSkillFront(m.path, filepath.Base(folder), sc.inside(m.realRoot))
 			if reason != "" {
@@ -164,7 +165,7 @@ func readSkillFront(path, folder string, check openedCheck) (front skillFront, w
 
 // parseSkillFront is readSkillFront on the file's bytes.
 func parseSkillFront(b []byte, folder string) (front skillFront, warnings []string, reason string) {
-	raw, _, ok := SplitFrontmatter(b)
+	raw, _, ok := skillmd.SplitFrontmatter(b)
 	if !ok {
 		return front, nil, "no YAML frontmatter: a SKILL.md starts with a --- block holding at least a description"
 	}

@@ -64,7 +64,7 @@ func (s *Source) SkillsContext(ctx context.Context) ([]Skill, []Skip) {
 			continue
 		}
 		first[id] = m.path
-		skills = append(skills, Skill{ID: id, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime()})
+		skills = append(skills, Skill{ID: id, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime(), Stamp: StampOf(fi)})
 	}
 	for _, root := range s.rootDirs {
 		if ctx.Err() != nil {

@@ -255,15 +255,22 @@ func TestSkillsSizeAndModTime(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, "x.md"), mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
+	fi, err := os.Stat(filepath.Join(dir, "x.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	skills, _ := New(dir, []string{"*.md"}, nil).Skills()
-	want := []Skill{{ID: "x", Path: filepath.Join(dir, "x.md"), Size: int64(len(content)), ModTime: mtime}}
-	if diff := cmp.Diff(want, skills, cmpTime); diff != "" {
+	want := []Skill{{ID: "x", Path: filepath.Join(dir, "x.md"), Size: int64(len(content)), ModTime: mtime, Stamp: StampOf(fi)}}
+	if diff := cmp.Diff(want, skills, cmpTime, cmpStamp); diff != "" {
 		t.Errorf("skills (-want +got):\n%s", diff)
 	}
 }
 
 // cmpTime compares times by instant, ignoring location.
 var cmpTime = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
+
+// cmpStamp compares change keys as the package judges them.
+var cmpStamp = cmp.Comparer(Stamp.Equal)
 
 func TestSkillsSeeEditsOnTheNextCall(t *testing.T) {
 	dir := writeTree(t, map[string]string{"a.md": "# A"})

@@ -44,6 +44,9 @@ type Skill struct {
 	Path    string    // absolute path of the file
 	Size    int64     // file size in bytes, frontmatter included
 	ModTime time.Time // zero when unavailable
+	// Stamp is the file's change key as the scan saw it: the one test of
+	// whether a file changed (size, mtime, mode, inode, ctime).
+	Stamp Stamp
 
 	// Under a root (docs/decisions.md D30): the root, and for the SKILL.md
 	// of a skill folder (not its other files) the frontmatter's name and
@@ -61,6 +64,7 @@ type Prompt struct {
 	Path        string
 	Size        int64
 	ModTime     time.Time
+	Stamp       Stamp // the file's change key, as for Skill
 }
 
 // Skip is a matched file (or a pattern) that was not loaded, and why.

@@ -327,11 +327,21 @@ func (w *Watch) syncWatches() error {
 }
 
 // sameSnapshot reports whether two scans found the same files in the same
-// state (ids, names, paths, sizes, times) and the same skips.
+// state and the same skips.
 func sameSnapshot(a, b Snapshot) bool {
-	return slices.EqualFunc(a.Skills, b.Skills, func(x, y Skill) bool {
-		return x.ID == y.ID && x.Path == y.Path && x.Size == y.Size && x.ModTime.Equal(y.ModTime)
-	}) && slices.EqualFunc(a.Prompts, b.Prompts, func(x, y Prompt) bool {
-		return x.Name == y.Name && x.Description == y.Description && x.Path == y.Path && x.Size == y.Size && x.ModTime.Equal(y.ModTime)
-	}) && slices.Equal(a.SkillSkips, b.SkillSkips) && slices.Equal(a.PromptSkips, b.PromptSkips)
+	return slices.EqualFunc(a.Skills, b.Skills, Skill.Same) && slices.EqualFunc(a.Prompts, b.Prompts, Prompt.Same) &&
+		slices.Equal(a.SkillSkips, b.SkillSkips) && slices.Equal(a.PromptSkips, b.PromptSkips)
+}
+
+// Same reports whether two listings of a skill name the same file,
+// unchanged: the one judgement of "this file changed" (its Stamp), with
+// what the scan read of it (a SKILL.md's frontmatter).
+func (s Skill) Same(o Skill) bool {
+	return s.ID == o.ID && s.Path == o.Path && s.Stamp.Equal(o.Stamp) && s.Root == o.Root &&
+		s.SkillFile == o.SkillFile && s.Name == o.Name && s.Description == o.Description
+}
+
+// Same is Skill.Same for prompts.
+func (p Prompt) Same(o Prompt) bool {
+	return p.Name == o.Name && p.Path == o.Path && p.Stamp.Equal(o.Stamp) && p.Description == o.Description
 }

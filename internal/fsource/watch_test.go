@@ -231,3 +231,45 @@ func TestWatchFollowsLinkedDirectoriesAndRecreatedOnes(t *testing.T) {
 		return slices.Contains(skillIDs(s), "inner/later")
 	})
 }
+
+// A file replaced by another of the same size and mtime (what cp -p and
+// rsync leave) is a change: the snapshot moves on.
+func TestWatchSeesSameSizeSameMtimeReplacement(t *testing.T) {
+	w, dir, rec := startWatch(t, WatchOptions{ForcePoll: true, PollInterval: time.Hour})
+	path := filepath.Join(dir, "skills", "a.md")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	write := func(p, body string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(path, "# Old\n")
+	w.Rescan(context.Background())
+	before := w.Snapshot()
+	sk, ok := before.Skill("a")
+	if !ok {
+		t.Fatalf("skill a not listed: %+v", before.Skills)
+	}
+	tmp := filepath.Join(dir, "a.md.tmp")
+	write(tmp, "# New\n")
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	w.Rescan(context.Background())
+	after := w.Snapshot()
+	again, _ := after.Skill("a")
+	if after.Version == before.Version || again.Stamp.Equal(sk.Stamp) {
+		t.Fatalf("replacement with the same size and mtime not seen: version %d -> %d", before.Version, after.Version)
+	}
+	if again.Size != sk.Size || !again.ModTime.Equal(sk.ModTime) {
+		t.Fatalf("the test's replacement changed size or mtime: %d %v -> %d %v", sk.Size, sk.ModTime, again.Size, again.ModTime)
+	}
+	rec.waitVersion(t, after.Version)
+}

@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/iii-hq/skills-go/internal/ids"
 )
@@ -77,7 +76,7 @@ func checkParsed(t *testing.T, s string, u URI) {
 	}
 }
 
-func FuzzTitleDescription(f *testing.F) {
+func FuzzIndexBullet(f *testing.F) {
 	for _, s := range []string{
 		"# t\n\nbody", "", "#", "# ", "  # x\r\n", "a\nb\n\nc", strings.Repeat("é", 200),
 		"# t\n\n" + strings.Repeat("word ", 100), "\xff\xfe# x", "#\tx\n# y", "\r\r\n# a\rb",
@@ -86,45 +85,19 @@ func FuzzTitleDescription(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		title, hasTitle := title(body)
-		if strings.Contains(title, "\n") {
-			t.Fatalf("title(%q) = %q contains a newline", body, title)
-		}
-		if hasTitle && !strings.Contains(body, title) {
-			t.Fatalf("title(%q) = %q is not taken from the body", body, title)
-		}
-		if !hasTitle && title != "" {
-			t.Fatalf("title(%q) = %q without a heading", body, title)
-		}
-
-		desc, hasDesc := description(body)
-		if n := utf8.RuneCountInString(desc); n > maxDescriptionRunes+len(ellipsis) {
-			t.Fatalf("description(%q) has %d characters", body, n)
-		}
-		if strings.Contains(desc, "\n") {
-			t.Fatalf("description(%q) = %q contains a newline", body, desc)
-		}
-		if hasDesc == (desc == "") {
-			t.Fatalf("description(%q) = %q, %v", body, desc, hasDesc)
-		}
-		para, cut, ok := firstParagraph(body)
-		if ok != hasDesc || (cut && desc != para+ellipsis) || (!cut && desc != para) {
-			t.Fatalf("firstParagraph(%q) = %q, %v, %v disagrees with description %q", body, para, cut, ok, desc)
-		}
-		if cut && utf8.RuneCountInString(para) != maxDescriptionRunes {
-			t.Fatalf("a cut paragraph has %d characters", utf8.RuneCountInString(para))
-		}
-
 		// One bullet is exactly one line.
 		line := renderIndex([]indexEntry{{id: "x", body: body}}, nil)
 		if got := strings.Count(strings.TrimPrefix(line, indexIntro), "\n"); got != 1 {
 			t.Fatalf("bullet for %q spans %d lines: %q", body, got, line)
 		}
+		// A frontmatter's fields never break the line either.
+		line = renderIndex([]indexEntry{{id: "x", body: "---\ndescription: " + body + "\n---\n" + body}}, nil)
+		if got := strings.Count(strings.TrimPrefix(line, indexIntro), "\n"); got != 1 {
+			t.Fatalf("bullet for frontmatter %q spans %d lines: %q", body, got, line)
+		}
 	})
 }
 
-// A skill:// URI is accepted only as a path of clean segments: nothing
-// that could climb out of a skill folder or hide a control character.
 func FuzzSkillPath(f *testing.F) {
 	for _, s := range []string{
 		"skill://pdf/SKILL.md", "skill://a/b/c/d.py", "skill://pdf", "skill://", "skill:///x", "skill://a/../b",

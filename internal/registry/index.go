@@ -8,6 +8,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // The fixed parts of the iii://skills index (docs/reference.md#index-layout).
@@ -248,23 +249,13 @@ func renderCut(state, fs []bullet, maxResponse int) string {
 }
 
 func newBullet(e indexEntry) bullet {
-	bl := bullet{id: e.id, depth: strings.Count(e.id, "/"), title: e.title()}
-	if e.description != "" {
-		bl.desc, bl.cut = cutRunes(strings.Join(strings.Fields(e.description), " "), maxDescriptionRunes)
-		bl.hasDesc = true
-		return bl
-	}
-	bl.desc, bl.cut, bl.hasDesc = firstParagraph(e.body)
-	return bl
+	sum := skillmd.Summarize(e.id, skillmd.Doc{Name: e.name, Description: e.description, Body: e.body})
+	return bulletOf(e.id, sum)
 }
 
-// title is the entry's title: the body's first "# " heading, else a
-// SKILL.md's frontmatter name, else the id.
-func (e indexEntry) title() string {
-	if e.name != "" {
-		return titleOr(e.body, e.name)
-	}
-	return titleOr(e.body, e.id)
+// bulletOf is the index line of the skill id with summary sum.
+func bulletOf(id string, sum skillmd.Summary) bullet {
+	return bullet{id: id, depth: strings.Count(id, "/"), title: sum.Title, desc: sum.Desc, hasDesc: sum.HasDesc, cut: sum.Cut}
 }
 
 // size is the length of the rendered line.
@@ -277,7 +268,7 @@ func (bl bullet) size() int {
 		n += len(bulletDash) + len(bl.desc)
 	}
 	if bl.cut {
-		n += len(ellipsis)
+		n += len(skillmd.Ellipsis)
 	}
 	return n
 }
@@ -304,7 +295,7 @@ func (bl bullet) write(b *strings.Builder) {
 		b.WriteString(bl.desc)
 	}
 	if bl.cut {
-		b.WriteString(ellipsis)
+		b.WriteString(skillmd.Ellipsis)
 	}
 	b.WriteByte('\n')
 }

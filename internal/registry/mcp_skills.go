@@ -19,6 +19,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 	"github.com/iii-hq/skills-go/internal/yamlnode"
 )
 
@@ -505,7 +506,7 @@ func nameProblem(id string) string {
 func synthDescription(bl bullet) string {
 	d := bl.desc
 	if bl.cut {
-		d += ellipsis
+		d += skillmd.Ellipsis
 	}
 	if !bl.hasDesc || strings.TrimSpace(d) == "" {
 		d = bl.title
@@ -663,7 +664,7 @@ func (r *Registry) synthEntry(ctx context.Context, src skillSource) (mcpSkill, e
 
 // frontmatterJSON is a SKILL.md's frontmatter as a JSON object.
 func frontmatterJSON(md []byte) (map[string]any, error) {
-	raw, _, ok := fsource.SplitFrontmatter(md)
+	raw, _, ok := skillmd.SplitFrontmatter(md)
 	if !ok {
 		return nil, errors.New("its SKILL.md has no frontmatter")
 	}

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // mcpSkillsFixture is a registry with a root holding a skill folder (a
@@ -113,7 +114,7 @@ func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
 	if len(dg.Resources) != 1 || dg.Resources[0].Digest != sha([]byte(text)) || dg.Resources[0].Size != int64(len(text)) {
 		t.Errorf("deploy-guide resources = %+v; read %q", dg.Resources, text)
 	}
-	fm, body, ok := fsource.SplitFrontmatter([]byte(text))
+	fm, body, ok := skillmd.SplitFrontmatter([]byte(text))
 	var parsed map[string]any
 	if !ok || yaml.Unmarshal(fm, &parsed) != nil || parsed["name"] != "deploy-guide" || parsed["description"] != dgFront["description"] || len(parsed) != len(dgFront) {
 		t.Errorf("synthesised SKILL.md frontmatter %q does not parse to the entry's %s", fm, dg.Frontmatter)

@@ -3,6 +3,8 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // This file exposes the registry's pure helpers, unchanged, so that the
@@ -12,16 +14,16 @@ import (
 // Title returns the first "# " heading of a markdown body, as the index and
 // resources/list name a skill (docs/reference.md#title-and-description); ok is false
 // when the body has none.
-func Title(body string) (string, bool) { return title(body) }
+func Title(body string) (string, bool) { return skillmd.Title(body) }
 
 // Description returns the index description of a markdown body: its first
 // paragraph that is not a heading, cut to 140 characters plus "..." when
 // longer (docs/decisions.md D1); ok is false when there is none.
-func Description(body string) (string, bool) { return description(body) }
+func Description(body string) (string, bool) { return skillmd.Description(body) }
 
 // TruncateRunes keeps the first n characters of s and appends "..." when s
 // is longer.
-func TruncateRunes(s string, n int) string { return truncateRunes(s, n) }
+func TruncateRunes(s string, n int) string { return skillmd.TruncateRunes(s, n) }
 
 // SectionOutput normalises what a section function returned: a string or
 // {content: string} is text/markdown, anything else pretty-printed

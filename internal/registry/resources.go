@@ -129,7 +129,7 @@ func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error
 		out.Resources = append(out.Resources, skillResource(row.id, row.title, int64(row.bytes), row.registeredAt))
 	}
 	for i, e := range r.readFSEntries(fsSkills) {
-		out.Resources = append(out.Resources, skillResource(e.id, e.title(), fsSkills[i].Size, timestamp(fsSkills[i].ModTime)))
+		out.Resources = append(out.Resources, skillResource(e.id, newBullet(e).title, fsSkills[i].Size, timestamp(fsSkills[i].ModTime)))
 	}
 	if cacheable && err == nil {
 		r.resourcesCache.put(version, out)

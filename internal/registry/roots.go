@@ -11,6 +11,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // The upstream worker's v0.3 roots surface (docs/decisions.md D32,
@@ -164,7 +165,7 @@ func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, 
 	if err != nil {
 		return nil, unavailableMsg(fmt.Errorf("read failed: %s — %v", sk.Path, err))
 	}
-	_, body, _ := fsource.SplitFrontmatter(raw)
+	_, body, _ := skillmd.SplitFrontmatter(raw)
 	e := rootEntryOf(sk, src.ReadBody)
 	return rootLoadOutput{Body: strings.TrimLeft(string(body), "\r\n"), Description: e.Description, ID: e.ID, Path: e.Path, Title: e.Title}, nil
 }
@@ -226,7 +227,7 @@ func rootEntryOf(sk fsource.Skill, readBody func(string) (string, error)) rootEn
 	}
 	title := fallback
 	if body, err := readBody(sk.Path); err == nil {
-		title = titleOr(body, fallback)
+		title = skillmd.TitleOr(body, fallback)
 	}
 	return rootEntry{Description: sk.Description, ID: sk.ID, Path: sk.Path, Title: title}
 }

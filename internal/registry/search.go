@@ -16,6 +16,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/search"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // skill::search (docs/decisions.md D40): the skills ranked for a need, over
@@ -245,7 +246,7 @@ func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 		}
 		desc := row.desc
 		if row.cut {
-			desc += ellipsis
+			desc += skillmd.Ellipsis
 		}
 		put = append(put, search.DocOf(row.id, "", desc, body))
 		entries[row.id] = searchEntry{fingerprint: fp, title: row.title, description: desc, bytes: row.bytes}
@@ -294,7 +295,7 @@ func fsSearchEntry(sk fsource.Skill, body string) searchEntry {
 	b := newBullet(indexEntry{id: sk.ID, body: body, name: sk.Name, description: sk.Description})
 	desc := b.desc
 	if b.cut {
-		desc += ellipsis
+		desc += skillmd.Ellipsis
 	}
 	return searchEntry{title: b.title, description: desc, bytes: len(body)}
 }

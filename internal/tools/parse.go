@@ -15,8 +15,8 @@ import (
 	"github.com/yuin/goldmark/text"
 	"gopkg.in/yaml.v3"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // Skill is what a SKILL.md declares for its tools.
@@ -88,7 +88,7 @@ var md = goldmark.New(goldmark.WithExtensions(extension.Table))
 // without tool blocks is a plain skill: no tools, no error, unless its
 // frontmatter does not parse.
 func Parse(src []byte) (skill Skill, warnings []string, err error) {
-	front, body, ok := fsource.SplitFrontmatter(src)
+	front, body, ok := skillmd.SplitFrontmatter(src)
 	if !ok {
 		return Skill{}, nil, errors.New("no YAML frontmatter: a SKILL.md starts with a --- block holding name, version and description")
 	}

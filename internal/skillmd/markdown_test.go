@@ -1,4 +1,4 @@
-package registry
+package skillmd
 
 import (
 	"strings"
@@ -29,7 +29,7 @@ func TestTitle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := title(tt.body)
+			got, ok := Title(tt.body)
 			if got != tt.want || ok != tt.wantOK {
 				t.Errorf("title(%q) = %q, %v; want %q, %v", tt.body, got, ok, tt.want, tt.wantOK)
 			}
@@ -62,7 +62,7 @@ func TestDescription(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := description(tt.body)
+			got, ok := Description(tt.body)
 			if got != tt.want || ok != tt.wantOK {
 				t.Errorf("description(%q)\n got %q, %v\nwant %q, %v", tt.body, got, ok, tt.want, tt.wantOK)
 			}
@@ -84,14 +84,14 @@ func TestTruncateRunes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got := truncateRunes(tt.in, tt.n)
+			got := TruncateRunes(tt.in, tt.n)
 			if got != tt.want {
-				t.Errorf("truncateRunes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+				t.Errorf("TruncateRunes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 			}
 		})
 	}
 	// The reference scenario: 5 characters plus "..." are 8 characters.
-	if got := utf8.RuneCountInString(truncateRunes("ééééééé", 5)); got != 8 {
+	if got := utf8.RuneCountInString(TruncateRunes("ééééééé", 5)); got != 8 {
 		t.Errorf("rune count = %d, want 8", got)
 	}
 }

@@ -1,4 +1,4 @@
-package fsource
+package skillmd
 
 import "bytes"
 

@@ -1,13 +1,13 @@
-package registry
+package skillmd
 
 import (
 	"strings"
 	"unicode"
 )
 
-// maxDescriptionRunes caps an index description (docs/decisions.md D1): longer
+// MaxDescriptionRunes caps an index description (docs/decisions.md D1): longer
 // first paragraphs are cut to this many characters plus "...".
-const maxDescriptionRunes = 140
+const MaxDescriptionRunes = 140
 
 // nextLine returns the line at the start of s (without its "\n" and a
 // trailing "\r") and the text after it; more is false at the end of s.
@@ -28,7 +28,7 @@ func nextLine(s string) (line, rest string, more bool) {
 // #title-and-description): leading whitespace before the hash is allowed, "##", "#x" and
 // "#\tx" are not headings, and a bare "# " gives an empty title. ok is
 // false when body has no such line.
-func title(body string) (t string, ok bool) {
+func Title(body string) (t string, ok bool) {
 	for rest, more := body, true; more; {
 		var line string
 		line, rest, more = nextLine(rest)
@@ -39,9 +39,9 @@ func title(body string) (t string, ok bool) {
 	return "", false
 }
 
-// titleOr returns body's title, or fallback when it has none.
-func titleOr(body, fallback string) string {
-	if t, ok := title(body); ok {
+// TitleOr returns body's title, or fallback when it has none.
+func TitleOr(body, fallback string) string {
+	if t, ok := Title(body); ok {
 		return t
 	}
 	return fallback
@@ -52,21 +52,21 @@ func titleOr(body, fallback string) string {
 // start with '#', trimmed and joined by single spaces, cut to 140
 // characters plus "..." when longer (docs/decisions.md D1). ok is false when there
 // is no such paragraph.
-func description(body string) (d string, ok bool) {
-	d, cut, ok := firstParagraph(body)
+func Description(body string) (d string, ok bool) {
+	d, cut, ok := FirstParagraph(body)
 	if cut {
-		d += ellipsis
+		d += Ellipsis
 	}
 	return d, ok
 }
 
-// ellipsis marks a cut description.
-const ellipsis = "..."
+// Ellipsis marks a cut description.
+const Ellipsis = "..."
 
-// firstParagraph is description without the ellipsis: the paragraph's
+// FirstParagraph is description without the Ellipsis: the paragraph's
 // first 140 characters and whether it was longer. The index writes the
-// ellipsis itself, so a cut paragraph costs no allocation.
-func firstParagraph(body string) (d string, cut, ok bool) {
+// Ellipsis itself, so a cut paragraph costs no allocation.
+func FirstParagraph(body string) (d string, cut, ok bool) {
 	var joined strings.Builder // used only for multi-line paragraphs
 	lines := 0
 	for rest, more := body, true; more; {
@@ -92,7 +92,7 @@ func firstParagraph(body string) (d string, cut, ok bool) {
 		lines++
 		// Each character takes at most 4 bytes, so past this size the
 		// text is certainly cut and later lines cannot change the result.
-		if len(d)+joined.Len() > 4*maxDescriptionRunes {
+		if len(d)+joined.Len() > 4*MaxDescriptionRunes {
 			break
 		}
 	}
@@ -102,22 +102,22 @@ func firstParagraph(body string) (d string, cut, ok bool) {
 	if lines > 1 {
 		d = joined.String()
 	}
-	d, cut = cutRunes(d, maxDescriptionRunes)
+	d, cut = CutRunes(d, MaxDescriptionRunes)
 	return d, cut, true
 }
 
-// truncateRunes keeps the first n characters of s and appends "..." when s
+// TruncateRunes keeps the first n characters of s and appends "..." when s
 // is longer; a string of exactly n characters is returned unchanged.
-func truncateRunes(s string, n int) string {
-	if prefix, cut := cutRunes(s, n); cut {
-		return prefix + ellipsis
+func TruncateRunes(s string, n int) string {
+	if prefix, cut := CutRunes(s, n); cut {
+		return prefix + Ellipsis
 	}
 	return s
 }
 
-// cutRunes returns the first n characters of s and whether s was longer.
+// CutRunes returns the first n characters of s and whether s was longer.
 // Each invalid UTF-8 byte counts as one character.
-func cutRunes(s string, n int) (prefix string, cut bool) {
+func CutRunes(s string, n int) (prefix string, cut bool) {
 	if len(s) <= n {
 		return s, false // at most n bytes, so at most n characters
 	}

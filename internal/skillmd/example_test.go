@@ -1,17 +1,17 @@
-package fsource_test
+package skillmd_test
 
 import (
 	"fmt"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 func ExampleSplitFrontmatter() {
 	file := []byte("---\nname: open-pr\ndescription: Open a pull request.\n---\nCreate the PR.\n")
-	front, body, ok := fsource.SplitFrontmatter(file)
+	front, body, ok := skillmd.SplitFrontmatter(file)
 	fmt.Printf("%v\n%s\n%q\n", ok, front, body)
 
-	_, body, ok = fsource.SplitFrontmatter([]byte("---\nnever closed\n"))
+	_, body, ok = skillmd.SplitFrontmatter([]byte("---\nnever closed\n"))
 	fmt.Printf("%v %q\n", ok, body)
 	// Output:
 	// true
