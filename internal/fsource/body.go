@@ -60,6 +60,18 @@ func (s *Source) ReadBytes(path string) ([]byte, error) { return readBytes(path,
 type openedCheck func(path string, f *os.File) error
 
 func readBody(path string, check openedCheck) (string, error) {
+	_, body, err := readSkill(path, check)
+	return body, err
+}
+
+// ReadSkill reads a skill file once for both uses of it: raw is the whole
+// file (what a listing digests; nil when it could not be read) and body
+// and err are what ReadBody would return for it.
+func (s *Source) ReadSkill(path string) (raw []byte, body string, err error) {
+	return readSkill(path, s.openedInside)
+}
+
+func readSkill(path string, check openedCheck) (raw []byte, body string, err error) {
 	abs := path
 	if a, err := filepath.Abs(path); err == nil {
 		abs = a
@@ -67,18 +79,18 @@ func readBody(path string, check openedCheck) (string, error) {
 	b, err := readMatched(path, check)
 	if err != nil {
 		if tl, ok := errors.AsType[*tooLargeError](err); ok {
-			return "", fmt.Errorf("file %s is too large (%d bytes; max %d)", abs, tl.size, MaxBodyBytes)
+			return nil, "", fmt.Errorf("file %s is too large (%d bytes; max %d)", abs, tl.size, MaxBodyBytes)
 		}
-		return "", fmt.Errorf("read %s: %w", abs, err)
+		return nil, "", fmt.Errorf("read %s: %w", abs, err)
 	}
-	_, body, _ := skillmd.SplitFrontmatter(b)
-	if len(bytes.Trim(body, "\r\n")) == 0 {
-		return "", fmt.Errorf("file %s has empty body", abs)
+	_, rest, _ := skillmd.SplitFrontmatter(b)
+	if len(bytes.Trim(rest, "\r\n")) == 0 {
+		return b, "", fmt.Errorf("file %s has empty body", abs)
 	}
-	if len(body) > MaxBodyBytes {
-		return "", fmt.Errorf("file %s is too large (%d bytes; max %d)", abs, len(body), MaxBodyBytes)
+	if len(rest) > MaxBodyBytes {
+		return b, "", fmt.Errorf("file %s is too large (%d bytes; max %d)", abs, len(rest), MaxBodyBytes)
 	}
-	return string(body), nil
+	return b, string(rest), nil
 }
 
 // ReadFile reads a matched file whole, with the checks every read makes

@@ -49,6 +49,9 @@ func ExpandHome(dir string) string {
 // RootDirs are the roots as absolute folders, in precedence order.
 func (s *Source) RootDirs() []string { return append([]string(nil), s.rootDirs...) }
 
+// AllowDirs are the allow_paths directories, absolute.
+func (s *Source) AllowDirs() []string { return append([]string(nil), s.allow...) }
+
 // rootPattern is the glob a root is walked with: every markdown file
 // under it.
 func rootPattern(root string) string {

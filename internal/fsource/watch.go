@@ -265,7 +265,7 @@ func (w *Watch) rescanLocked(ctx context.Context) {
 	w.mu.Lock()
 	w.stamps = stamps
 	old := w.snap
-	if sameSnapshot(old, next) {
+	if old.Same(next) {
 		w.mu.Unlock()
 		return
 	}
@@ -279,10 +279,20 @@ func (w *Watch) rescanLocked(ctx context.Context) {
 	}
 }
 
-func (w *Watch) scan(ctx context.Context) Snapshot {
-	skills, skillSkips := w.src.SkillsContext(ctx)
-	prompts, promptSkips := w.src.PromptsContext(ctx)
+func (w *Watch) scan(ctx context.Context) Snapshot { return w.src.Scan(ctx) }
+
+// Scan lists every pattern and root once, as a Snapshot without a
+// version.
+func (s *Source) Scan(ctx context.Context) Snapshot {
+	skills, skillSkips := s.SkillsContext(ctx)
+	prompts, promptSkips := s.PromptsContext(ctx)
 	return Snapshot{Skills: skills, SkillSkips: skillSkips, Prompts: prompts, PromptSkips: promptSkips}
+}
+
+// Empty reports whether the source has nothing to list: no patterns and
+// no roots.
+func (s *Source) Empty() bool {
+	return len(s.skillPatterns)+len(s.promptPatterns)+len(s.rootDirs) == 0
 }
 
 // syncWatches watches every directory under the patterns' roots (real
@@ -326,9 +336,9 @@ func (w *Watch) syncWatches() error {
 	return errors.Join(errs...)
 }
 
-// sameSnapshot reports whether two scans found the same files in the same
-// state and the same skips.
-func sameSnapshot(a, b Snapshot) bool {
+// Same reports whether two scans found the same files in the same state
+// and the same skips.
+func (a Snapshot) Same(b Snapshot) bool {
 	return slices.EqualFunc(a.Skills, b.Skills, Skill.Same) && slices.EqualFunc(a.Prompts, b.Prompts, Prompt.Same) &&
 		slices.Equal(a.SkillSkips, b.SkillSkips) && slices.Equal(a.PromptSkips, b.PromptSkips)
 }
@@ -337,11 +347,12 @@ func sameSnapshot(a, b Snapshot) bool {
 // unchanged: the one judgement of "this file changed" (its Stamp), with
 // what the scan read of it (a SKILL.md's frontmatter).
 func (s Skill) Same(o Skill) bool {
-	return s.ID == o.ID && s.Path == o.Path && s.Stamp.Equal(o.Stamp) && s.Root == o.Root &&
+	return s.ID == o.ID && s.Path == o.Path && s.Size == o.Size && s.ModTime.Equal(o.ModTime) && s.Stamp.Equal(o.Stamp) && s.Root == o.Root &&
 		s.SkillFile == o.SkillFile && s.Name == o.Name && s.Description == o.Description
 }
 
 // Same is Skill.Same for prompts.
 func (p Prompt) Same(o Prompt) bool {
-	return p.Name == o.Name && p.Path == o.Path && p.Stamp.Equal(o.Stamp) && p.Description == o.Description
+	return p.Name == o.Name && p.Path == o.Path && p.Size == o.Size && p.ModTime.Equal(o.ModTime) && p.Stamp.Equal(o.Stamp) &&
+		p.Description == o.Description
 }

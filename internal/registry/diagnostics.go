@@ -49,18 +49,19 @@ func (r *Registry) diagnosticsFunction() iii.Function {
 // (Config.Diagnose: the engine link, the tools, the watch).
 func (r *Registry) Diagnose(ctx context.Context) diagnostics.Report {
 	scan := diagnostics.Scan{}
-	scan.Skills, scan.SkillSkips = r.fsSkills(ctx)
+	l, err := r.skillListing(ctx)
+	scan.Skills, scan.SkillSkips = l.Files.Skills, l.Files.SkillSkips
 	scan.Prompts, scan.PromptSkips = r.fsPrompts(ctx)
 	if r.fs != nil {
 		scan.Roots = r.fs.RootDirs()
 	}
 	rep := diagnostics.FromScan(scan)
-	if rows, err := r.skillSummaries(ctx); err == nil {
-		ids := make(map[string]bool, len(rows))
-		for _, row := range rows {
-			ids[row.id] = true
+	if err == nil {
+		hidden := make(map[string]bool, len(l.Shadowed))
+		for _, s := range l.Shadowed {
+			hidden[s.ID] = true
 		}
-		rep.MarkShadowedByState(fsource.KindSkill, func(id string) bool { return ids[id] })
+		rep.MarkShadowedByState(fsource.KindSkill, func(id string) bool { return hidden[id] })
 	}
 	if rows, err := r.promptRows(ctx); err == nil {
 		names := make(map[string]bool, len(rows))

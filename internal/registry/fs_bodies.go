@@ -43,25 +43,29 @@ const racyWindow = 2 * time.Second
 // directory swapped in since the listing never serves a file outside
 // them. A body is kept by the stamp of the file its name leads to, so a
 // swapped-in file has another stamp and is read, and checked, afresh.
-func (c *fsBodies) read(path string, readBody func(string) (string, error)) (string, error) {
+//
+// stamp is the file's Stamp as this read found it, for the caller to
+// compare with the listing's.
+func (c *fsBodies) read(path string, readBody func(string) (string, error)) (body string, stamp fsource.Stamp, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return "", err
+		return "", stamp, err
 	}
+	stamp = fsource.StampOf(fi)
 	if fi.Mode().IsRegular() {
 		c.mu.Lock()
 		b, ok := c.byID[path]
 		c.mu.Unlock()
-		if ok && b.stamp.Equal(fsource.StampOf(fi)) {
-			return b.body, nil
+		if ok && b.stamp.Equal(stamp) {
+			return b.body, stamp, nil
 		}
 	}
-	body, err := readBody(path)
+	body, err = readBody(path)
 	if err != nil {
-		return "", err
+		return "", stamp, err
 	}
-	c.keep(path, fsBody{stamp: fsource.StampOf(fi), body: body})
-	return body, nil
+	c.keep(path, fsBody{stamp: stamp, body: body})
+	return body, stamp, nil
 }
 
 func (c *fsBodies) keep(path string, b fsBody) {

@@ -28,27 +28,27 @@ func TestFSBodiesFollowTheFile(t *testing.T) {
 	t0 := time.Now().Add(-time.Hour) // older than the racy window
 	write("# One\n", t0)
 	for range 2 {
-		if got, err := c.read(path, fsource.ReadBody); err != nil || got != "# One\n" {
+		if got, _, err := c.read(path, fsource.ReadBody); err != nil || got != "# One\n" {
 			t.Fatalf("read = %q, %v", got, err)
 		}
 	}
 	write("# Two, longer\n", t0)
-	if got, _ := c.read(path, fsource.ReadBody); got != "# Two, longer\n" {
+	if got, _, _ := c.read(path, fsource.ReadBody); got != "# Two, longer\n" {
 		t.Errorf("after a size change read = %q", got)
 	}
 	write("# Six, longer\n", t0.Add(time.Second))
-	if got, _ := c.read(path, fsource.ReadBody); got != "# Six, longer\n" {
+	if got, _, _ := c.read(path, fsource.ReadBody); got != "# Six, longer\n" {
 		t.Errorf("after an mtime change read = %q", got)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.read(path, fsource.ReadBody); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := c.read(path, fsource.ReadBody); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("read of a removed file: %v, want not-exist", err)
 	}
 	none := newFSBodies(0)
 	write("# Kept nowhere\n", t0)
-	if got, err := none.read(path, fsource.ReadBody); err != nil || got != "# Kept nowhere\n" || len(none.byID) != 0 {
+	if got, _, err := none.read(path, fsource.ReadBody); err != nil || got != "# Kept nowhere\n" || len(none.byID) != 0 {
 		t.Errorf("a zero budget read = %q, %v, kept %d", got, err, len(none.byID))
 	}
 }
@@ -70,7 +70,7 @@ func TestFSBodiesSeeASameSizeSameMtimeReplacement(t *testing.T) {
 		}
 	}
 	put(path, "# Old body\n")
-	if got, err := c.read(path, fsource.ReadBody); err != nil || got != "# Old body\n" {
+	if got, _, err := c.read(path, fsource.ReadBody); err != nil || got != "# Old body\n" {
 		t.Fatalf("read = %q, %v", got, err)
 	}
 	next := filepath.Join(dir, "s.md.new")
@@ -78,7 +78,7 @@ func TestFSBodiesSeeASameSizeSameMtimeReplacement(t *testing.T) {
 	if err := os.Rename(next, path); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := c.read(path, fsource.ReadBody); err != nil || got != "# New body\n" {
+	if got, _, err := c.read(path, fsource.ReadBody); err != nil || got != "# New body\n" {
 		t.Errorf("after a same-size, same-mtime replacement read = %q, %v; want the new body", got, err)
 	}
 }
@@ -111,7 +111,7 @@ func TestFSBodiesRefuseASwap(t *testing.T) {
 				t.Fatalf("listed %+v, skipped %+v", skills, skips)
 			}
 			c := newFSBodies(1 << 20)
-			if got, err := c.read(path, src.ReadBody); err != nil || got != "# PDF\n\nForms.\n" {
+			if got, _, err := c.read(path, src.ReadBody); err != nil || got != "# PDF\n\nForms.\n" {
 				t.Fatalf("before the swap: %q, %v", got, err)
 			}
 			switch swap {
@@ -130,7 +130,7 @@ func TestFSBodiesRefuseASwap(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := c.read(path, src.ReadBody)
+			got, _, err := c.read(path, src.ReadBody)
 			if !errors.Is(err, fsource.ErrEscaped) || got != "" {
 				t.Errorf("after swapping %s for a link out of the root: %q, %v; want fsource.ErrEscaped", swap, got, err)
 			}

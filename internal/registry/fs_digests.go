@@ -9,17 +9,17 @@ import (
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
-// fsDigests keeps the SHA-256 of each listed file, valid while the
-// snapshot reports the size and mtime it was computed at
-// (docs/decisions.md D41): a listing reads a file only when it changed.
+// fsDigests keeps the SHA-256 of each listed prompt file, valid while the
+// snapshot reports the Stamp it was computed at (docs/decisions.md D41):
+// a listing reads a file only when it changed. (Skill files' digests are
+// the view's, package catalog.)
 type fsDigests struct {
 	mu     sync.Mutex
 	byPath map[string]fsDigest
 }
 
 type fsDigest struct {
-	size  int64
-	mtime time.Time
+	stamp fsource.Stamp
 	sum   string
 }
 
@@ -27,23 +27,14 @@ func newFSDigests() *fsDigests { return &fsDigests{byPath: map[string]fsDigest{}
 
 // listedFile is a file a listing names, as its snapshot saw it.
 type listedFile struct {
-	Path    string
-	Size    int64
-	ModTime time.Time
-}
-
-func listedSkillFiles(skills []fsource.Skill) []listedFile {
-	out := make([]listedFile, len(skills))
-	for i, s := range skills {
-		out[i] = listedFile{Path: s.Path, Size: s.Size, ModTime: s.ModTime}
-	}
-	return out
+	Path  string
+	Stamp fsource.Stamp
 }
 
 func listedPromptFiles(prompts []fsource.Prompt) []listedFile {
 	out := make([]listedFile, len(prompts))
 	for i, p := range prompts {
-		out[i] = listedFile{Path: p.Path, Size: p.Size, ModTime: p.ModTime}
+		out[i] = listedFile{Path: p.Path, Stamp: p.Stamp}
 	}
 	return out
 }
@@ -57,7 +48,7 @@ func (d *fsDigests) sums(files []listedFile, readFile func(string) ([]byte, erro
 	out := make(map[string]string, len(files))
 	next := make(map[string]fsDigest, len(files))
 	for _, s := range files {
-		if c, ok := old[s.Path]; ok && c.size == s.Size && c.mtime.Equal(s.ModTime) {
+		if c, ok := old[s.Path]; ok && c.stamp.Equal(s.Stamp) {
 			out[s.Path], next[s.Path] = c.sum, c
 			continue
 		}
@@ -68,12 +59,18 @@ func (d *fsDigests) sums(files []listedFile, readFile func(string) ([]byte, erro
 		}
 		h := sha256.Sum256(b)
 		out[s.Path] = hex.EncodeToString(h[:])
-		if time.Since(s.ModTime) >= racyWindow { // a file written this instant may change again at the same size and mtime
-			next[s.Path] = fsDigest{size: s.Size, mtime: s.ModTime, sum: out[s.Path]}
+		if time.Since(s.Stamp.ModTime()) >= racyWindow { // a file written this instant may change again at the same size and mtime
+			next[s.Path] = fsDigest{stamp: s.Stamp, sum: out[s.Path]}
 		}
 	}
 	d.mu.Lock()
 	d.byPath = next
 	d.mu.Unlock()
 	return out
+}
+
+// sha256Hex is the hex SHA-256 of s.
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -15,7 +15,8 @@ import (
 // shadowed entries, so call it once the engine connection is up; if state
 // cannot be read it says so and reports no shadowed entries.
 func (r *Registry) LogFSHealth(ctx context.Context) {
-	skills, skillSkips := r.fsSkills(ctx)
+	files := r.view.Files(ctx)
+	skills, skillSkips := files.Skills, files.SkillSkips
 	prompts, promptSkips := r.fsPrompts(ctx)
 
 	for _, s := range skills {
@@ -39,14 +40,13 @@ func (r *Registry) LogFSHealth(ctx context.Context) {
 
 	shadowed := 0
 	if len(skills) > 0 {
-		if rows, err := r.skillSummaries(ctx); err != nil {
-			r.log.Warn("could not check fs skills against state", zap.Error(err))
+		if l, stateErr := r.skillListing(ctx); stateErr != nil {
+			r.log.Warn("could not check fs skills against state", zap.Error(stateErr))
 		} else {
-			_, hidden := partitionShadowed(skills, skillID, rows, summaryID)
-			for _, s := range hidden {
+			for _, s := range l.Shadowed {
 				r.log.Warn("fs entry shadowed by state", zap.String("kind", "skill"), zap.String("id", s.ID), zap.String("path", s.Path))
 			}
-			shadowed += len(hidden)
+			shadowed += len(l.Shadowed)
 		}
 	}
 	if len(prompts) > 0 {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/iii-hq/skills-go/internal/catalog"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -49,23 +47,24 @@ type bullet struct {
 // not shadow under "## Custom skills". When state cannot be listed the
 // whole index is one error line.
 func (r *Registry) index(ctx context.Context) string {
-	version, cacheable := r.indexVersion(ctx)
+	l, err := r.skillListing(ctx)
+	if err != nil {
+		return indexErrorStart + err.Error() + indexErrorEnd
+	}
+	version, cacheable := l.Version()
 	if cacheable {
 		if text, ok := r.indexCache.get(version); ok {
 			return text
 		}
 	}
-	rows, err := r.skillSummaries(ctx)
-	if err != nil {
-		return indexErrorStart + err.Error() + indexErrorEnd
+	var state, fs []bullet
+	for _, s := range l.Skills {
+		if s.Origin == originState {
+			state = append(state, bulletOf(s.ID, s.Summary))
+		} else {
+			fs = append(fs, bulletOf(s.ID, s.Summary))
+		}
 	}
-	fsSkills, _ := r.fsSkills(ctx)
-	fsSkills = unshadowedSkills(fsSkills, rows)
-	state := make([]bullet, len(rows))
-	for i, row := range rows {
-		state[i] = row.bullet
-	}
-	fs := bulletsOf(r.readFSEntries(fsSkills))
 	text := renderBudgeted(state, fs, r.indexMaxTokens, r.maxResponse)
 	if cacheable {
 		r.indexCache.put(version, text)
@@ -73,66 +72,26 @@ func (r *Registry) index(ctx context.Context) string {
 	return text
 }
 
-// indexVersion identifies what the index is rendered from, when that can
-// be known without reading it (docs/decisions.md D19): the catalog's
-// version of the skills scope and the version of the watched overlay
-// (whose snapshot changes when a file is added, removed or edited). With
-// the scope read through, or files globbed on every call, the index is
-// rendered every time.
-func (r *Registry) indexVersion(ctx context.Context) (indexKey, bool) {
-	return r.renderVersion(ctx, r.skills.mirror)
-}
-
-// renderVersion is indexVersion for anything rendered from the mirror m
-// and the watched overlay.
-func (r *Registry) renderVersion(ctx context.Context, m *catalog.Scope) (indexKey, bool) {
-	if m == nil || !m.Valid() || (r.fs != nil && r.fsWatch == nil) {
-		return indexKey{}, false
-	}
-	key := indexKey{skills: m.Version()}
-	if r.fsWatch != nil {
-		key.fs = r.fsWatch.Fresh(ctx).Version
-	}
-	return key, m.Valid()
-}
-
-// indexKey is the pair of versions an index text was rendered from.
-type indexKey struct{ skills, fs uint64 }
-
 // versionCache keeps the last value rendered and the versions it came
 // from (docs/decisions.md D19). Values are shared: callers never modify
 // them.
 type versionCache[T any] struct {
 	mu    sync.Mutex
-	key   indexKey
+	key   any // comparable: a catalog.Listing version, or promptsKey
 	value T
 	ok    bool
 }
 
-func (c *versionCache[T]) get(key indexKey) (T, bool) {
+func (c *versionCache[T]) get(key any) (T, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.value, c.ok && c.key == key
 }
 
-func (c *versionCache[T]) put(key indexKey, value T) {
+func (c *versionCache[T]) put(key any, value T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.key, c.value, c.ok = key, value, true
-}
-
-// readFSEntries reads each fs skill's body fresh; an unreadable file keeps
-// its place with an empty body.
-func (r *Registry) readFSEntries(skills []fsource.Skill) []indexEntry {
-	entries := make([]indexEntry, len(skills))
-	for i, s := range skills {
-		body, err := r.fs.ReadBody(s.Path)
-		if err != nil {
-			body = ""
-		}
-		entries[i] = indexEntry{id: s.ID, body: body, name: s.Name, description: s.Description}
-	}
-	return entries
 }
 
 // renderIndex lays out the index markdown for entries already sorted by

@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/skillmd"
@@ -159,9 +160,10 @@ type skillSource struct {
 	folder string // the folder of a SKILL.md under a root; "" for a body
 	path   string // that SKILL.md
 
-	// A body's parts.
-	body        string
-	bodySHA     string // hex SHA-256 of body, when known without reading it
+	// A body's parts: where it is stored (a state row, or the file at
+	// path) and what the synthesised frontmatter says.
+	origin      string
+	textSHA     string // hex SHA-256 of a stored skill's text, from the view
 	description string
 	unserved    string // why the skill is not an MCP skill; "" when it is
 }
@@ -248,7 +250,7 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 			if src.folder != "" {
 				_, b, _, err = r.folderSkill(ctx, src)
 			} else {
-				b, err = r.skillMD(src)
+				b, err = r.skillMD(ctx, src)
 			}
 			if err != nil {
 				return mcpSkillsReadOutput{}, err
@@ -387,28 +389,14 @@ func fileURI(id, rel string) (uri string, ok bool) {
 // state rows, then the overlay's skills state does not shadow, less the
 // non-SKILL.md files of root folders and the skills that cannot be served.
 func (r *Registry) skillSources(ctx context.Context) ([]skillSource, error) {
-	rows, err := r.skillSummaries(ctx)
+	l, err := r.skillListing(ctx)
 	if err != nil {
 		return nil, err
 	}
-	fsSkills, _ := r.fsSkills(ctx)
-	fsSkills = unshadowedSkills(fsSkills, rows)
-	out := make([]skillSource, 0, len(rows)+len(fsSkills))
-	for _, row := range rows {
-		src := skillSource{id: row.id, bodySHA: row.sha256, description: synthDescription(row.bullet)}
-		src.unserved = nameProblem(row.id)
-		out = append(out, src)
-	}
-	for _, s := range fsSkills {
-		if src, ok := r.fsSkillSource(s); ok {
-			out = append(out, src)
-		}
-	}
-	sortSources(out)
-	served := out[:0]
-	for _, s := range out {
-		if s.unserved == "" {
-			served = append(served, s)
+	served := make([]skillSource, 0, len(l.Skills))
+	for _, sk := range l.Skills {
+		if src, ok := r.viewSkillSource(sk); ok && src.unserved == "" {
+			served = append(served, src)
 		}
 	}
 	return served, nil
@@ -452,44 +440,51 @@ func (r *Registry) skillSourceOf(ctx context.Context, id string) (skillSource, e
 	if ids.ValidateSkillID(id) != nil {
 		return skillSource{}, notFoundf("Skill not found: %s", ids.Unquoted(id))
 	}
-	body, found, err := r.storedSkill(ctx, id)
+	text, found, err := r.storedSkill(ctx, id)
 	if err != nil {
 		return skillSource{}, err
 	}
 	if found {
-		src := skillSource{id: id, body: body, description: synthDescription(newBullet(indexEntry{id: id, body: body}))}
-		src.unserved = nameProblem(id)
+		m := catalog.MetaOf(id, text)
+		src, _ := r.viewSkillSource(catalog.Skill{ID: id, Origin: originState, Meta: m})
 		return src, nil
 	}
 	if s, ok := r.fsSkill(ctx, id); ok {
-		if src, ok := r.fsSkillSource(s); ok {
-			return src, nil
+		l, err := r.skillListing(ctx)
+		if err != nil {
+			return skillSource{}, err
+		}
+		if sk, ok := l.Skill(id); ok && sk.File.Path == s.Path {
+			if src, ok := r.viewSkillSource(sk); ok {
+				return src, nil
+			}
 		}
 		return skillSource{id: id, unserved: "it is a file of the skill folder that holds it, not a skill"}, nil
 	}
 	return skillSource{}, notFoundf("Skill not found: %s", ids.Unquoted(id))
 }
 
-// fsSkillSource is an overlay skill as an MCP skill; ok is false for the
-// other markdown files of a root's skill folder.
-func (r *Registry) fsSkillSource(s fsource.Skill) (skillSource, bool) {
+// viewSkillSource is a view entry as an MCP skill; ok is false for the
+// other markdown files of a root's skill folder. A body's SKILL.md is
+// synthesised from its frontmatter's description (else the index's) and
+// its text after the frontmatter, whatever its origin.
+func (r *Registry) viewSkillSource(sk catalog.Skill) (skillSource, bool) {
+	f := sk.File
 	switch {
-	case s.Root != "" && s.SkillFile:
-		src := skillSource{id: s.ID, folder: filepath.Dir(s.Path), path: s.Path}
-		if last := path.Base(s.ID); s.Name != last {
-			src.unserved = fmt.Sprintf("its frontmatter name %s is not its folder name %s", ids.Quote(s.Name), ids.Quote(last))
+	case sk.Origin == originFS && f.Root != "" && f.SkillFile:
+		src := skillSource{id: sk.ID, folder: filepath.Dir(f.Path), path: f.Path}
+		if last := path.Base(sk.ID); sk.Name != last {
+			src.unserved = fmt.Sprintf("its frontmatter name %s is not its folder name %s", ids.Quote(sk.Name), ids.Quote(last))
 		}
 		return src, true
-	case s.Root != "":
+	case sk.Origin == originFS && f.Root != "":
 		return skillSource{}, false
 	}
-	body, err := r.fs.ReadBody(s.Path)
-	if err != nil {
-		body = ""
+	src := skillSource{id: sk.ID, origin: sk.Origin, path: f.Path, description: synthDescription(sk.Summary)}
+	if sk.Origin == originState {
+		src.textSHA = sk.SHA256
 	}
-	src := skillSource{id: s.ID, path: s.Path, body: body,
-		description: synthDescription(newBullet(indexEntry{id: s.ID, body: body, name: s.Name, description: s.Description}))}
-	src.unserved = nameProblem(s.ID)
+	src.unserved = nameProblem(sk.ID)
 	return src, true
 }
 
@@ -503,13 +498,10 @@ func nameProblem(id string) string {
 
 // synthDescription is a synthesised SKILL.md's description: the index
 // line's description, else the title.
-func synthDescription(bl bullet) string {
-	d := bl.desc
-	if bl.cut {
-		d += skillmd.Ellipsis
-	}
-	if !bl.hasDesc || strings.TrimSpace(d) == "" {
-		d = bl.title
+func synthDescription(sum skillmd.Summary) string {
+	d := sum.Description()
+	if !sum.HasDesc || strings.TrimSpace(d) == "" {
+		d = sum.Title
 	}
 	return d
 }
@@ -528,7 +520,7 @@ func synthFrontmatter(id, description string) string {
 
 // skillMD is the SKILL.md of a skill: the file of a folder skill, or the
 // one synthesised from a body.
-func (r *Registry) skillMD(src skillSource) ([]byte, error) {
+func (r *Registry) skillMD(ctx context.Context, src skillSource) ([]byte, error) {
 	if src.folder != "" {
 		b, err := r.fs.ReadFile(src.path)
 		if err != nil {
@@ -536,7 +528,33 @@ func (r *Registry) skillMD(src skillSource) ([]byte, error) {
 		}
 		return b, nil
 	}
-	return []byte(synthFrontmatter(src.id, src.description) + src.body), nil
+	body, err := r.synthBody(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(synthFrontmatter(src.id, src.description) + body), nil
+}
+
+// synthBody is the markdown after a synthesised SKILL.md's frontmatter:
+// the skill's body without a frontmatter of its own (its description is
+// already the synthesised one's). A file that cannot be read gives an
+// empty body, as the index lists it.
+func (r *Registry) synthBody(ctx context.Context, src skillSource) (string, error) {
+	if src.origin == originState {
+		text, found, err := r.storedSkill(ctx, src.id)
+		if err != nil {
+			return "", err
+		}
+		if !found {
+			return "", notFoundf("Skill not found: %s", ids.Unquoted(src.id))
+		}
+		return skillmd.Parse(text).Body, nil
+	}
+	body, err := r.fs.ReadBody(src.path)
+	if err != nil {
+		return "", nil
+	}
+	return body, nil
 }
 
 // notServed is the error for a skill that exists but is not an MCP skill.
@@ -556,7 +574,7 @@ func (r *Registry) folderSkill(ctx context.Context, src skillSource) (files []fs
 	case err != nil:
 		return nil, nil, nil, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
 	}
-	if md, err = r.skillMD(src); err != nil {
+	if md, err = r.skillMD(ctx, src); err != nil {
 		return nil, nil, nil, err
 	}
 	m, err := frontmatterJSON(md)
@@ -639,23 +657,18 @@ func (r *Registry) synthEntry(ctx context.Context, src skillSource) (mcpSkill, e
 	}{path.Base(src.id), src.description}) // two strings always marshal
 	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: front}
 	var file mcpSkillFile
-	switch kept, ok := r.mcpDigests.synth(src.id, src.bodySHA+"\x00"+src.description); {
-	case src.bodySHA == "":
-		md := synthFrontmatter(src.id, src.description) + src.body
-		file = mcpSkillFile{Digest: digestOf([]byte(md)), Size: int64(len(md))}
-	case ok:
+	kept, ok := r.mcpDigests.synth(src.id, src.textSHA+"\x00"+src.description)
+	if ok && src.textSHA != "" {
 		file = kept
-	default:
-		body, found, err := r.storedSkill(ctx, src.id)
+	} else {
+		md, err := r.skillMD(ctx, src)
 		if err != nil {
 			return mcpSkill{}, err
 		}
-		if !found {
-			return mcpSkill{}, notFoundf("Skill not found: %s", ids.Unquoted(src.id))
+		file = mcpSkillFile{Digest: digestOf(md), Size: int64(len(md))}
+		if src.textSHA != "" {
+			r.mcpDigests.keepSynth(src.id, src.textSHA+"\x00"+src.description, file)
 		}
-		md := synthFrontmatter(src.id, src.description) + body
-		file = mcpSkillFile{Digest: digestOf([]byte(md)), Size: int64(len(md))}
-		r.mcpDigests.keepSynth(src.id, sha256Hex(body)+"\x00"+src.description, file)
 	}
 	file.URI = entry.URI
 	entry.Resources = []mcpSkillFile{file}

@@ -112,12 +112,6 @@ func promptDecodeError(name string, err error) error {
 	return unavailableMsg(fmt.Errorf("decode stored prompt %s: %w", ids.Unquoted(name), err))
 }
 
-// mirroredSkillSummaries returns the skill summaries from the catalog,
-// sorted by id, or ok false when it cannot vouch for them.
-func (r *Registry) mirroredSkillSummaries() ([]skillSummary, bool) {
-	return mirrored(r.skills.mirror, func(a, b skillSummary) int { return strings.Compare(a.id, b.id) })
-}
-
 // mirroredPromptRows returns the prompt rows from the catalog, sorted by
 // name, or ok false when it cannot vouch for them.
 func (r *Registry) mirroredPromptRows() ([]promptRow, bool) {

@@ -185,7 +185,7 @@ func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOut
 // allMCPPrompts is the whole mcp-list, rendered once per catalog version
 // and overlay snapshot, like the index (D19).
 func (r *Registry) allMCPPrompts(ctx context.Context) mcpListOutput {
-	version, cacheable := r.renderVersion(ctx, r.prompts.mirror)
+	version, cacheable := r.promptsVersion(ctx)
 	if cacheable {
 		if out, ok := r.mcpListCache.get(version); ok {
 			return out
@@ -224,4 +224,20 @@ func (r *Registry) promptRows(ctx context.Context) ([]promptRow, error) {
 	rows := decodeRows[promptWire, promptRow](res)
 	slices.SortStableFunc(rows, func(a, b promptRow) int { return strings.Compare(a.Name, b.Name) })
 	return rows, nil
+}
+
+// promptsKey is the pair of versions a prompts listing was rendered from.
+type promptsKey struct{ prompts, fs uint64 }
+
+// promptsVersion identifies what the prompts listing is rendered from,
+// when that can be known without reading it (docs/decisions.md D19): the
+// catalog's version of the prompts scope and the view's file scan.
+func (r *Registry) promptsVersion(ctx context.Context) (promptsKey, bool) {
+	m := r.prompts.mirror
+	if m == nil || !m.Valid() {
+		return promptsKey{}, false
+	}
+	key := promptsKey{prompts: m.Version()}
+	key.fs = r.view.Files(ctx).Version
+	return key, m.Valid()
 }

@@ -11,7 +11,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"slices"
+	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -101,13 +101,12 @@ type Registry struct {
 	promptsChanged Notifier
 	log            *zap.Logger
 	now            func() time.Time
-	summaries      *summaryCache
+	view           *catalog.View
 	indexCache     versionCache[string]
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
 	roots          rootsIndex
 	searcher       *searcher
-	fsDigests      *fsDigests
 	promptDigests  *fsDigests
 	mcpDigests     *mcpDigests
 	pageSize       int
@@ -153,11 +152,13 @@ func New(cfg Config) *Registry {
 		promptsChanged: cfg.PromptsChanged,
 		log:            cfg.Logger,
 		now:            cfg.Now,
-		summaries:      newSummaryCache(),
+		view: catalog.NewView(catalog.ViewConfig{
+			Skills: cfg.SkillsMirror, DecodeSkill: decodeSkillEntry, Caller: cfg.Caller,
+			ScopeName: cfg.SkillsScope, Timeout: cfg.StateTimeout, Source: cfg.FS, Watch: cfg.FSWatch,
+		}),
 		maxResponse:    cfg.MaxResponseBytes,
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
 		searcher:       newSearcher(),
-		fsDigests:      newFSDigests(),
 		promptDigests:  newFSDigests(),
 		mcpDigests:     newMCPDigests(),
 		pageSize:       cfg.PageSize,
@@ -189,16 +190,24 @@ func (r *Registry) notify(ctx context.Context, n Notifier, payload any) {
 	n.Fire(context.WithoutCancel(ctx), payload)
 }
 
+// View is the merged picture of the skills the registry serves (package
+// catalog): every listing reads it.
+func (r *Registry) View() *catalog.View { return r.view }
+
+// skillListing is the view now, with a state failure as the registry's
+// unavailable error.
+func (r *Registry) skillListing(ctx context.Context) (catalog.Listing, error) {
+	l, err := r.view.Skills(ctx)
+	if se, ok := errors.AsType[*catalog.StateError](err); ok {
+		return l, unavailable(se.Fn, se.Err)
+	}
+	return l, err
+}
+
 // fsSkills lists the overlay's skills; none without an overlay.
 func (r *Registry) fsSkills(ctx context.Context) ([]fsource.Skill, []fsource.Skip) {
-	if r.fsWatch != nil {
-		snap := r.fsWatch.Fresh(ctx)
-		return snap.Skills, snap.SkillSkips
-	}
-	if r.fs == nil {
-		return nil, nil
-	}
-	return r.fs.SkillsContext(ctx)
+	snap := r.view.Files(ctx)
+	return snap.Skills, snap.SkillSkips
 }
 
 // fsSkill finds the overlay's skill with id: in the watch's snapshot (no
@@ -209,14 +218,8 @@ func (r *Registry) fsSkill(ctx context.Context, id string) (fsource.Skill, bool)
 		if sk, ok := r.fsWatch.Snapshot().Skill(id); ok {
 			return sk, true
 		}
-		return r.fsWatch.Fresh(ctx).Skill(id)
 	}
-	skills, _ := r.fsSkills(ctx)
-	i := slices.IndexFunc(skills, func(s fsource.Skill) bool { return s.ID == id })
-	if i < 0 {
-		return fsource.Skill{}, false
-	}
-	return skills[i], true
+	return r.view.Files(ctx).Skill(id)
 }
 
 // fsPrompts lists the overlay's prompts; none without an overlay.

@@ -110,28 +110,28 @@ func (r *Registry) resourcesList(ctx context.Context, in listInput) (resourcesLi
 // allResources is the whole resources-list, rendered once per catalog
 // version and overlay snapshot, like the index (D19).
 func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error) {
-	version, cacheable := r.indexVersion(ctx)
+	l, err := r.skillListing(ctx)
+	if err != nil {
+		// The index entry and the fs entries are still worth listing.
+		r.log.Warn("resources-list: state unavailable, listing fs skills only", zap.Error(err))
+	}
+	version, cacheable := l.Version()
 	if cacheable {
 		if out, ok := r.resourcesCache.get(version); ok {
 			return out, nil
 		}
 	}
-	rows, err := r.skillSummaries(ctx)
-	if err != nil {
-		// The index entry and the fs entries are still worth listing.
-		r.log.Warn("resources-list: state unavailable, listing fs skills only", zap.Error(err))
-	}
-	fsSkills, _ := r.fsSkills(ctx)
-	fsSkills = unshadowedSkills(fsSkills, rows)
-	out := resourcesListOutput{Resources: make([]resource, 0, 1+len(rows)+len(fsSkills))}
+	out := resourcesListOutput{Resources: make([]resource, 0, 1+len(l.Skills))}
 	out.Resources = append(out.Resources, indexResource)
-	for _, row := range rows {
-		out.Resources = append(out.Resources, skillResource(row.id, row.title, int64(row.bytes), row.registeredAt))
+	// Stored skills first, then files, each sorted by id, as 0.2 lists them.
+	for _, origin := range []string{originState, originFS} {
+		for _, s := range l.Skills {
+			if s.Origin == origin {
+				out.Resources = append(out.Resources, skillResource(s.ID, s.Summary.Title, s.Size, s.RegisteredAt))
+			}
+		}
 	}
-	for i, e := range r.readFSEntries(fsSkills) {
-		out.Resources = append(out.Resources, skillResource(e.id, newBullet(e).title, fsSkills[i].Size, timestamp(fsSkills[i].ModTime)))
-	}
-	if cacheable && err == nil {
+	if cacheable {
 		r.resourcesCache.put(version, out)
 	}
 	return out, nil
@@ -186,12 +186,17 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 		return body, nil
 	}
 	if sk, ok := r.fsSkill(ctx, key); ok {
-		body, err := r.fsBodies.read(sk.Path, r.fs.ReadBody)
+		body, stamp, err := r.fsBodies.read(sk.Path, r.fs.ReadBody)
+		if err == nil && !stamp.Equal(sk.Stamp) {
+			// Changed since the listing: the view catches up now, so no
+			// listing is behind what this read serves.
+			r.view.Refresh(ctx)
+		}
 		if errors.Is(err, fs.ErrNotExist) && r.fsWatch != nil {
 			// Removed since the overlay was last scanned; another file may
 			// provide the id now.
 			if again, ok := r.fsWatch.Fresh(ctx).Skill(key); ok && again.Path != sk.Path {
-				body, err = r.fsBodies.read(again.Path, r.fs.ReadBody)
+				body, _, err = r.fsBodies.read(again.Path, r.fs.ReadBody)
 			}
 		}
 		switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -117,8 +118,12 @@ func (r *Registry) rootsIndexFn(ctx context.Context, data json.RawMessage) (any,
 	var skills []fsource.Skill
 	var src *fsource.Source // what listed them, which reads them
 	if given := rootStrings(p.Roots); len(given) > 0 {
-		// A fresh scan of the roots asked for; the index is untouched.
-		src = fsource.New(r.fsBase(), nil, nil, fsource.Roots(given...))
+		// A fresh scan of the roots asked for, if they are the worker's
+		// to read; the index is untouched.
+		var err error
+		if src, err = r.givenRoots(given); err != nil {
+			return nil, err
+		}
 		skills, _ = src.SkillsContext(ctx)
 	} else {
 		skills, src = r.rootSkills(ctx, false)
@@ -170,15 +175,68 @@ func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, 
 	return rootLoadOutput{Body: strings.TrimLeft(string(body), "\r\n"), Description: e.Description, ID: e.ID, Path: e.Path, Title: e.Title}, nil
 }
 
+// rootsRescanFn rescans the roots in effect. Roots in the payload are
+// checked like index's and counted, but never replace the roots other
+// callers see (docs/decisions.md D48).
 func (r *Registry) rootsRescanFn(ctx context.Context, data json.RawMessage) (any, error) {
-	if given := rootStrings(decodeRootsPayload(data).Roots); len(given) > 0 && !r.roots.configured {
-		r.roots.mu.Lock()
-		r.roots.src = fsource.New(r.fsBase(), nil, nil, fsource.Roots(given...))
-		r.roots.scanned = false
-		r.roots.mu.Unlock()
+	var given *fsource.Source
+	if dirs := rootStrings(decodeRootsPayload(data).Roots); len(dirs) > 0 {
+		var err error
+		if given, err = r.givenRoots(dirs); err != nil {
+			return nil, err
+		}
 	}
 	skills, _ := r.rootSkills(ctx, true)
+	if given != nil {
+		skills, _ = given.SkillsContext(ctx)
+	}
 	return rootsCount{Count: len(skillFiles(skills))}, nil
+}
+
+// givenRoots is a source over roots a caller named, once each lies inside
+// a root the worker reads (the configured roots, else upstream's
+// defaults) or an allow_paths directory, links resolved: a caller on the
+// bus reads nothing the operator did not name (docs/decisions.md D48).
+func (r *Registry) givenRoots(given []string) (*fsource.Source, error) {
+	src := fsource.New(r.fsBase(), nil, nil, fsource.Roots(given...))
+	var allowed []string
+	if r.roots.configured {
+		allowed = r.fs.RootDirs()
+	} else {
+		allowed = fsource.New(r.fsBase(), nil, nil, fsource.Roots(UpstreamDefaultRoots...)).RootDirs()
+	}
+	if r.fs != nil {
+		allowed = append(allowed, r.fs.AllowDirs()...)
+	}
+	for _, dir := range src.RootDirs() {
+		if !insideAny(dir, allowed) {
+			what := "no roots are configured and allow_paths is empty"
+			if len(allowed) > 0 {
+				what = "folders inside " + strings.Join(allowed, ", ")
+			}
+			return nil, forbiddenf("root %s is outside the roots this worker reads; allowed: %s (the roots and allow_paths config keys)", ids.Quote(dir), what)
+		}
+	}
+	return src, nil
+}
+
+// insideAny reports whether dir, links resolved where it exists, lies in
+// or below one of dirs (each resolved likewise).
+func insideAny(dir string, dirs []string) bool {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	d := real(dir)
+	for _, a := range dirs {
+		a = real(a)
+		if d == a || strings.HasPrefix(d, strings.TrimSuffix(a, string(filepath.Separator))+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // rootSkills lists the skills under the roots, with the source that

@@ -2,8 +2,10 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
@@ -127,6 +129,35 @@ func quoteJSON(s string) string {
 	return string(b)
 }
 
+// Roots in a payload are read only inside the roots the worker reads or
+// allow_paths, links resolved; elsewhere the call is forbidden, says
+// what is allowed, and changes nothing for later callers (D48).
+func TestRootsPayloadConfinedToConfig(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a/team/pdf/SKILL.md": "---\nname: pdf\ndescription: P.\n---\n# PDF\n"})
+	writeFiles(t, outside, map[string]string{"secret/SKILL.md": "---\nname: secret\ndescription: Private notes.\n---\n# Secret\n"})
+	if err := os.Symlink(outside, filepath.Join(dir, "a", "link")); err != nil {
+		t.Fatal(err)
+	}
+	r := New(Config{FS: fsource.New(dir, nil, nil, fsource.Roots("a")), Caller: newFakeEngine(), RootsConfigured: true})
+	for _, fn := range []string{FnRootsIndex, FnRootsRescan} {
+		for _, given := range []string{outside, filepath.Join(dir, "a", "link"), filepath.Join(dir, "a", "..", "..")} {
+			got, err := callRaw(t, r, fn, `{"roots":[`+quoteJSON(given)+`]}`)
+			var e *Error
+			if !errors.As(err, &e) || e.Code != CodeForbidden || !strings.Contains(e.Message, "allowed: folders inside "+filepath.Join(dir, "a")) {
+				t.Errorf("%s of %s = %s, %v; want forbidden naming the allowed roots", fn, given, got, err)
+			}
+		}
+	}
+	if got, err := callRaw(t, r, FnRootsIndex, `{"roots":[`+quoteJSON(filepath.Join(dir, "a", "team"))+`]}`); err != nil || !strings.Contains(got, `"count":1`) {
+		t.Errorf("index of a folder inside the root = %s, %v", got, err)
+	}
+	if got, err := callRaw(t, r, FnRootsIndex, `{}`); err != nil || strings.Contains(got, "secret") || !strings.Contains(got, `"id":"team/pdf"`) {
+		t.Errorf("index after refused payloads = %s, %v", got, err)
+	}
+}
+
 // roots::index with roots in its payload reads the titles of those roots'
 // skills from their bodies, whatever roots the registry serves, and
 // whether or not the default roots were scanned before.
@@ -142,13 +173,13 @@ func TestRootsIndexOfGivenRootsReadsTheirTitles(t *testing.T) {
 		scanned bool // the default roots were indexed first
 	}{
 		{"roots configured", func() *Registry {
-			return New(Config{FS: fsource.New(configured, nil, nil, fsource.Roots("a")), Caller: newFakeEngine(), RootsConfigured: true})
+			return New(Config{FS: fsource.New(configured, nil, nil, fsource.Roots("a"), fsource.AllowPaths(given)), Caller: newFakeEngine(), RootsConfigured: true})
 		}, false},
 		{"default roots, first call", func() *Registry {
-			return New(Config{FS: fsource.New(t.TempDir(), nil, nil), Caller: newFakeEngine()})
+			return New(Config{FS: fsource.New(t.TempDir(), nil, nil, fsource.AllowPaths(given)), Caller: newFakeEngine()})
 		}, false},
 		{"default roots, scanned", func() *Registry {
-			return New(Config{FS: fsource.New(t.TempDir(), nil, nil), Caller: newFakeEngine()})
+			return New(Config{FS: fsource.New(t.TempDir(), nil, nil, fsource.AllowPaths(given)), Caller: newFakeEngine()})
 		}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

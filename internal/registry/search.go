@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,7 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/search"
@@ -177,12 +176,12 @@ func estimateTokens(v any) int {
 	return (len(b) + 3) / 4
 }
 
-// searcher keeps the search index in step with what the registry serves.
+// searcher keeps the search index in step with the view.
 type searcher struct {
 	idx *search.Index
 
 	refreshMu sync.Mutex // one refresh at a time
-	key       indexKey
+	key       any
 	keyValid  bool
 
 	mu    sync.RWMutex
@@ -207,65 +206,50 @@ func (s *searcher) entry(id string) (searchEntry, bool) {
 	return e, ok
 }
 
-// refresh brings the index up to date: when the catalog and the watched
-// files are at the versions last indexed it does nothing; otherwise it
-// compares every skill's fingerprint with the indexed one and re-indexes
-// what changed, so a registration, an unregistration or a file edit is
-// searchable on the very next call.
+// refresh brings the index up to date with the view: when the view is at
+// the version last indexed it does nothing; otherwise it compares every
+// skill's fingerprint (origin, digest and size) with the indexed one and
+// re-indexes what changed, so a registration, an unregistration or a
+// file edit is searchable on the very next call. Every skill is indexed
+// by its frontmatter fields and its body without the frontmatter, whatever
+// its origin.
 func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
-	version, cacheable := r.indexVersion(ctx)
-	if cacheable && s.keyValid && s.key == version {
-		return nil
-	}
-	rows, err := r.skillSummaries(ctx)
+	l, err := r.skillListing(ctx)
 	if err != nil {
 		return err
 	}
-	fsSkills, _ := r.fsSkills(ctx)
-	fsSkills = unshadowedSkills(fsSkills, rows)
-
-	want := make(map[string]string, len(rows)+len(fsSkills))
+	version, cacheable := l.Version()
+	if cacheable && s.keyValid && s.key == version {
+		return nil
+	}
+	want := make(map[string]string, len(l.Skills))
 	var put []search.Doc
 	entries := map[string]searchEntry{}
 	s.mu.RLock()
 	known := s.known
 	s.mu.RUnlock()
-	for _, row := range rows {
-		fp := "state\x00" + row.registeredAt + "\x00" + strconv.Itoa(row.bytes)
-		want[row.id] = fp
-		if known[row.id].fingerprint == fp {
-			continue
-		}
-		body, found, err := r.storedSkill(ctx, row.id)
-		if err != nil || !found {
-			r.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(row.id)), zap.Error(err))
-			delete(want, row.id)
-			continue
-		}
-		desc := row.desc
-		if row.cut {
-			desc += skillmd.Ellipsis
-		}
-		put = append(put, search.DocOf(row.id, "", desc, body))
-		entries[row.id] = searchEntry{fingerprint: fp, title: row.title, description: desc, bytes: row.bytes}
-	}
-	for _, sk := range fsSkills {
-		fp := fmt.Sprintf("fs\x00%s\x00%d\x00%d", sk.Path, sk.Size, sk.ModTime.UnixNano())
+	for _, sk := range l.Skills {
+		fp := sk.Origin + "\x00" + sk.File.Path + "\x00" + sk.SHA256 + "\x00" + strconv.FormatInt(sk.Size, 10)
 		want[sk.ID] = fp
 		if known[sk.ID].fingerprint == fp {
 			continue
 		}
-		body, err := r.fsBodies.read(sk.Path, r.fs.ReadBody)
+		text, err := r.searchText(ctx, sk)
 		if err != nil {
-			delete(want, sk.ID) // unreadable now; the listing reports it
+			r.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(sk.ID)), zap.Error(err))
+			delete(want, sk.ID)
 			continue
 		}
-		e := fsSearchEntry(sk, body)
-		e.fingerprint = fp
-		put = append(put, search.DocOf(sk.ID, sk.Name, e.description, body))
-		entries[sk.ID] = e
+		d := skillmd.Parse(text)
+		desc := sk.Summary.Description()
+		put = append(put, search.DocOf(sk.ID, d.Name, desc, d.Body))
+		served := len(d.Body) // a read of a file serves its body
+		if sk.Origin == originState {
+			served = len(text) // a stored skill is read as registered
+		}
+		entries[sk.ID] = searchEntry{fingerprint: fp, title: sk.Summary.Title, description: desc, bytes: served}
 	}
 	var drop []string
 	for id := range known {
@@ -289,13 +273,16 @@ func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 	return nil
 }
 
-// fsSearchEntry is how a file-backed skill shows in results: as in the
-// index (a SKILL.md by its frontmatter, D31).
-func fsSearchEntry(sk fsource.Skill, body string) searchEntry {
-	b := newBullet(indexEntry{id: sk.ID, body: body, name: sk.Name, description: sk.Description})
-	desc := b.desc
-	if b.cut {
-		desc += skillmd.Ellipsis
+// searchText is what is indexed of a skill: its stored body, or its whole
+// file (frontmatter included; the caller parses both alike).
+func (r *Registry) searchText(ctx context.Context, sk catalog.Skill) (string, error) {
+	if sk.Origin == originState {
+		body, found, err := r.storedSkill(ctx, sk.ID)
+		if err == nil && !found {
+			err = skillNotFound(sk.ID)
+		}
+		return body, err
 	}
-	return searchEntry{title: b.title, description: desc, bytes: len(body)}
+	b, err := r.fs.ReadFile(sk.File.Path)
+	return string(b), err
 }

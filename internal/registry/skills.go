@@ -2,19 +2,19 @@ package registry
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
 // Origins of a listed entry.
 const (
-	originState = "state"
-	originFS    = "fs"
+	originState = catalog.OriginState
+	originFS    = catalog.OriginFS
 )
 
 // Change-event operations.
@@ -101,23 +101,15 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 }
 
 func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutput, error) {
-	rows, err := r.skillSummaries(ctx)
+	l, err := r.skillListing(ctx)
 	if err != nil {
 		return listSkillsOutput{}, err
 	}
-	fsSkills, _ := r.fsSkills(ctx)
-	fsSkills = unshadowedSkills(fsSkills, rows)
-	out := listSkillsOutput{Skills: make([]skillEntry, 0, len(rows)+len(fsSkills))}
-	for _, row := range rows {
-		out.Skills = append(out.Skills, skillEntry{ID: row.id, Bytes: int64(row.bytes), RegisteredAt: row.registeredAt, Origin: originState,
-			Tokens: tokensOf(int64(row.bytes)), SHA256: row.sha256})
+	out := listSkillsOutput{Skills: make([]skillEntry, len(l.Skills))}
+	for i, s := range l.Skills {
+		out.Skills[i] = skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: s.RegisteredAt, Origin: s.Origin,
+			Tokens: tokensOf(s.Size), SHA256: s.SHA256}
 	}
-	sums := r.fsDigests.sums(listedSkillFiles(fsSkills), r.fs.ReadFile)
-	for _, s := range fsSkills {
-		out.Skills = append(out.Skills, skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: timestamp(s.ModTime), Origin: originFS,
-			Tokens: tokensOf(s.Size), SHA256: sums[s.Path]})
-	}
-	slices.SortStableFunc(out.Skills, func(a, b skillEntry) int { return strings.Compare(a.ID, b.ID) })
 	if listBytes(out.Skills) > r.maxResponse {
 		// D41's digests are additive: a listing that fitted the budget
 		// without them must still arrive, so past it they are left out.

@@ -1,0 +1,249 @@
+package catalog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/skillmd"
+)
+
+// The view (docs/data-path.md#the-content-view) is the one merged picture
+// of the skills the worker serves: the stored rows, then the files the
+// globs match, then the skill folders under the roots, in that
+// precedence; an id is served by the first origin that has it. Every
+// surface that lists skills (the index, skills::list, resources-list,
+// skill::search, the MCP Skills extension, diagnostics) reads a Listing
+// from it, so they cannot disagree; nothing else merges state and files.
+
+// Origins of a view entry, as skills::list names them.
+const (
+	OriginState = "state"
+	OriginFS    = "fs"
+)
+
+// Meta is what the view knows of a skill's content, whatever its origin.
+type Meta struct {
+	// Name and Description are the frontmatter's (skillmd.Parse).
+	Name, Description string
+	// Summary is the title and index description.
+	Summary skillmd.Summary
+	// Size is the byte count a listing reports: the registered body, or
+	// the whole file with its frontmatter.
+	Size int64
+	// SHA256 is the hex digest of those bytes; "" for a file that could
+	// not be read.
+	SHA256 string
+}
+
+// MetaOf is the Meta of the skill id whose stored body is text.
+func MetaOf(id, text string) Meta {
+	d := skillmd.Parse(text)
+	return Meta{Name: d.Name, Description: d.Description, Summary: skillmd.Summarize(id, d),
+		Size: int64(len(text)), SHA256: sha256Hex([]byte(text))}
+}
+
+// Skill is one entry of the view.
+type Skill struct {
+	ID     string
+	Origin string // OriginState or OriginFS
+	// RegisteredAt is the row's registered_at, or for a file its mtime
+	// in the same layout ("" when unknown).
+	RegisteredAt string
+	Meta
+	// File is the listed file of an fs entry (its path, root and Stamp).
+	File fsource.Skill
+}
+
+// Listing is the view at one version.
+type Listing struct {
+	Skills   []Skill          // sorted by id; one entry per id
+	Shadowed []fsource.Skill  // files whose id a stored row serves
+	Skips    []fsource.Skip   // files not served, and files served with a warning
+	Files    fsource.Snapshot // the file scan the listing was built from
+	key      viewKey
+	keyed    bool
+}
+
+// Version identifies the listing's content when it can be known without
+// reading it: equal versions, equal listings. ok is false when the
+// stored rows were read through (the engine has no state trigger).
+func (l Listing) Version() (key any, ok bool) { return l.key, l.keyed }
+
+// Skill returns the entry with that id.
+func (l Listing) Skill(id string) (Skill, bool) {
+	lo, hi := 0, len(l.Skills)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if l.Skills[m].ID < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(l.Skills) && l.Skills[lo].ID == id {
+		return l.Skills[lo], true
+	}
+	return Skill{}, false
+}
+
+// viewKey is the pair of versions a listing was built from.
+type viewKey struct{ state, fs uint64 }
+
+// ViewConfig is what a View reads.
+type ViewConfig struct {
+	// Skills is the catalog's scope of skill rows, decoded by DecodeSkill
+	// (whose Summary is a StateSkill); nil reads every listing through.
+	Skills *Scope
+	// DecodeSkill decodes a stored skill row, for rows read through.
+	DecodeSkill Decoder
+	// Caller, ScopeName and Timeout read the rows through when the scope
+	// is not loaded.
+	Caller    Caller
+	ScopeName string
+	Timeout   time.Duration
+	// Source is the files; Watch, when set, is a started watch over it.
+	// Without a watch every listing scans.
+	Source *fsource.Source
+	Watch  *fsource.Watch
+}
+
+// View merges the stored skills with the files. It is safe for
+// concurrent use.
+type View struct {
+	skills      *Scope
+	decodeSkill Decoder
+	caller      Caller
+	scopeName   string
+	timeout     time.Duration
+	src         *fsource.Source
+	watch       *fsource.Watch
+	readThrough *rowCache
+	files       *fileMetas
+
+	mu      sync.Mutex
+	last    Listing // the last keyed listing, reused while its key holds
+	hasLast bool
+	scanned fsource.Snapshot // without a watch: the last scan, versioned here
+}
+
+// NewView returns the view over cfg.
+func NewView(cfg ViewConfig) *View {
+	return &View{skills: cfg.Skills, decodeSkill: cfg.DecodeSkill, caller: cfg.Caller, scopeName: cfg.ScopeName,
+		timeout: cfg.Timeout, src: cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), files: newFileMetas()}
+}
+
+// Source is the files' source (nil without one).
+func (v *View) Source() *fsource.Source { return v.src }
+
+// Skills returns the view now. When the stored rows cannot be listed the
+// error says why and the listing holds the files alone (none shadowed).
+func (v *View) Skills(ctx context.Context) (Listing, error) {
+	files := v.Files(ctx)
+	rows, stateVersion, stateKeyed, err := v.stateSkills(ctx)
+	key := viewKey{state: stateVersion, fs: files.Version}
+	if err == nil && stateKeyed {
+		v.mu.Lock()
+		if v.hasLast && v.last.key == key {
+			l := v.last
+			v.mu.Unlock()
+			return l, nil
+		}
+		v.mu.Unlock()
+	}
+	l := v.merge(rows, files)
+	if err != nil {
+		return l, err
+	}
+	if stateKeyed {
+		l.key, l.keyed = key, true
+		v.mu.Lock()
+		v.last, v.hasLast = l, true
+		v.mu.Unlock()
+	}
+	return l, nil
+}
+
+// merge is the precedence rule, written once: a stored row wins its id;
+// the file scan has already ordered globs before roots.
+func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
+	l := Listing{Skills: make([]Skill, 0, len(rows)+len(files.Skills)), Skips: files.SkillSkips, Files: files}
+	stored := make(map[string]struct{}, len(rows))
+	for _, r := range rows {
+		stored[r.ID] = struct{}{}
+	}
+	var served []fsource.Skill
+	for _, f := range files.Skills {
+		if _, ok := stored[f.ID]; ok {
+			l.Shadowed = append(l.Shadowed, f)
+		} else {
+			served = append(served, f)
+		}
+	}
+	metas := v.files.metas(served, v.src)
+	// Both lists are sorted by id and disjoint: merge them in order.
+	i, j := 0, 0
+	for i < len(rows) || j < len(served) {
+		if j == len(served) || (i < len(rows) && rows[i].ID < served[j].ID) {
+			r := rows[i]
+			l.Skills = append(l.Skills, Skill{ID: r.ID, Origin: OriginState, RegisteredAt: r.RegisteredAt, Meta: r.Meta})
+			i++
+			continue
+		}
+		f := served[j]
+		l.Skills = append(l.Skills, Skill{ID: f.ID, Origin: OriginFS, RegisteredAt: Timestamp(f.ModTime), Meta: metas[j], File: f})
+		j++
+	}
+	return l
+}
+
+// Files is the current file scan: the watch's (after checking that no
+// directory it read has changed), else a scan made now and versioned
+// against the last one.
+func (v *View) Files(ctx context.Context) fsource.Snapshot {
+	switch {
+	case v.watch != nil:
+		return v.watch.Fresh(ctx)
+	case v.src == nil || v.src.Empty():
+		return fsource.Snapshot{}
+	}
+	next := v.src.Scan(ctx)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if next.Same(v.scanned) {
+		return v.scanned
+	}
+	next.Version = v.scanned.Version + 1
+	v.scanned = next
+	return next
+}
+
+// Refresh brings the file scan up to date now: after a read found a
+// listed file changed, so that every surface shows what the read served.
+func (v *View) Refresh(ctx context.Context) {
+	if v.watch != nil {
+		v.watch.Rescan(ctx)
+	}
+}
+
+// timestampLayout renders registered_at (docs/decisions.md D11): RFC 3339
+// in UTC with a "+00:00" offset and exactly nine fractional digits, as
+// the Rust worker writes it.
+const timestampLayout = "2006-01-02T15:04:05.000000000+00:00"
+
+// Timestamp formats t as a registered_at value; the zero time (a file
+// whose mtime is unknown) is "".
+func Timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timestampLayout)
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
