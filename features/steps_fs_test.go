@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cucumber/godog"
 )
@@ -18,6 +19,13 @@ func (w *world) fsSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the file "([^"]*)" is removed$`, func(path string) error {
 		return os.Remove(filepath.Join(w.dir, filepath.FromSlash(path)))
+	})
+	sc.Step(`^the file "([^"]*)" was last modified an hour ago$`, func(path string) error {
+		old := time.Now().Add(-time.Hour)
+		return os.Chtimes(filepath.Join(w.dir, filepath.FromSlash(path)), old, old)
+	})
+	sc.Step(`^the file "([^"]*)" is replaced by a file of the same size and modification time:$`, func(path string, doc *godog.DocString) error {
+		return w.replaceFile(path, w.expand(doc.Content))
 	})
 	sc.Step(`^the worker config has:$`, func(doc *godog.DocString) error {
 		if w.workerStarted {
@@ -43,4 +51,27 @@ func (w *world) writeFile(path, content string) error {
 		return err
 	}
 	return os.WriteFile(full, []byte(content), 0o644)
+}
+
+// replaceFile puts content at path as cp -p and rsync do: a new file (a
+// new inode) renamed over the old one, given the old one's modification
+// time. The content must have the old one's size: only the file's
+// identity and status-change time tell the two apart.
+func (w *world) replaceFile(path, content string) error {
+	full := filepath.Join(w.dir, filepath.FromSlash(path))
+	fi, err := os.Stat(full)
+	if err != nil {
+		return err
+	}
+	if int64(len(content)) != fi.Size() {
+		return fmt.Errorf("the replacement has %d bytes; the file has %d: they must match", len(content), fi.Size())
+	}
+	tmp := full + ".replacement"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		return err
+	}
+	if err := os.Chtimes(tmp, fi.ModTime(), fi.ModTime()); err != nil {
+		return err
+	}
+	return os.Rename(tmp, full)
 }
