@@ -7,6 +7,10 @@
 // first load on a connection, or when the engine has no `state` trigger
 // type) it says so, and readers go to the engine instead: the catalog is
 // never stale by more than one event.
+//
+// On the scopes stands the content view (view.go): the one place that
+// merges the stored skills with the files of the globs and roots, which
+// every listing reads (docs/data-path.md#the-content-view).
 package catalog
 
 import (

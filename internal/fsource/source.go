@@ -1,7 +1,8 @@
 // Package fsource is the filesystem overlay: markdown skills and prompts
-// matched by glob patterns from the worker config. Nothing is cached:
-// patterns are expanded and files re-read on every call, so an edit is
-// visible on the next call.
+// matched by glob patterns from the worker config, and Agent Skills
+// folders under roots. A scan stats every match (each listed file carries
+// its Stamp, the one test of whether it changed); a Watch keeps the last
+// scan and rescans when files change; bodies are read on demand.
 //
 // Patterns use doublestar syntax (docs/decisions.md D4): `*` and `?` within one
 // path segment, `**` across directories, `[abc]`/`[!abc]` classes and

@@ -60,8 +60,9 @@ type WatchOptions struct {
 	// ForcePoll skips fsnotify (for tests and file systems without
 	// notifications).
 	ForcePoll bool
-	// OnChange is called, from the watch's goroutine, after each rescan
-	// that changed the snapshot.
+	// OnChange is called after each rescan that changed the snapshot, on
+	// the goroutine that rescanned: the watch's own, or a caller of
+	// Rescan or Fresh. Rescans are serialised, so calls never overlap.
 	OnChange func(old, updated Snapshot)
 	Logger   *zap.Logger
 }

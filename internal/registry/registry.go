@@ -1,8 +1,9 @@
 // Package registry is the skills worker's content registry: markdown skills
 // served as iii://{id}, the iii://skills index, function-backed sections at
 // iii://fn/…, the batched fetch tool and slash-command prompts. It holds
-// the 13 function handlers; it reaches the engine only through the Caller
-// and Notifier interfaces, and the filesystem through an fsource.Source.
+// the function handlers (Functions lists them); it reaches the engine only
+// through the Caller and Notifier interfaces, and lists skills through the
+// catalog's view (docs/data-path.md#the-content-view).
 //
 // Behaviour follows the Rust worker (docs/reference.md) as amended by the
 // decisions in docs/decisions.md.
