@@ -77,11 +77,7 @@ func checkParsed(t *testing.T, s string, u URI) {
 }
 
 func FuzzIndexBullet(f *testing.F) {
-	for _, s := range []string{
-		"# t\n\nbody", "", "#", "# ", "  # x\r\n", "a\nb\n\nc", strings.Repeat("é", 200),
-		"# t\n\n" + strings.Repeat("word ", 100), "\xff\xfe# x", "#\tx\n# y", "\r\r\n# a\rb",
-		strings.Repeat("x\n", 300),
-	} {
+	for _, s := range []string{"# t\n\nbody", "", "a\r\nb\n\nc", "\n---\n", "# x\n" + strings.Repeat("y ", 200)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // State rows, interchangeable with the Rust worker's (docs/reference.md
@@ -117,7 +119,7 @@ func decodeRows[W any, R any, P wireRow[W, R]](res json.RawMessage) []R {
 			return rows
 		}
 	}
-	values := listValues(res)
+	values := catalog.ListValues(res)
 	rows := make([]R, 0, len(values))
 	for _, v := range values {
 		if r, err := decodeRow[W, R, P](v); err == nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
-	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
 // Caller makes synchronous calls to engine functions. A nil result means
@@ -112,53 +111,13 @@ func (s store) values(ctx context.Context) ([]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return listValues(res), nil
+	return catalog.ListValues(res), nil
 }
 
 // list returns the raw state::list result of the scope; decodeRows reads
 // it.
 func (s store) list(ctx context.Context) (json.RawMessage, error) {
 	return s.call(ctx, "state::list", stateScope{s.scope})
-}
-
-// listValues extracts the values from a state::list result. The engine
-// answers with a flat array; {items:[{value}]} and {value:[…]} are
-// accepted too, as the reference worker does, and any other shape is an
-// empty scope.
-func listValues(res json.RawMessage) []json.RawMessage {
-	res = bytes.TrimSpace(res)
-	if len(res) == 0 {
-		return nil
-	}
-	switch res[0] {
-	case '[':
-		return wire.ArrayElements(res)
-	case '{':
-		// As the reference reads it: items when it is an array (each item's
-		// value, items without one dropped), else value when it is an array.
-		var wrapped map[string]json.RawMessage
-		if json.Unmarshal(res, &wrapped) != nil {
-			return nil
-		}
-		var items []json.RawMessage
-		if json.Unmarshal(wrapped["items"], &items) == nil && items != nil {
-			values := make([]json.RawMessage, 0, len(items))
-			for _, it := range items {
-				var item map[string]json.RawMessage
-				if json.Unmarshal(it, &item) == nil && item["value"] != nil {
-					values = append(values, item["value"])
-				}
-			}
-			return values
-		}
-		var values []json.RawMessage
-		if json.Unmarshal(wrapped["value"], &values) != nil {
-			return nil
-		}
-		return values
-	default:
-		return nil
-	}
 }
 
 // present returns nil for an absent or null result, else the result.

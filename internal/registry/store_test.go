@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 func TestListValuesShapes(t *testing.T) {
@@ -28,7 +29,7 @@ func TestListValuesShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, v := range listValues(json.RawMessage(tt.res)) {
+			for _, v := range catalog.ListValues(json.RawMessage(tt.res)) {
 				got = append(got, string(v))
 			}
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
