@@ -77,12 +77,13 @@ func TestManifestJSON(t *testing.T) {
 }
 
 func TestNewManifestDescribesThisBinary(t *testing.T) {
-	old := Version
-	t.Cleanup(func() { Version = old })
-	Version = "9.9.9" // as -ldflags -X would set it
+	if diff := cmp.Diff(manifestOf(Version), NewManifest()); diff != "" {
+		t.Errorf("NewManifest is not the manifest of Version %q (-want +got):\n%s", Version, diff)
+	}
 
 	var got map[string]any
-	if err := json.Unmarshal(NewManifest().JSON(), &got); err != nil {
+	// A release build, as -ldflags -X sets Version.
+	if err := json.Unmarshal(manifestOf("9.9.9").JSON(), &got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{

@@ -35,11 +35,15 @@ type ManifestScopes struct {
 // NewManifest describes this binary: Name, Version, Description, the
 // config defaults (config.Default, without the optional base_dir) and the
 // one target it was built for.
-func NewManifest() Manifest {
+func NewManifest() Manifest { return manifestOf(Version) }
+
+// manifestOf is NewManifest for a build whose version is version, so a
+// test can describe a release build without setting Version.
+func manifestOf(version string) Manifest {
 	d := config.Default()
 	return Manifest{
 		Name:        Name,
-		Version:     Version,
+		Version:     version,
 		Description: Description,
 		DefaultConfig: DefaultConfig{
 			Prompts:        nonNil(d.Prompts),

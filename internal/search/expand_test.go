@@ -100,12 +100,13 @@ func TestParseThesaurusRejectsCorruptTables(t *testing.T) {
 // word; a skill that says the need's own word ranks above one that says
 // only a related word, at the same strength.
 func TestExpansionFindsSynonyms(t *testing.T) {
-	x := New()
-	x.Update([]Doc{
+	docs := []Doc{
 		{ID: "billing", Title: "Send a customer their bill", Body: "Generate the bill at month end and email it."},
 		{ID: "dark-mode", Title: "Dark theme", Body: "Switch the palette to dark colours."},
 		{ID: "unrelated", Title: "Rotate keys", Body: "Rotate the signing keys every quarter."},
-	}, nil)
+	}
+	x := New()
+	x.Update(docs, nil)
 	for _, c := range []struct{ query, want string }{
 		{"customer invoice", "billing"}, // "invoice" is not in the index at all
 		{"night palette", "dark-mode"},
@@ -119,9 +120,9 @@ func TestExpansionFindsSynonyms(t *testing.T) {
 	if len(hits) != 1 || hits[0].ID != "billing" {
 		t.Errorf(`"invoice" alone: %v, want only billing (through "bill")`, hits)
 	}
-	defer func(was bool) { expansion = was }(expansion)
-	expansion = false
-	if hits, _ := x.Search("invoice", 3); len(hits) != 0 {
+	literal := New(WithExpansion(false))
+	literal.Update(docs, nil)
+	if hits, _ := literal.Search("invoice", 3); len(hits) != 0 {
 		t.Errorf(`without expansion "invoice" found %v`, hits)
 	}
 }

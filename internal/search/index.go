@@ -83,11 +83,27 @@ type Index struct {
 	free     []int32 // free slots
 	live     int
 	totalLen [numFields]uint64
+
+	expansion bool // related stems score too (WithExpansion)
+}
+
+// Option configures an Index.
+type Option func(*Index)
+
+// WithExpansion turns query expansion (related stems from WordNet and the
+// tech thesaurus, docs/search.md) on or off; it is on by default. Tests
+// and benchmarks turn it off on their own index to compare.
+func WithExpansion(on bool) Option {
+	return func(x *Index) { x.expansion = on }
 }
 
 // New returns an empty index.
-func New() *Index {
-	return &Index{byID: map[string]int32{}}
+func New(opts ...Option) *Index {
+	x := &Index{byID: map[string]int32{}, expansion: true}
+	for _, o := range opts {
+		o(x)
+	}
+	return x
 }
 
 // Len is the number of documents held.
@@ -305,10 +321,6 @@ const expandWeight = 0.5
 // It was 0.5 at first, WordNet's cap; that cost recall@1 (docs/search.md).
 const techWeight = 0.25
 
-// expansion turns related stems on; tests and benchmarks turn it off to
-// compare.
-var expansion = true
-
 // queryTermsLocked turns the query's distinct words into the terms to
 // score: the words the index holds, and the related stems it holds that
 // the query does not say itself, from WordNet and from the tech
@@ -323,7 +335,7 @@ func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []q
 	}
 	own := len(out)
 	for _, w := range words {
-		if !expansion {
+		if !x.expansion {
 			break
 		}
 		maxIDF := math.Inf(1)
