@@ -203,6 +203,15 @@ func (w *Watch) run(ctx context.Context) {
 		defer t.Stop()
 		tick = t.C
 	}
+	w.follow(ctx, events, errs, tick)
+}
+
+// follow is run's loop over its inputs: a rescan at every tick and at
+// every watch error, and one per coalesce window after file events, the
+// window starting at the first event after a rescan (so a steady stream of
+// events still rescans once per window). It is apart from where the inputs
+// come from so a test can feed it events under a fake clock.
+func (w *Watch) follow(ctx context.Context, events <-chan fsnotify.Event, errs <-chan error, tick <-chan time.Time) {
 	var coalesce *time.Timer
 	var fire <-chan time.Time
 	watchFailed := false
@@ -245,12 +254,12 @@ func (w *Watch) run(ctx context.Context) {
 	}
 }
 
-// rescan takes a new snapshot and, when it differs, publishes it and
-// calls OnChange.
 // Rescan scans the tree now and returns once the snapshot is current
 // (skills::roots::rescan).
 func (w *Watch) Rescan(ctx context.Context) { w.rescan(ctx) }
 
+// rescan takes a new snapshot and, when it differs, publishes it and
+// calls OnChange.
 func (w *Watch) rescan(ctx context.Context) {
 	w.scanMu.Lock()
 	defer w.scanMu.Unlock()
