@@ -31,14 +31,18 @@ type Registrar interface {
 	UnregisterFunction(id string)
 }
 
+// DefaultLockPoll is how often tools.lock is checked for a change when
+// Options.LockPoll is zero: an approval takes effect well within a second.
+const DefaultLockPoll = 250 * time.Millisecond
+
 // Options configure a Set.
 type Options struct {
 	Registrar Registrar
 	Runner    *tools.Runner
 	LockPath  string
 	Logger    *zap.Logger
-	// LockPoll is how often tools.lock is checked for a change (default
-	// 250 ms, so an approval takes effect well within a second).
+	// LockPoll is how often tools.lock is checked for a change; zero
+	// means DefaultLockPoll.
 	LockPoll time.Duration
 	// ReadFile reads a listed SKILL.md: the overlay's Source.ReadFile,
 	// which refuses a file that lies outside the roots once opened (it
@@ -80,7 +84,7 @@ func New(opts Options) *Set {
 		opts.Logger = zap.NewNop()
 	}
 	if opts.LockPoll <= 0 {
-		opts.LockPoll = 250 * time.Millisecond
+		opts.LockPoll = DefaultLockPoll
 	}
 	if opts.ReadFile == nil {
 		opts.ReadFile = fsource.ReadFile
