@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"sync"
 	"time"
@@ -65,6 +66,11 @@ type Options struct {
 	IdleTimeout      time.Duration // reconnect after this long without any inbound frame
 	HandshakeTimeout time.Duration // dial + upgrade, and the wait for workerregistered
 	WriteTimeout     time.Duration // deadline of each socket write
+
+	// netDial, when set, opens the connection in place of a TCP dial:
+	// tests put an in-memory engine behind it to run the client on a
+	// fake clock (docs/testing.md).
+	netDial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func (o Options) withDefaults() Options {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,31 +28,71 @@ func TestJSONPingAnswered(t *testing.T) {
 	}
 }
 
+// TestControlPings: the client pings every PingInterval (20 s by
+// default, as the official SDKs), and an engine that answers keeps the
+// connection past the idle timeout. On a fake clock against an in-memory
+// engine, so the ticks are exact.
 func TestControlPings(t *testing.T) {
-	p := newPeer(t)
-	c, _ := newClient(t, p, func(o *Options) { o.PingInterval = 10 * time.Millisecond })
-	startReady(t, c)
-	p.wait("three control pings", func() bool { return p.pings >= 3 })
-	if n := p.connCount(); n != 1 {
-		t.Errorf("%d connections; answered pings must keep the first alive", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := newPipePeer(t)
+		c, logs := pipeClient(t, p)
+		start := time.Now()
+		startReady(t, c)
+		pings := func() int {
+			synctest.Wait()
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return p.pings
+		}
+		for k := 1; k <= 4; k++ { // to 80 s, beyond the 60 s idle timeout
+			at := time.Duration(k) * DefaultPingInterval
+			time.Sleep(at - time.Since(start) - time.Nanosecond)
+			if n := pings(); n != k-1 {
+				t.Fatalf("%d control pings just before %v, want %d", n, at, k-1)
+			}
+			time.Sleep(time.Nanosecond)
+			if n := pings(); n != k {
+				t.Fatalf("%d control pings at %v, want %d", n, at, k)
+			}
+		}
+		if n := p.connCount(); n != 1 {
+			t.Errorf("%d connections; answered pings must keep the first alive", n)
+		}
+		if lost := logs.FilterMessage("disconnected from engine").All(); len(lost) != 0 {
+			t.Errorf("disconnected although the engine answered: %v", lost[0].ContextMap())
+		}
+	})
 }
 
 // TestSilenceReconnects: an engine that answers nothing (not even pings)
-// is dropped after the idle timeout and a new connection is made.
+// is dropped IdleTimeout (60 s by default) after the last frame it sent,
+// and a new connection is made after the first reconnect delay.
 func TestSilenceReconnects(t *testing.T) {
-	p := newPeer(t)
-	p.noPong = true
-	c, logs := newClient(t, p, func(o *Options) {
-		o.PingInterval = 10 * time.Millisecond
-		o.IdleTimeout = 60 * time.Millisecond
+	synctest.Test(t, func(t *testing.T) {
+		p := newPipePeer(t)
+		p.noPong = true
+		c, logs := pipeClient(t, p)
+		start := time.Now()
+		startReady(t, c)
+		// A frame at 30 s moves the deadline to 90 s.
+		time.Sleep(30 * time.Second)
+		p.waitConn(1).send(wire.Ping{})
+		time.Sleep(60*time.Second - time.Nanosecond)
+		synctest.Wait()
+		if n := p.connCount(); n != 1 || len(logs.FilterMessage("disconnected from engine").All()) != 0 {
+			t.Fatalf("%d connections just before 60 s of silence; want the first still open", n)
+		}
+		time.Sleep(DefaultReconnectInitial + time.Nanosecond)
+		synctest.Wait()
+		want := []time.Duration{0, 90*time.Second + DefaultReconnectInitial}
+		if diff := cmp.Diff(want, p.pipes.dials(start)); diff != "" {
+			t.Errorf("dial times (-want +got):\n%s", diff)
+		}
+		entry := waitLog(t, logs, "disconnected from engine")
+		if err, _ := entry.ContextMap()["error"].(string); !strings.Contains(err, "engine silent for 1m0s") {
+			t.Errorf("logged error %q, want the idle timeout", err)
+		}
 	})
-	startReady(t, c)
-	p.waitConn(2)
-	entry := waitLog(t, logs, "disconnected from engine")
-	if err, _ := entry.ContextMap()["error"].(string); !strings.Contains(err, "engine silent for 60ms") {
-		t.Errorf("logged error %q, want the idle timeout", err)
-	}
 }
 
 func TestOversizedFrameReconnects(t *testing.T) {

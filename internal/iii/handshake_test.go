@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -145,39 +146,54 @@ func TestMetadataDefaults(t *testing.T) {
 }
 
 // TestBackoffResetsAfterHandshake reads the reconnect delays from the
-// logs: they double while connections fail and start over after a
-// connection the engine greeted.
+// logs and the dial times: they double while connections fail and start
+// over after a connection the engine greeted. It runs on a fake clock
+// against an in-memory engine, so the times are exact.
 func TestBackoffResetsAfterHandshake(t *testing.T) {
-	p := newPeer(t)
-	p.noGreet = true
-	c, logs := newClient(t, p, func(o *Options) { o.HandshakeTimeout = 100 * time.Millisecond })
-	c.Start()
-	p.waitConn(4)
-	p.mu.Lock()
-	p.noGreet = false
-	p.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
-	defer cancel()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	n := p.connCount()
-	p.dropAll()
-	p.waitConn(n + 1)
-	lost := waitLog(t, logs, "disconnected from engine")
-
-	var failed []time.Duration
-	for _, e := range logs.FilterMessage("engine connection failed").All()[:3] {
-		failed = append(failed, e.ContextMap()["retry_in"].(time.Duration))
-		if err, _ := e.ContextMap()["error"].(string); !strings.Contains(err, "no workerregistered within 100ms") {
-			t.Errorf("failed attempt logged %q, want the handshake timeout", err)
+	synctest.Test(t, func(t *testing.T) {
+		p := newPipePeer(t)
+		p.noGreet = true
+		c, logs := pipeClient(t, p, func(o *Options) {
+			o.ReconnectInitial, o.ReconnectMax = 5*time.Millisecond, 20*time.Millisecond
+			o.HandshakeTimeout = 100 * time.Millisecond
+		})
+		start := time.Now()
+		c.Start()
+		p.waitConn(4)
+		p.mu.Lock()
+		p.noGreet = false
+		p.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+		defer cancel()
+		if err := c.WaitReady(ctx); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if diff := cmp.Diff([]time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}, failed); diff != "" {
-		t.Errorf("delays after failed handshakes (-want +got):\n%s", diff)
-	}
-	fields := lost.ContextMap()
-	if fields["retry_in"] != 5*time.Millisecond || fields["worker_id"] != workerID(n) {
-		t.Errorf("disconnect logged %v, want retry_in 5ms and worker_id %s", fields, workerID(n))
-	}
+		n := p.connCount()
+		p.dropAll()
+		p.waitConn(n + 1)
+		lost := waitLog(t, logs, "disconnected from engine")
+
+		var failed []time.Duration
+		for _, e := range logs.FilterMessage("engine connection failed").All()[:3] {
+			failed = append(failed, e.ContextMap()["retry_in"].(time.Duration))
+			if err, _ := e.ContextMap()["error"].(string); !strings.Contains(err, "no workerregistered within 100ms") {
+				t.Errorf("failed attempt logged %q, want the handshake timeout", err)
+			}
+		}
+		if diff := cmp.Diff([]time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}, failed); diff != "" {
+			t.Errorf("delays after failed handshakes (-want +got):\n%s", diff)
+		}
+		fields := lost.ContextMap()
+		if fields["retry_in"] != 5*time.Millisecond || fields["worker_id"] != workerID(n) {
+			t.Errorf("disconnect logged %v, want retry_in 5ms and worker_id %s", fields, workerID(n))
+		}
+		// Four connections time out (the fourth was accepted before the
+		// engine began to greet), each 100 ms after it opened; the fifth
+		// is greeted and dropped at once; the sixth follows 5 ms later.
+		ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+		want := []time.Duration{0, ms(105), ms(215), ms(335), ms(455), ms(460)}
+		if diff := cmp.Diff(want, p.pipes.dials(start)); diff != "" {
+			t.Errorf("dial times (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unicode/utf8"
 
@@ -130,92 +131,120 @@ func TestInvokeVoid(t *testing.T) {
 	}
 }
 
+// TestCallFailures: which bound ends a call, and when. Each case runs on
+// a fake clock against an in-memory engine, with a CallTimeout of 100 ms.
 func TestCallFailures(t *testing.T) {
-	p := callPeer(t)
-	c, logs := newClient(t, p, func(o *Options) { o.CallTimeout = 100 * time.Millisecond })
-	startReady(t, c)
-
+	// run runs f in a bubble with a ready client; f's call must end
+	// exactly after took.
+	run := func(t *testing.T, took time.Duration, f func(t *testing.T, p *peer, c *Client, logs *testLogs)) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newPipePeer(t)
+			p.setScript(answerCalls)
+			c, logs := pipeClient(t, p, func(o *Options) { o.CallTimeout = 100 * time.Millisecond })
+			startReady(t, c)
+			start := time.Now()
+			f(t, p, c, logs)
+			if got := time.Since(start); got != took {
+				t.Errorf("the call ended after %v, want %v", got, took)
+			}
+		})
+	}
 	t.Run("Invocation.Timeout wins over CallTimeout", func(t *testing.T) {
-		_, err := c.Invoke(context.Background(), Invocation{FunctionID: "silent", Timeout: 20 * time.Millisecond})
-		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "after 20ms") {
-			t.Errorf("err = %v, want ErrTimeout after 20ms", err)
-		}
+		run(t, 20*time.Millisecond, func(t *testing.T, _ *peer, c *Client, _ *testLogs) {
+			_, err := c.Invoke(context.Background(), Invocation{FunctionID: "silent", Timeout: 20 * time.Millisecond})
+			if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "after 20ms") {
+				t.Errorf("err = %v, want ErrTimeout after 20ms", err)
+			}
+		})
 	})
 	t.Run("ctx deadline wins over CallTimeout", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
-		defer cancel()
-		_, err := c.Call(ctx, "silent", nil)
-		if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("err = %v, want ErrTimeout from the ctx deadline, not CallTimeout", err)
-		}
+		run(t, 150*time.Millisecond, func(t *testing.T, _ *peer, c *Client, _ *testLogs) {
+			ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+			defer cancel()
+			_, err := c.Call(ctx, "silent", nil)
+			if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err = %v, want ErrTimeout from the ctx deadline, not CallTimeout", err)
+			}
+		})
 	})
 	t.Run("CallTimeout", func(t *testing.T) {
-		_, err := c.Call(context.Background(), "silent", nil)
-		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "after 100ms") {
-			t.Errorf("err = %v, want ErrTimeout after 100ms", err)
-		}
+		run(t, 100*time.Millisecond, func(t *testing.T, _ *peer, c *Client, _ *testLogs) {
+			_, err := c.Call(context.Background(), "silent", nil)
+			if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "after 100ms") {
+				t.Errorf("err = %v, want ErrTimeout after 100ms", err)
+			}
+		})
 	})
 	t.Run("ctx cancel", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		p.setScript(func(*peerConn, wire.Message) { cancel() })
-		defer p.setScript(answerCalls)
-		_, err := c.Call(ctx, "silent", nil)
-		if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
-			t.Errorf("err = %v, want context.Canceled only", err)
-		}
+		run(t, 0, func(t *testing.T, p *peer, c *Client, _ *testLogs) {
+			ctx, cancel := context.WithCancel(context.Background())
+			p.setScript(func(*peerConn, wire.Message) { cancel() })
+			_, err := c.Call(ctx, "silent", nil)
+			if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
+				t.Errorf("err = %v, want context.Canceled only", err)
+			}
+		})
 	})
 	t.Run("late result is dropped", func(t *testing.T) {
-		_, err := c.Invoke(context.Background(), Invocation{FunctionID: "late", Timeout: 10 * time.Millisecond})
-		if !errors.Is(err, ErrTimeout) {
-			t.Fatalf("err = %v, want ErrTimeout", err)
-		}
-		inv := sentInvoke(p, "late")
-		p.waitConn(1).send(wire.InvocationResult{InvocationID: inv.InvocationID, FunctionID: "late", Result: json.RawMessage(`1`)})
-		entry := waitLog(t, logs, "ignored result for unknown invocation")
-		if got := entry.ContextMap()["invocation_id"]; got != inv.InvocationID {
-			t.Errorf("logged invocation_id %v, want %s", got, inv.InvocationID)
-		}
-		if got, err := c.Call(context.Background(), "echo", json.RawMessage(`"still"`)); err != nil || string(got) != `"still"` {
-			t.Errorf("later call = %s, %v", got, err)
-		}
+		run(t, 10*time.Millisecond, func(t *testing.T, p *peer, c *Client, logs *testLogs) {
+			_, err := c.Invoke(context.Background(), Invocation{FunctionID: "late", Timeout: 10 * time.Millisecond})
+			if !errors.Is(err, ErrTimeout) {
+				t.Fatalf("err = %v, want ErrTimeout", err)
+			}
+			inv := sentInvoke(p, "late")
+			p.waitConn(1).send(wire.InvocationResult{InvocationID: inv.InvocationID, FunctionID: "late", Result: json.RawMessage(`1`)})
+			entry := waitLog(t, logs, "ignored result for unknown invocation")
+			if got := entry.ContextMap()["invocation_id"]; got != inv.InvocationID {
+				t.Errorf("logged invocation_id %v, want %s", got, inv.InvocationID)
+			}
+			if got, err := c.Call(context.Background(), "echo", json.RawMessage(`"still"`)); err != nil || string(got) != `"still"` {
+				t.Errorf("later call = %s, %v", got, err)
+			}
+		})
 	})
 }
 
+// TestCallWhileDisconnected: calls fail at once with ErrNotConnected
+// before Start, when the connection drops mid-call and after it; on a
+// fake clock, so "at once" is exact: no time passes.
 func TestCallWhileDisconnected(t *testing.T) {
-	p := callPeer(t)
-	c, _ := newClient(t, p, func(o *Options) { o.ReconnectInitial, o.ReconnectMax = time.Hour, time.Hour })
+	synctest.Test(t, func(t *testing.T) {
+		p := newPipePeer(t)
+		p.setScript(answerCalls)
+		c, _ := pipeClient(t, p, func(o *Options) { o.ReconnectInitial, o.ReconnectMax = time.Hour, time.Hour })
 
-	start := time.Now()
-	if _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, ErrNotConnected) {
-		t.Errorf("before Start: err = %v, want ErrNotConnected", err)
-	}
-	if err := c.InvokeVoid(Invocation{FunctionID: "echo"}); !errors.Is(err, ErrNotConnected) {
-		t.Errorf("void before Start: err = %v, want ErrNotConnected", err)
-	}
+		start := time.Now()
+		if _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, ErrNotConnected) {
+			t.Errorf("before Start: err = %v, want ErrNotConnected", err)
+		}
+		if err := c.InvokeVoid(Invocation{FunctionID: "echo"}); !errors.Is(err, ErrNotConnected) {
+			t.Errorf("void before Start: err = %v, want ErrNotConnected", err)
+		}
 
-	startReady(t, c)
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Call(context.Background(), "silent", nil)
-		done <- err
-	}()
-	sentInvoke(p, "silent")
-	p.dropAll()
-	if err := <-done; !errors.Is(err, ErrNotConnected) {
-		t.Errorf("connection lost mid-call: err = %v, want ErrNotConnected", err)
-	}
-	waitState(t, c, "WorkerID cleared", func() bool { return c.WorkerID() == "" })
-	if _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, ErrNotConnected) {
-		t.Errorf("after drop: err = %v, want ErrNotConnected", err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("failures took %v; they must be fast", d)
-	}
+		startReady(t, c)
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Call(context.Background(), "silent", nil)
+			done <- err
+		}()
+		sentInvoke(p, "silent")
+		p.dropAll()
+		if err := <-done; !errors.Is(err, ErrNotConnected) {
+			t.Errorf("connection lost mid-call: err = %v, want ErrNotConnected", err)
+		}
+		waitState(t, c, "WorkerID cleared", func() bool { return c.WorkerID() == "" })
+		if _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, ErrNotConnected) {
+			t.Errorf("after drop: err = %v, want ErrNotConnected", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("failures took %v on the fake clock; they must not wait for anything", d)
+		}
 
-	c.Close()
-	if _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, ErrClosed) {
-		t.Errorf("after Close: err = %v, want ErrClosed", err)
-	}
+		c.Close()
+		if _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, ErrClosed) {
+			t.Errorf("after Close: err = %v, want ErrClosed", err)
+		}
+	})
 }
 
 func TestInvokeBadInput(t *testing.T) {

@@ -24,6 +24,7 @@ const waitFor = 5 * time.Second
 type peer struct {
 	t        testing.TB
 	srv      *httptest.Server
+	pipes    *pipeListener // in place of srv, for a client on a fake clock (newPipePeer)
 	upgrader websocket.Upgrader
 	wg       sync.WaitGroup // connection handlers
 
@@ -68,7 +69,12 @@ func newPeer(t testing.TB) *peer {
 }
 
 // url is the WebSocket address of the peer.
-func (p *peer) url() string { return "ws" + strings.TrimPrefix(p.srv.URL, "http") }
+func (p *peer) url() string {
+	if p.pipes != nil {
+		return pipeURL
+	}
+	return "ws" + strings.TrimPrefix(p.srv.URL, "http")
+}
 
 // workerID and token are the identities the peer gives connection n.
 func workerID(n int) string { return fmt.Sprintf("%08d-0000-4000-8000-000000000000", n) }
@@ -240,7 +246,11 @@ func (p *peer) dumpLocked() string {
 
 func (p *peer) close() {
 	p.dropAll()
-	p.srv.Close()
+	if p.pipes != nil {
+		p.pipes.close()
+	} else {
+		p.srv.Close()
+	}
 	p.wg.Wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -77,7 +77,7 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 	if u, err := url.Parse(c.opts.URL); err == nil && u.Scheme != "ws" && u.Scheme != "wss" {
 		return nil, fmt.Errorf("dial %s: the engine URL must start with ws:// or wss://", c.opts.URL)
 	}
-	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: c.opts.HandshakeTimeout}
+	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: c.opts.HandshakeTimeout, NetDialContext: c.opts.netDial}
 	ws, resp, err := d.DialContext(ctx, c.opts.URL, nil)
 	if err != nil {
 		if resp != nil {

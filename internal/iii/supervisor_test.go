@@ -1,7 +1,9 @@
 package iii
 
 import (
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,4 +74,70 @@ func TestDefaultBackoffIsBackWithinTwoSeconds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The reconnect schedule as the supervisor keeps it, on a fake clock
+// against an in-memory engine (pipe peer): with the default policy and
+// jitter off, attempts while the engine is down are 100 ms, 200 ms,
+// 400 ms, 800 ms, then 1.5 s apart (docs/decisions.md D28); a connection
+// the engine never greeted does not reset the schedule, one it greeted
+// does, so the first attempt after losing it comes 100 ms later.
+func TestReconnectDelaysDoubleToTheCapAndResetAfterAGreeting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPipePeer(t)
+		p.pipes.setRefuse(true)
+		c, logs := pipeClient(t, p, func(o *Options) { o.HandshakeTimeout = time.Second })
+		start := time.Now()
+		c.Start()
+		ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+		down := []time.Duration{0, ms(100), ms(300), ms(700), ms(1500), ms(3000), ms(4500)}
+
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if diff := cmp.Diff(down, p.pipes.dials(start)); diff != "" {
+			t.Fatalf("dials while the engine is down (-want +got):\n%s", diff)
+		}
+
+		// The engine comes back but does not greet: the 6 s attempt
+		// connects, times out after the 1 s handshake timeout, and the
+		// next waits the capped 1.5 s.
+		p.mu.Lock()
+		p.noGreet = true
+		p.mu.Unlock()
+		p.pipes.setRefuse(false)
+		time.Sleep(3 * time.Second) // to 8 s
+		p.mu.Lock()
+		p.noGreet = false
+		p.mu.Unlock()
+		time.Sleep(time.Second) // to 9 s
+		synctest.Wait()
+		if got := c.WorkerID(); got != workerID(2) {
+			t.Fatalf("worker id %q at 9 s, want %q (the second connection, greeted)", got, workerID(2))
+		}
+		p.dropAll() // at 9 s
+		time.Sleep(time.Second)
+		synctest.Wait()
+		want := append(down, ms(6000), ms(8500), ms(9100))
+		if diff := cmp.Diff(want, p.pipes.dials(start)); diff != "" {
+			t.Errorf("dials (-want +got):\n%s", diff)
+		}
+		if got := c.WorkerID(); got != workerID(3) {
+			t.Errorf("worker id %q after the reconnect, want %q", got, workerID(3))
+		}
+
+		var retry []time.Duration
+		for _, e := range logs.All() {
+			if d, ok := e.ContextMap()["retry_in"].(time.Duration); ok {
+				retry = append(retry, d)
+			}
+		}
+		wantRetry := []time.Duration{ms(100), ms(200), ms(400), ms(800), ms(1500), ms(1500), ms(1500), ms(1500), ms(100)}
+		if diff := cmp.Diff(wantRetry, retry); diff != "" {
+			t.Errorf("retry_in logged (-want +got):\n%s", diff)
+		}
+		timedOut := logs.FilterMessage("engine connection failed").All()[7]
+		if err, _ := timedOut.ContextMap()["error"].(string); !strings.Contains(err, "no workerregistered within 1s") {
+			t.Errorf("the ungreeted connection's failure logged %q, want the handshake timeout", err)
+		}
+	})
 }
