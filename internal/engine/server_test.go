@@ -219,6 +219,8 @@ func TestCloseWaitsForEveryGoroutine(t *testing.T) {
 		p.drainUntilClosed() // the caller may first get invocation_stopped
 	}
 	o.close()
+	// The runtime announces no goroutine's exit, so this polls: the count
+	// decides, the deadline only bounds a failure.
 	deadline := time.Now().Add(waitTimeout)
 	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {
