@@ -47,18 +47,19 @@ func (h *heldRegistry) RegisterFunction(f iii.Function) {
 
 func (h *heldRegistry) RegisterTrigger(iii.Trigger) {}
 
-// followHeld starts Follow over a heldRegistry, stopped in t.Cleanup,
-// and returns the registry and a function that delivers one change event.
-func followHeld(t *testing.T) (*heldRegistry, func()) {
-	reg := &heldRegistry{release: make(chan struct{})}
-	stop := New(reg, "test", nil).Follow(reg)
+// followHeld starts Follow over a heldRegistry, stopped in t.Cleanup (a
+// second stop does nothing), and returns the registry, a function that
+// delivers one change event, and stop.
+func followHeld(t *testing.T) (reg *heldRegistry, event, stop func()) {
+	reg = &heldRegistry{release: make(chan struct{})}
+	stop = New(reg, "test", nil).Follow(reg)
 	t.Cleanup(stop)
 	return reg, func() {
 		t.Helper()
 		if _, err := reg.handler(context.Background(), iii.Request{Data: json.RawMessage(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
-	}
+	}, stop
 }
 
 // count waits until the bubble settles and returns how many Syncs began.
@@ -74,7 +75,7 @@ func (h *heldRegistry) count() int {
 // makes "while a Sync runs" exact.
 func TestFollowCoalescesEventsDuringASync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		reg, event := followHeld(t)
+		reg, event, _ := followHeld(t)
 
 		event()
 		if n := reg.count(); n != 1 {
@@ -102,11 +103,8 @@ func TestFollowCoalescesEventsDuringASync(t *testing.T) {
 // would report the goroutine left blocked.
 func TestFollowStopEndsASyncInProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		reg := &heldRegistry{release: make(chan struct{})}
-		stop := New(reg, "test", nil).Follow(reg)
-		if _, err := reg.handler(context.Background(), iii.Request{Data: json.RawMessage(`{}`)}); err != nil {
-			t.Fatal(err)
-		}
+		reg, event, stop := followHeld(t)
+		event()
 		if n := reg.count(); n != 1 {
 			t.Fatalf("%d syncs after one event, want 1", n)
 		}
