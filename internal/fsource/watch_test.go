@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -112,36 +113,49 @@ func write(t *testing.T, path, content string) {
 // Files added, edited and removed under the roots, including in a
 // directory created after the watch started and under a root that did not
 // exist yet, show in the snapshot (docs/decisions.md D20).
+//
+// Poll mode runs on a fake clock (testing/synctest): its ticks are timers,
+// and its rescans only stat and read files. fsnotify's reads of a kernel
+// descriptor never block durably in a bubble, so that mode runs on the
+// real clock, waiting on each change.
 func TestWatchSeesFilesComeAndGo(t *testing.T) {
 	for _, mode := range []string{ModeFSNotify, ModePoll} {
 		t.Run(mode, func(t *testing.T) {
-			w, dir, rec := startWatch(t, WatchOptions{ForcePoll: mode == ModePoll, PollInterval: 20 * time.Millisecond})
-			if w.Mode() != mode {
-				t.Fatalf("mode = %s, want %s", w.Mode(), mode)
+			if mode == ModePoll {
+				synctest.Test(t, func(t *testing.T) { watchFilesComeAndGo(t, mode) })
+			} else {
+				watchFilesComeAndGo(t, mode)
 			}
-			// The skills root does not exist yet.
-			write(t, filepath.Join(dir, "skills", "a.md"), "# A\n")
-			waitFor(t, w, "a new root's file", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"a"}) })
-
-			write(t, filepath.Join(dir, "skills", "team", "deep", "b.md"), "# B\n")
-			waitFor(t, w, "a file in a new directory", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"a", "team/deep/b"}) })
-
-			before, _ := w.Snapshot().Skill("a")
-			write(t, filepath.Join(dir, "skills", "a.md"), "# A, edited and longer\n")
-			waitFor(t, w, "an edit", func(s Snapshot) bool { sk, _ := s.Skill("a"); return sk.Size != before.Size })
-
-			if err := os.Remove(filepath.Join(dir, "skills", "a.md")); err != nil {
-				t.Fatal(err)
-			}
-			waitFor(t, w, "a removal", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"team/deep/b"}) })
-
-			write(t, filepath.Join(dir, "prompts", "p.md"), "---\ndescription: a prompt\n---\nBody\n")
-			waitFor(t, w, "a prompt", func(s Snapshot) bool { return len(s.Prompts) == 1 && s.Prompts[0].Name == "p" })
-			// Every published snapshot goes through OnChange, the last one
-			// included (changes made within one poll may share a rescan).
-			rec.waitVersion(t, w.Snapshot().Version)
 		})
 	}
+}
+
+func watchFilesComeAndGo(t *testing.T, mode string) {
+	w, dir, rec := startWatch(t, WatchOptions{ForcePoll: mode == ModePoll, PollInterval: 20 * time.Millisecond})
+	if w.Mode() != mode {
+		t.Fatalf("mode = %s, want %s", w.Mode(), mode)
+	}
+	// The skills root does not exist yet.
+	write(t, filepath.Join(dir, "skills", "a.md"), "# A\n")
+	waitFor(t, w, "a new root's file", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"a"}) })
+
+	write(t, filepath.Join(dir, "skills", "team", "deep", "b.md"), "# B\n")
+	waitFor(t, w, "a file in a new directory", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"a", "team/deep/b"}) })
+
+	before, _ := w.Snapshot().Skill("a")
+	write(t, filepath.Join(dir, "skills", "a.md"), "# A, edited and longer\n")
+	waitFor(t, w, "an edit", func(s Snapshot) bool { sk, _ := s.Skill("a"); return sk.Size != before.Size })
+
+	if err := os.Remove(filepath.Join(dir, "skills", "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w, "a removal", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"team/deep/b"}) })
+
+	write(t, filepath.Join(dir, "prompts", "p.md"), "---\ndescription: a prompt\n---\nBody\n")
+	waitFor(t, w, "a prompt", func(s Snapshot) bool { return len(s.Prompts) == 1 && s.Prompts[0].Name == "p" })
+	// Every published snapshot goes through OnChange, the last one
+	// included (changes made within one poll may share a rescan).
+	rec.waitVersion(t, w.Snapshot().Version)
 }
 
 // A burst of writes is one rescan, not one per event.
