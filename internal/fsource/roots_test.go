@@ -127,15 +127,17 @@ func TestWatchFollowsRoots(t *testing.T) {
 		opts WatchOptions
 	}{{"fsnotify", WatchOptions{}}, {"poll", WatchOptions{ForcePoll: true, PollInterval: 20 * time.Millisecond}}} {
 		t.Run(mode.name, func(t *testing.T) {
-			dir := t.TempDir()
-			w := NewWatch(New(dir, nil, nil, Roots("agents/skills")), mode.opts)
-			w.Start(context.Background())
-			t.Cleanup(w.Close)
-			write(t, filepath.Join(dir, "agents/skills/pdf/SKILL.md"), skillMD("pdf", "Fill PDF forms.", "# PDF\n"))
-			waitFor(t, w, "the new skill folder", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"pdf"}) })
-			write(t, filepath.Join(dir, "agents/skills/pdf/references/forms.md"), "# Forms\n")
-			waitFor(t, w, "the new reference", func(s Snapshot) bool {
-				return slices.Equal(skillIDs(s), []string{"pdf", "pdf/references/forms"})
+			onModeClock(t, mode.opts.ForcePoll, func(t *testing.T) {
+				dir := t.TempDir()
+				w := NewWatch(New(dir, nil, nil, Roots("agents/skills")), mode.opts)
+				w.Start(context.Background())
+				t.Cleanup(w.Close)
+				write(t, filepath.Join(dir, "agents/skills/pdf/SKILL.md"), skillMD("pdf", "Fill PDF forms.", "# PDF\n"))
+				waitFor(t, w, "the new skill folder", func(s Snapshot) bool { return slices.Equal(skillIDs(s), []string{"pdf"}) })
+				write(t, filepath.Join(dir, "agents/skills/pdf/references/forms.md"), "# Forms\n")
+				waitFor(t, w, "the new reference", func(s Snapshot) bool {
+					return slices.Equal(skillIDs(s), []string{"pdf", "pdf/references/forms"})
+				})
 			})
 		})
 	}

@@ -113,21 +113,24 @@ func write(t *testing.T, path, content string) {
 // Files added, edited and removed under the roots, including in a
 // directory created after the watch started and under a root that did not
 // exist yet, show in the snapshot (docs/decisions.md D20).
-//
-// Poll mode runs on a fake clock (testing/synctest): its ticks are timers,
-// and its rescans only stat and read files. fsnotify's reads of a kernel
-// descriptor never block durably in a bubble, so that mode runs on the
-// real clock, waiting on each change.
 func TestWatchSeesFilesComeAndGo(t *testing.T) {
 	for _, mode := range []string{ModeFSNotify, ModePoll} {
 		t.Run(mode, func(t *testing.T) {
-			if mode == ModePoll {
-				synctest.Test(t, func(t *testing.T) { watchFilesComeAndGo(t, mode) })
-			} else {
-				watchFilesComeAndGo(t, mode)
-			}
+			onModeClock(t, mode == ModePoll, func(t *testing.T) { watchFilesComeAndGo(t, mode) })
 		})
 	}
+}
+
+// onModeClock runs f on a fake clock (testing/synctest) in poll mode,
+// whose ticks are timers and whose rescans only stat and read files; and
+// on the real clock with fsnotify, whose reads of a kernel descriptor
+// never block durably in a bubble (its tests wait on each change).
+func onModeClock(t *testing.T, poll bool, f func(t *testing.T)) {
+	if poll {
+		synctest.Test(t, f)
+		return
+	}
+	f(t)
 }
 
 func watchFilesComeAndGo(t *testing.T, mode string) {
