@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"path/filepath"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -19,19 +20,10 @@ import (
 func TestStateFlushWaitsAtMostOneInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), StateFile)
-		s := &Engine{state: newStateStore(), log: zap.NewNop(), quit: make(chan struct{})}
 		start := time.Now()
+		s, stop := bareEngine(t, Options{})
 		s.bg.Add(1)
 		go s.persist(path, 0)
-		closed := false
-		stop := func() {
-			if !closed {
-				closed = true
-				close(s.quit)
-				s.bg.Wait()
-			}
-		}
-		t.Cleanup(stop)
 
 		// rows reads the file as the engine reads it at start, once the
 		// flusher has done what it can at this instant.
@@ -86,4 +78,22 @@ func TestStateFlushWaitsAtMostOneInterval(t *testing.T) {
 			t.Errorf("Close took until %v; the last write must not wait for a tick", got)
 		}
 	})
+}
+
+// bareEngine is an Engine with its registry and state store but no
+// listener, for running one of its background goroutines (s.bg) in the
+// current bubble. stop closes quit and waits for them; t.Cleanup runs it
+// too, and a second call does nothing.
+func bareEngine(t *testing.T, opts Options) (s *Engine, stop func()) {
+	s = &Engine{opts: opts, state: newStateStore(), log: zap.NewNop(), quit: make(chan struct{})}
+	s.registry.init()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			close(s.quit)
+			s.bg.Wait()
+		})
+	}
+	t.Cleanup(stop)
+	return s, stop
 }
