@@ -44,10 +44,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("skills doctor: %w", err)
 	}
-	if *dev && !cfg.RootsSet {
-		cfg.Roots = config.ConventionalRoots
-	}
-	cfg.RootsSet = true // the tool skills searched are those of these roots, no others
+	cfg = config.Resolve(cfg, modeOf(*dev))
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	scan := diagnostics.Scan{Roots: src.RootDirs()}

@@ -20,7 +20,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/tools"
 )
 
-const toolsUsage = `Usage: skills tools list|approve|revoke [<skill-id> ...] [flags]
+const toolsUsage = `Usage: skills tools list|approve|revoke [<skill-id> ...] [--config ./config.yaml] [--dev] [--yes]
 
 Typed tools (### blocks with a #### Command in a SKILL.md under the config's
 globs or roots) run only while tools.enabled is true and the SKILL.md is
@@ -32,9 +32,10 @@ approved SKILL.md takes its tools away until it is approved again.
   skills tools approve <id> ...     show each tool's command and ask; --yes to approve without asking
   skills tools revoke <id> ...      withdraw approvals
 
-Without a roots key in the config, the usual Agent Skills folders are
-searched too (./skills, ./.agents/skills, ~/.claude/skills, ~/.codex/skills),
-as skills dev serves them.
+The files searched are those the worker with this config serves; with
+--dev, those skills dev serves, which adds the usual Agent Skills folders
+(./skills, ./.agents/skills, ~/.claude/skills, ~/.codex/skills) when the
+config has no roots key.
 
 Flags:
 `
@@ -55,6 +56,7 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills tools", pflag.ContinueOnError)
 	configPath := fs.String("config", "config.yaml", "config file the worker uses")
 	yes := fs.Bool("yes", false, "approve without asking (for scripts)")
+	dev := fs.Bool("dev", false, "search as skills dev serves: the usual Agent Skills folders when the config has no roots")
 	if help, err := parseFlags(fs, args, toolsUsage, c.io.err); help || err != nil {
 		return err
 	}
@@ -65,6 +67,7 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("skills tools: %s: %w", *configPath, err)
 	}
+	cfg = config.Resolve(cfg, modeOf(*dev))
 	found, err := findToolSkills(cfg)
 	if err != nil {
 		return err
@@ -85,15 +88,21 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 	}
 }
 
-// findToolSkills scans the config's globs and roots for SKILL.md files
-// with tool blocks and reads their status from tools.lock.
-func findToolSkills(cfg config.Config) ([]toolSkill, error) {
-	roots := cfg.Roots
-	if !cfg.RootsSet {
-		roots = config.ConventionalRoots
+// modeOf is the mode a command inspecting files stands for: skills dev's
+// with --dev, else the worker's.
+func modeOf(dev bool) config.Mode {
+	if dev {
+		return config.ModeDev
 	}
+	return config.ModeWorker
+}
+
+// findToolSkills scans the globs and roots of a resolved config (see
+// config.Resolve) for SKILL.md files with tool blocks and reads their
+// status from tools.lock.
+func findToolSkills(cfg config.Config) ([]toolSkill, error) {
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, nil, fsource.AllowPaths(cfg.AllowDirs()...),
-		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(roots...))
+		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	lock, err := tools.ReadLock(cfg.LockPath())
 	if err != nil {
 		return nil, err
@@ -125,7 +134,7 @@ func findToolSkills(cfg config.Config) ([]toolSkill, error) {
 
 func (c toolsCommand) list(cfg config.Config, found []toolSkill) error {
 	if len(found) == 0 {
-		fmt.Fprintf(c.io.out, "No SKILL.md with tools under the config's globs and roots.\n")
+		fmt.Fprintf(c.io.out, "No SKILL.md with tools under the config's globs and roots%s.\n", devHint(cfg))
 		return nil
 	}
 	tw := tabwriter.NewWriter(c.io.out, 0, 4, 2, ' ', 0)
@@ -150,8 +159,17 @@ func (c toolsCommand) list(cfg config.Config, found []toolSkill) error {
 	return nil
 }
 
+// devHint says, for a config without a roots key inspected as the
+// worker serves it, how to search the folders skills dev adds; else "".
+func devHint(cfg config.Config) string {
+	if cfg.RootsSet {
+		return ""
+	}
+	return " (the config has no roots key, so the worker serves no roots; --dev searches the usual Agent Skills folders too, as skills dev serves them)"
+}
+
 // pick finds the named skills among those found.
-func pick(found []toolSkill, ids []string) ([]toolSkill, error) {
+func pick(cfg config.Config, found []toolSkill, ids []string) ([]toolSkill, error) {
 	if len(ids) == 0 {
 		return nil, usagef("name the skills, by id (skills tools list shows them)")
 	}
@@ -163,7 +181,7 @@ func pick(found []toolSkill, ids []string) ([]toolSkill, error) {
 			for j, ts := range found {
 				known[j] = ts.id
 			}
-			return nil, usagef("no SKILL.md with tools has the id %q; the tool skills are: %s", id, strings.Join(known, ", "))
+			return nil, usagef("no SKILL.md with tools has the id %q; the tool skills are: %s%s", id, strings.Join(known, ", "), devHint(cfg))
 		}
 		out = append(out, found[i])
 	}
@@ -171,7 +189,7 @@ func pick(found []toolSkill, ids []string) ([]toolSkill, error) {
 }
 
 func (c toolsCommand) approve(cfg config.Config, found []toolSkill, ids []string, yes bool) error {
-	chosen, err := pick(found, ids)
+	chosen, err := pick(cfg, found, ids)
 	if err != nil {
 		return err
 	}

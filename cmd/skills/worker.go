@@ -77,7 +77,7 @@ func (c workerCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
-	return serve(ctx, loadConfig(wf.configPath, log), iii.ResolveURL(*url), log)
+	return serve(ctx, config.Resolve(loadConfig(wf.configPath, log), config.ModeWorker), iii.ResolveURL(*url), log)
 }
 
 // loadConfig loads the config, or logs one warning and returns the
