@@ -55,14 +55,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, ts := range found {
-		if len(ts.skill.Tools) == 0 {
-			rep.Tools = append(rep.Tools, diagnostics.Tool{Skill: ts.id, Status: ts.status, Reason: ts.reason})
-		}
-		for _, t := range ts.skill.Tools {
-			rep.Tools = append(rep.Tools, diagnostics.Tool{Skill: ts.id, Tool: t.Name, Status: ts.status, Reason: ts.reason})
-		}
-	}
+	rep.Tools = append(rep.Tools, toolRows(found)...)
 	if *asJSON {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -18,6 +17,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/tools"
+	"github.com/iii-hq/skills-go/internal/toolset"
 )
 
 const toolsUsage = `Usage: skills tools list|approve|revoke [<skill-id> ...] [--config ./config.yaml] [--dev] [--yes]
@@ -42,15 +42,6 @@ Flags:
 
 // toolsCommand is "skills tools": the approvals of tool skills (D34).
 type toolsCommand struct{ io stdio }
-
-// toolSkill is one SKILL.md with tool blocks, as the command sees it.
-type toolSkill struct {
-	id, path string
-	sum      string
-	status   string
-	reason   string
-	skill    tools.Skill
-}
 
 func (c toolsCommand) Run(_ context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills tools", pflag.ContinueOnError)
@@ -98,9 +89,9 @@ func modeOf(dev bool) config.Mode {
 }
 
 // findToolSkills scans the globs and roots of a resolved config (see
-// config.Resolve) for SKILL.md files with tool blocks and reads their
-// status from tools.lock.
-func findToolSkills(cfg config.Config) ([]toolSkill, error) {
+// config.Resolve) for SKILL.md files with tool blocks and judges each as
+// the worker does (toolset.Classify).
+func findToolSkills(cfg config.Config) ([]toolset.Entry, error) {
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, nil, fsource.AllowPaths(cfg.AllowDirs()...),
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	lock, err := tools.ReadLock(cfg.LockPath())
@@ -108,47 +99,29 @@ func findToolSkills(cfg config.Config) ([]toolSkill, error) {
 		return nil, err
 	}
 	skills, _ := src.Skills()
-	var out []toolSkill
-	for _, sk := range skills {
-		if !strings.EqualFold(filepath.Base(sk.Path), fsource.SkillFile) {
-			continue
-		}
-		raw, err := src.ReadFile(sk.Path)
-		if err != nil {
-			continue
-		}
-		parsed, _, perr := tools.Parse(raw)
-		if perr == nil && len(parsed.Tools) == 0 {
-			continue
-		}
-		ts := toolSkill{id: sk.ID, path: sk.Path, sum: tools.Sum(raw), skill: parsed}
-		if perr != nil {
-			ts.status, ts.reason = tools.StatusInvalid, perr.Error()
-		} else {
-			ts.status = lock.Status(sk.Path, ts.sum)
-		}
-		out = append(out, ts)
-	}
-	return out, nil
+	return toolset.Classify(skills, src.ReadFile, lock), nil
 }
 
-func (c toolsCommand) list(cfg config.Config, found []toolSkill) error {
+func (c toolsCommand) list(cfg config.Config, found []toolset.Entry) error {
 	if len(found) == 0 {
 		fmt.Fprintf(c.io.out, "No SKILL.md with tools under the config's globs and roots%s.\n", devHint(cfg))
 		return nil
 	}
 	tw := tabwriter.NewWriter(c.io.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tSKILL\tTOOLS\tPATH")
-	for _, ts := range found {
-		names := make([]string, len(ts.skill.Tools))
-		for i, t := range ts.skill.Tools {
-			names[i] = ts.skill.Name + "::" + t.Name
+	for _, e := range found {
+		names := make([]string, len(e.Skill.Tools))
+		for i, t := range e.Skill.Tools {
+			names[i] = e.Skill.Name + "::" + t.Name
 		}
 		detail := strings.Join(names, ", ")
-		if ts.status == tools.StatusInvalid {
-			detail = ts.reason
+		switch {
+		case e.Status == tools.StatusInvalid:
+			detail = e.Reason
+		case e.Reason != "":
+			detail += " (not served: " + e.Reason + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ts.status, ts.id, detail, ts.path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Status, e.ID, detail, e.Path)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -169,17 +142,17 @@ func devHint(cfg config.Config) string {
 }
 
 // pick finds the named skills among those found.
-func pick(cfg config.Config, found []toolSkill, ids []string) ([]toolSkill, error) {
+func pick(cfg config.Config, found []toolset.Entry, ids []string) ([]toolset.Entry, error) {
 	if len(ids) == 0 {
 		return nil, usagef("name the skills, by id (skills tools list shows them)")
 	}
-	var out []toolSkill
+	var out []toolset.Entry
 	for _, id := range ids {
-		i := slices.IndexFunc(found, func(ts toolSkill) bool { return ts.id == id })
+		i := slices.IndexFunc(found, func(e toolset.Entry) bool { return e.ID == id })
 		if i < 0 {
 			known := make([]string, len(found))
-			for j, ts := range found {
-				known[j] = ts.id
+			for j, e := range found {
+				known[j] = e.ID
 			}
 			return nil, usagef("no SKILL.md with tools has the id %q; the tool skills are: %s%s", id, strings.Join(known, ", "), devHint(cfg))
 		}
@@ -188,14 +161,14 @@ func pick(cfg config.Config, found []toolSkill, ids []string) ([]toolSkill, erro
 	return out, nil
 }
 
-func (c toolsCommand) approve(cfg config.Config, found []toolSkill, ids []string, yes bool) error {
+func (c toolsCommand) approve(cfg config.Config, found []toolset.Entry, ids []string, yes bool) error {
 	chosen, err := pick(cfg, found, ids)
 	if err != nil {
 		return err
 	}
-	for _, ts := range chosen {
-		if ts.status == tools.StatusInvalid {
-			return fmt.Errorf("skills tools approve: %s cannot be approved: %s", ts.id, ts.reason)
+	for _, e := range chosen {
+		if e.Refused {
+			return fmt.Errorf("skills tools approve: %s cannot be approved: %s", e.ID, e.Reason)
 		}
 	}
 	if !yes && !isTerminal(c.io.in) {
@@ -206,10 +179,10 @@ func (c toolsCommand) approve(cfg config.Config, found []toolSkill, ids []string
 		return err
 	}
 	in := bufio.NewReader(c.io.in)
-	for _, ts := range chosen {
-		fmt.Fprintf(c.io.out, "%s (%s)\n", ts.id, ts.path)
-		for _, t := range ts.skill.Tools {
-			fmt.Fprintf(c.io.out, "  %s::%s runs: %s\n", ts.skill.Name, t.Name, t.Command.Line)
+	for _, e := range chosen {
+		fmt.Fprintf(c.io.out, "%s (%s)\n", e.ID, e.Path)
+		for _, t := range e.Skill.Tools {
+			fmt.Fprintf(c.io.out, "  %s::%s runs: %s\n", e.Skill.Name, t.Name, t.Command.Line)
 		}
 		if !yes {
 			fmt.Fprintf(c.io.out, "Approve these commands? [y/N] ")
@@ -219,14 +192,14 @@ func (c toolsCommand) approve(cfg config.Config, found []toolSkill, ids []string
 				continue
 			}
 		}
-		lock.Approved[ts.path] = tools.Approval{Skill: ts.id, SHA256: ts.sum,
-			ApprovedAt: time.Now().UTC().Format(time.RFC3339), Commands: tools.Commands(ts.skill)}
-		fmt.Fprintf(c.io.out, "approved %s\n", ts.id)
+		lock.Approved[e.Path] = tools.Approval{Skill: e.ID, SHA256: e.Sum,
+			ApprovedAt: time.Now().UTC().Format(time.RFC3339), Commands: tools.Commands(e.Skill)}
+		fmt.Fprintf(c.io.out, "approved %s\n", e.ID)
 	}
 	return lock.Write(cfg.LockPath())
 }
 
-func (c toolsCommand) revoke(cfg config.Config, found []toolSkill, ids []string) error {
+func (c toolsCommand) revoke(cfg config.Config, found []toolset.Entry, ids []string) error {
 	if len(ids) == 0 {
 		return usagef("skills tools revoke: name the skills, by id")
 	}
@@ -237,7 +210,7 @@ func (c toolsCommand) revoke(cfg config.Config, found []toolSkill, ids []string)
 	for _, id := range ids {
 		n := 0
 		for path, a := range lock.Approved {
-			if a.Skill == id || slices.ContainsFunc(found, func(ts toolSkill) bool { return ts.id == id && ts.path == path }) {
+			if a.Skill == id || slices.ContainsFunc(found, func(e toolset.Entry) bool { return e.ID == id && e.Path == path }) {
 				delete(lock.Approved, path)
 				n++
 			}
