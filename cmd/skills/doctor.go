@@ -12,6 +12,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/toolset"
 )
 
 const doctorUsage = `Usage: skills doctor [--config ./config.yaml] [--dev] [--json]
@@ -55,7 +56,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep.Tools = append(rep.Tools, toolRows(found)...)
+	rep.Tools = append(rep.Tools, toolset.Rows(found)...)
 	if *asJSON {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/tools"
@@ -81,4 +82,21 @@ func Classify(skills []fsource.Skill, read func(path string) ([]byte, error), lo
 		entries = append(entries, e)
 	}
 	return entries
+}
+
+// Rows are the tool skills as diagnostics shows them, for skills
+// diagnostics and skills doctor alike: a row per tool, or one row for a
+// skill whose tools do not parse.
+func Rows(entries []Entry) []diagnostics.Tool {
+	rows := []diagnostics.Tool{}
+	for _, e := range entries {
+		if len(e.Tools) == 0 {
+			rows = append(rows, diagnostics.Tool{Skill: e.ID, Status: e.Status, Reason: e.Reason})
+			continue
+		}
+		for _, name := range e.Tools {
+			rows = append(rows, diagnostics.Tool{Skill: e.ID, Tool: name, Status: e.Status, Reason: e.Reason})
+		}
+	}
+	return rows
 }
