@@ -56,7 +56,6 @@ type Options struct {
 // until its context ends, Close stops a running worker and waits for it.
 // Every goroutine it or its parts start has stopped when Run returns.
 type Worker struct {
-	cfg          config.Config
 	url          string
 	log          *zap.Logger
 	client       *iii.Client
@@ -78,8 +77,8 @@ type Worker struct {
 }
 
 // New wires a worker for cfg, a config already resolved for its mode
-// (config.Resolve). It starts nothing and touches neither the network
-// nor the files: Run does.
+// (config.Resolve). It starts no goroutine, connects to nothing and
+// scans no files (Run does); it reads tools.lock when tools are enabled.
 func New(cfg config.Config, opts Options) (*Worker, error) {
 	if opts.URL == "" {
 		return nil, errors.New("worker: no engine URL; give a ws:// or wss:// URL (iii.ResolveURL reads $III_URL and $III_ENGINE_URL)")
@@ -91,7 +90,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	w := &Worker{cfg: cfg, url: opts.URL, log: log, changes: newChangeQueue(), done: make(chan struct{})}
+	w := &Worker{url: opts.URL, log: log, changes: newChangeQueue(), done: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.client = iii.New(iii.Options{
 		URL: opts.URL, Name: opts.Name, Description: buildinfo.Description,
@@ -100,9 +99,13 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		OversizeHint:   registry.OversizeHint,
 		MaxFrameBytes:  int64(cfg.MaxFrameBytes),
 	})
-	skillsChanged := w.client.ProvideTriggerType(changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log))
-	promptsChanged := w.client.ProvideTriggerType(changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log))
-	w.triggerTypes = 2
+	triggerTypes := []iii.TriggerType{
+		changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log),
+		changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log),
+	}
+	skillsChanged := w.client.ProvideTriggerType(triggerTypes[0])
+	promptsChanged := w.client.ProvideTriggerType(triggerTypes[1])
+	w.triggerTypes = len(triggerTypes)
 	skillsMirror := registry.NewSkillsMirror(cfg.Scopes.Skills, int64(cfg.CacheBytes))
 	promptsMirror := registry.NewPromptsMirror(cfg.Scopes.Prompts)
 	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
