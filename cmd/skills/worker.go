@@ -100,10 +100,9 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		return err
 	}
 	defer w.Close() //nolint:errcheck // Run has returned; Close only waits
-	if err := w.Run(ctx); errors.Is(err, worker.ErrRefused) {
-		return errReported
-	} else if err != nil {
-		return err
+	err = w.Run(ctx)
+	if errors.Is(err, worker.ErrRefused) {
+		return errReported // Run logged the reason
 	}
-	return nil
+	return err
 }
