@@ -57,7 +57,7 @@ func TestRunEndsWhenTheEngineRefusesTheWorker(t *testing.T) {
 	if n := logs.FilterMessage("the engine refused this worker; not reconnecting").Len(); n != 1 {
 		t.Errorf("refusal logged %d times, want once; log: %v", n, logs.All())
 	}
-	if g := workerGoroutines(); g != "" {
+	if g := workerGoroutinesGone(); g != "" {
 		t.Errorf("goroutines left after Run:\n%s", g)
 	}
 }

@@ -125,7 +125,7 @@ func TestWorkerFollowsFilesAndCloseWaits(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("Run did not return")
 	}
-	if g := workerGoroutines(); g != "" {
+	if g := workerGoroutinesGone(); g != "" {
 		t.Errorf("goroutines left after Close:\n%s", g)
 	}
 	if err := w.Run(context.Background()); !errors.Is(err, ErrClosed) {
@@ -183,6 +183,23 @@ func waitEvent(ctx context.Context, t *testing.T, events <-chan string, fragment
 		case <-ctx.Done():
 			t.Fatalf("no on-change event with %v", fragments)
 		}
+	}
+}
+
+// workerGoroutinesGone waits until no goroutine the worker or one of
+// its parts started is running, and returns the stacks of those still
+// running at the deadline. A goroutine that has signalled its owner (a
+// closed done channel) may still be returning when Close does, so the
+// check is made again until the deadline, as goleak does.
+func workerGoroutinesGone() string {
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		left := workerGoroutines()
+		if left == "" || time.Now().After(deadline) {
+			return left
+		}
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
 	}
 }
 
