@@ -46,10 +46,6 @@ func (c devCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	defer srv.Close()
-	cfg := loadConfig(wf.configPath, log)
-	if !cfg.RootsSet {
-		// Local use serves the usual Agent Skills folders (D30).
-		cfg.Roots, cfg.RootsSet = config.ConventionalRoots, true
-	}
-	return serve(ctx, cfg, srv.URL(), log)
+	// Local use serves the usual Agent Skills folders without a roots key (D30).
+	return serve(ctx, config.Resolve(loadConfig(wf.configPath, log), config.ModeDev), srv.URL(), log)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/toolset"
 )
 
 const doctorUsage = `Usage: skills doctor [--config ./config.yaml] [--dev] [--json]
@@ -44,10 +45,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("skills doctor: %w", err)
 	}
-	if *dev && !cfg.RootsSet {
-		cfg.Roots = config.ConventionalRoots
-	}
-	cfg.RootsSet = true // the tool skills searched are those of these roots, no others
+	cfg = config.Resolve(cfg, modeOf(*dev))
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	scan := diagnostics.Scan{Roots: src.RootDirs()}
@@ -58,14 +56,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, ts := range found {
-		if len(ts.skill.Tools) == 0 {
-			rep.Tools = append(rep.Tools, diagnostics.Tool{Skill: ts.id, Status: ts.status, Reason: ts.reason})
-		}
-		for _, t := range ts.skill.Tools {
-			rep.Tools = append(rep.Tools, diagnostics.Tool{Skill: ts.id, Tool: t.Name, Status: ts.status, Reason: ts.reason})
-		}
-	}
+	rep.Tools = append(rep.Tools, toolset.Rows(found)...)
 	if *asJSON {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {

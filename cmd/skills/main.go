@@ -11,7 +11,7 @@
 //	skills dev [--port 49134] [--config …]                              local engine + worker, for trying it out
 //	skills engine [--port 49134]                                        local engine only
 //	skills call <function-id> [JSON | key=value …]                      trigger any function and print its result
-//	skills tools list|approve|revoke [<skill-id> …] [--yes]             approve SKILL.md tools (tools.lock)
+//	skills tools list|approve|revoke [<skill-id> …] [--dev] [--yes]     approve SKILL.md tools (tools.lock)
 //	skills doctor [--config …] [--dev] [--json]                         the diagnostics report offline
 //	skills mcp [--dev | --url …] [--http ADDR]                           the registry as an MCP server
 //	skills licenses                                                     the notices of data built into the binary

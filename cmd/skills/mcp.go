@@ -82,10 +82,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 		}
 		defer srv.Close()
 		engineURL = srv.URL()
-		cfg := loadConfig(*configPath, log)
-		if !cfg.RootsSet {
-			cfg.Roots, cfg.RootsSet = config.ConventionalRoots, true
-		}
+		cfg := config.Resolve(loadConfig(*configPath, log), config.ModeDev)
 		workerDone := make(chan struct{})
 		go func() {
 			defer close(workerDone)

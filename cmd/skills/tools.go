@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -18,9 +17,10 @@ import (
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/tools"
+	"github.com/iii-hq/skills-go/internal/toolset"
 )
 
-const toolsUsage = `Usage: skills tools list|approve|revoke [<skill-id> ...] [flags]
+const toolsUsage = `Usage: skills tools list|approve|revoke [<skill-id> ...] [--config ./config.yaml] [--dev] [--yes]
 
 Typed tools (### blocks with a #### Command in a SKILL.md under the config's
 globs or roots) run only while tools.enabled is true and the SKILL.md is
@@ -32,9 +32,10 @@ approved SKILL.md takes its tools away until it is approved again.
   skills tools approve <id> ...     show each tool's command and ask; --yes to approve without asking
   skills tools revoke <id> ...      withdraw approvals
 
-Without a roots key in the config, the usual Agent Skills folders are
-searched too (./skills, ./.agents/skills, ~/.claude/skills, ~/.codex/skills),
-as skills dev serves them.
+The files searched are those the worker with this config serves; with
+--dev, those skills dev serves, which adds the usual Agent Skills folders
+(./skills, ./.agents/skills, ~/.claude/skills, ~/.codex/skills) when the
+config has no roots key.
 
 Flags:
 `
@@ -42,19 +43,11 @@ Flags:
 // toolsCommand is "skills tools": the approvals of tool skills (D34).
 type toolsCommand struct{ io stdio }
 
-// toolSkill is one SKILL.md with tool blocks, as the command sees it.
-type toolSkill struct {
-	id, path string
-	sum      string
-	status   string
-	reason   string
-	skill    tools.Skill
-}
-
 func (c toolsCommand) Run(_ context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills tools", pflag.ContinueOnError)
 	configPath := fs.String("config", "config.yaml", "config file the worker uses")
 	yes := fs.Bool("yes", false, "approve without asking (for scripts)")
+	dev := fs.Bool("dev", false, "search as skills dev serves: the usual Agent Skills folders when the config has no roots")
 	if help, err := parseFlags(fs, args, toolsUsage, c.io.err); help || err != nil {
 		return err
 	}
@@ -65,6 +58,7 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("skills tools: %s: %w", *configPath, err)
 	}
+	cfg = config.Resolve(cfg, modeOf(*dev))
 	found, err := findToolSkills(cfg)
 	if err != nil {
 		return err
@@ -85,61 +79,49 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 	}
 }
 
-// findToolSkills scans the config's globs and roots for SKILL.md files
-// with tool blocks and reads their status from tools.lock.
-func findToolSkills(cfg config.Config) ([]toolSkill, error) {
-	roots := cfg.Roots
-	if !cfg.RootsSet {
-		roots = config.ConventionalRoots
+// modeOf is the mode a command inspecting files stands for: skills dev's
+// with --dev, else the worker's.
+func modeOf(dev bool) config.Mode {
+	if dev {
+		return config.ModeDev
 	}
+	return config.ModeWorker
+}
+
+// findToolSkills scans the globs and roots of a resolved config (see
+// config.Resolve) for SKILL.md files with tool blocks and judges each as
+// the worker does (toolset.Classify).
+func findToolSkills(cfg config.Config) ([]toolset.Entry, error) {
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, nil, fsource.AllowPaths(cfg.AllowDirs()...),
-		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(roots...))
+		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	lock, err := tools.ReadLock(cfg.LockPath())
 	if err != nil {
 		return nil, err
 	}
 	skills, _ := src.Skills()
-	var out []toolSkill
-	for _, sk := range skills {
-		if !strings.EqualFold(filepath.Base(sk.Path), fsource.SkillFile) {
-			continue
-		}
-		raw, err := src.ReadFile(sk.Path)
-		if err != nil {
-			continue
-		}
-		parsed, _, perr := tools.Parse(raw)
-		if perr == nil && len(parsed.Tools) == 0 {
-			continue
-		}
-		ts := toolSkill{id: sk.ID, path: sk.Path, sum: tools.Sum(raw), skill: parsed}
-		if perr != nil {
-			ts.status, ts.reason = tools.StatusInvalid, perr.Error()
-		} else {
-			ts.status = lock.Status(sk.Path, ts.sum)
-		}
-		out = append(out, ts)
-	}
-	return out, nil
+	return toolset.Classify(skills, src.ReadFile, lock), nil
 }
 
-func (c toolsCommand) list(cfg config.Config, found []toolSkill) error {
+func (c toolsCommand) list(cfg config.Config, found []toolset.Entry) error {
 	if len(found) == 0 {
-		fmt.Fprintf(c.io.out, "No SKILL.md with tools under the config's globs and roots.\n")
+		fmt.Fprintf(c.io.out, "No SKILL.md with tools under the config's globs and roots%s.\n", devHint(cfg))
 		return nil
 	}
 	tw := tabwriter.NewWriter(c.io.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tSKILL\tTOOLS\tPATH")
-	for _, ts := range found {
-		names := make([]string, len(ts.skill.Tools))
-		for i, t := range ts.skill.Tools {
-			names[i] = ts.skill.Name + "::" + t.Name
+	for _, e := range found {
+		names := make([]string, len(e.Skill.Tools))
+		for i, t := range e.Skill.Tools {
+			names[i] = e.Skill.Name + "::" + t.Name
 		}
 		detail := strings.Join(names, ", ")
-		if ts.status == tools.StatusInvalid {
-			detail = ts.reason
+		switch {
+		case e.Status == tools.StatusInvalid:
+			detail = e.Reason
+		case e.Reason != "":
+			detail += " (not served: " + e.Reason + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ts.status, ts.id, detail, ts.path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Status, e.ID, detail, e.Path)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -150,34 +132,43 @@ func (c toolsCommand) list(cfg config.Config, found []toolSkill) error {
 	return nil
 }
 
+// devHint says, for a config without a roots key inspected as the
+// worker serves it, how to search the folders skills dev adds; else "".
+func devHint(cfg config.Config) string {
+	if cfg.RootsSet {
+		return ""
+	}
+	return " (the config has no roots key, so the worker serves no roots; --dev searches the usual Agent Skills folders too, as skills dev serves them)"
+}
+
 // pick finds the named skills among those found.
-func pick(found []toolSkill, ids []string) ([]toolSkill, error) {
+func pick(cfg config.Config, found []toolset.Entry, ids []string) ([]toolset.Entry, error) {
 	if len(ids) == 0 {
 		return nil, usagef("name the skills, by id (skills tools list shows them)")
 	}
-	var out []toolSkill
+	var out []toolset.Entry
 	for _, id := range ids {
-		i := slices.IndexFunc(found, func(ts toolSkill) bool { return ts.id == id })
+		i := slices.IndexFunc(found, func(e toolset.Entry) bool { return e.ID == id })
 		if i < 0 {
 			known := make([]string, len(found))
-			for j, ts := range found {
-				known[j] = ts.id
+			for j, e := range found {
+				known[j] = e.ID
 			}
-			return nil, usagef("no SKILL.md with tools has the id %q; the tool skills are: %s", id, strings.Join(known, ", "))
+			return nil, usagef("no SKILL.md with tools has the id %q; the tool skills are: %s%s", id, strings.Join(known, ", "), devHint(cfg))
 		}
 		out = append(out, found[i])
 	}
 	return out, nil
 }
 
-func (c toolsCommand) approve(cfg config.Config, found []toolSkill, ids []string, yes bool) error {
-	chosen, err := pick(found, ids)
+func (c toolsCommand) approve(cfg config.Config, found []toolset.Entry, ids []string, yes bool) error {
+	chosen, err := pick(cfg, found, ids)
 	if err != nil {
 		return err
 	}
-	for _, ts := range chosen {
-		if ts.status == tools.StatusInvalid {
-			return fmt.Errorf("skills tools approve: %s cannot be approved: %s", ts.id, ts.reason)
+	for _, e := range chosen {
+		if e.Refused {
+			return fmt.Errorf("skills tools approve: %s cannot be approved: %s", e.ID, e.Reason)
 		}
 	}
 	if !yes && !isTerminal(c.io.in) {
@@ -188,10 +179,10 @@ func (c toolsCommand) approve(cfg config.Config, found []toolSkill, ids []string
 		return err
 	}
 	in := bufio.NewReader(c.io.in)
-	for _, ts := range chosen {
-		fmt.Fprintf(c.io.out, "%s (%s)\n", ts.id, ts.path)
-		for _, t := range ts.skill.Tools {
-			fmt.Fprintf(c.io.out, "  %s::%s runs: %s\n", ts.skill.Name, t.Name, t.Command.Line)
+	for _, e := range chosen {
+		fmt.Fprintf(c.io.out, "%s (%s)\n", e.ID, e.Path)
+		for _, t := range e.Skill.Tools {
+			fmt.Fprintf(c.io.out, "  %s::%s runs: %s\n", e.Skill.Name, t.Name, t.Command.Line)
 		}
 		if !yes {
 			fmt.Fprintf(c.io.out, "Approve these commands? [y/N] ")
@@ -201,14 +192,14 @@ func (c toolsCommand) approve(cfg config.Config, found []toolSkill, ids []string
 				continue
 			}
 		}
-		lock.Approved[ts.path] = tools.Approval{Skill: ts.id, SHA256: ts.sum,
-			ApprovedAt: time.Now().UTC().Format(time.RFC3339), Commands: tools.Commands(ts.skill)}
-		fmt.Fprintf(c.io.out, "approved %s\n", ts.id)
+		lock.Approved[e.Path] = tools.Approval{Skill: e.ID, SHA256: e.Sum,
+			ApprovedAt: time.Now().UTC().Format(time.RFC3339), Commands: tools.Commands(e.Skill)}
+		fmt.Fprintf(c.io.out, "approved %s\n", e.ID)
 	}
 	return lock.Write(cfg.LockPath())
 }
 
-func (c toolsCommand) revoke(cfg config.Config, found []toolSkill, ids []string) error {
+func (c toolsCommand) revoke(cfg config.Config, found []toolset.Entry, ids []string) error {
 	if len(ids) == 0 {
 		return usagef("skills tools revoke: name the skills, by id")
 	}
@@ -219,7 +210,7 @@ func (c toolsCommand) revoke(cfg config.Config, found []toolSkill, ids []string)
 	for _, id := range ids {
 		n := 0
 		for path, a := range lock.Approved {
-			if a.Skill == id || slices.ContainsFunc(found, func(ts toolSkill) bool { return ts.id == id && ts.path == path }) {
+			if a.Skill == id || slices.ContainsFunc(found, func(e toolset.Entry) bool { return e.ID == id && e.Path == path }) {
 				delete(lock.Approved, path)
 				n++
 			}

@@ -6,27 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
-	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
-	"github.com/iii-hq/skills-go/internal/diagnostics"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/registry"
-	"github.com/iii-hq/skills-go/internal/tools"
-	"github.com/iii-hq/skills-go/internal/toolset"
+	"github.com/iii-hq/skills-go/internal/worker"
 )
-
-// shutdownGrace bounds how long in-flight handlers may run after SIGINT or
-// SIGTERM before the connection is closed under them.
-const shutdownGrace = 10 * time.Second
 
 // workerFlags are the flags shared by the worker and "skills dev".
 type workerFlags struct {
@@ -77,7 +65,7 @@ func (c workerCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
-	return serve(ctx, loadConfig(wf.configPath, log), iii.ResolveURL(*url), log)
+	return serve(ctx, config.Resolve(loadConfig(wf.configPath, log), config.ModeWorker), iii.ResolveURL(*url), log)
 }
 
 // loadConfig loads the config, or logs one warning and returns the
@@ -103,209 +91,18 @@ func workerName() string {
 	return buildinfo.Name
 }
 
-// changeTrigger describes one of the two on-change trigger types, logging
-// its subscribers as they come and go.
-func changeTrigger(id, description string, log *zap.Logger) iii.TriggerType {
-	log.Info("registered trigger type", zap.String("trigger_type", id))
-	fields := func(s iii.Subscription) []zap.Field {
-		return []zap.Field{zap.String("trigger_type", s.TriggerType), zap.String("id", s.ID), zap.String("function_id", s.FunctionID)}
-	}
-	return iii.TriggerType{
-		ID:          id,
-		Description: description,
-		OnRegister: func(_ context.Context, s iii.Subscription) error {
-			log.Info("trigger subscription registered", fields(s)...)
-			return nil
-		},
-		OnUnregister: func(_ context.Context, s iii.Subscription) {
-			log.Info("trigger subscription unregistered", fields(s)...)
-		},
-	}
-}
-
-// newToolSet is the set of approved SKILL.md tools when tools.enabled,
-// else nil: no command ever runs (D34).
-func newToolSet(cfg config.Config, client *iii.Client, src *fsource.Source, log *zap.Logger) *toolset.Set {
-	if !cfg.Tools.Enabled {
-		return nil
-	}
-	runner := tools.NewRunner(tools.RunnerOptions{
-		MaxConcurrent: cfg.Tools.MaxConcurrent, EnvAllow: cfg.Tools.EnvAllow, Workdir: cfg.ToolsWorkdir(),
-	})
-	log.Info("tools enabled: approved SKILL.md tools are served as functions", zap.String("lock", cfg.LockPath()))
-	return toolset.New(toolset.Options{Registrar: client, Runner: runner, LockPath: cfg.LockPath(), Logger: log.Named("tools"), ReadFile: src.ReadFile})
-}
-
-// serve connects the registry to the engine at url and serves until ctx is
-// cancelled (graceful shutdown, nil) or the engine rejects the worker for
-// good (errReported: the reason is in the log).
+// serve runs a worker for cfg (resolved for its mode) on the engine at
+// url until ctx is cancelled (graceful shutdown, nil) or the engine
+// rejects the worker for good (errReported: the reason is in the log).
 func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) error {
-	client := iii.New(iii.Options{
-		URL: url, Name: workerName(), Description: buildinfo.Description,
-		Version: buildinfo.Version, Logger: log.Named("iii"),
-		MaxResultBytes: cfg.MaxResponseBytes,
-		OversizeHint:   registry.OversizeHint,
-		MaxFrameBytes:  int64(cfg.MaxFrameBytes),
-	})
-	triggerTypes := []iii.TriggerType{
-		changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log),
-		changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log),
+	w, err := worker.New(cfg, worker.Options{URL: url, Name: workerName(), Logger: log})
+	if err != nil {
+		return err
 	}
-	skillsChanged := client.ProvideTriggerType(triggerTypes[0])
-	promptsChanged := client.ProvideTriggerType(triggerTypes[1])
-	skillsMirror := registry.NewSkillsMirror(cfg.Scopes.Skills, int64(cfg.CacheBytes))
-	promptsMirror := registry.NewPromptsMirror(cfg.Scopes.Prompts)
-	cat := catalog.New(client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
-	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
-		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
-	var reg *registry.Registry
-	var watch *fsource.Watch
-	toolSet := newToolSet(cfg, client, src, log)
-	if len(cfg.Skills)+len(cfg.Prompts)+len(cfg.Roots) > 0 {
-		// Files are watched and listings read the watch's snapshot; file
-		// changes are announced like registrations (D20, D21), and tool
-		// skills follow their files (D34).
-		watch = fsource.NewWatch(src, fsource.WatchOptions{
-			PollInterval: cfg.FSPoll(), Logger: log.Named("fs"),
-			OnChange: func(old, updated fsource.Snapshot) {
-				reg.FSChanged(context.Background(), old, updated)
-				if toolSet != nil {
-					toolSet.Sync(updated.Skills)
-				}
-			},
-		})
+	defer w.Close() //nolint:errcheck // Run has returned; Close only waits
+	err = w.Run(ctx)
+	if errors.Is(err, worker.ErrRefused) {
+		return errReported // Run logged the reason
 	}
-	reg = registry.New(registry.Config{
-		SkillsScope:    cfg.Scopes.Skills,
-		PromptsScope:   cfg.Scopes.Prompts,
-		StateTimeout:   cfg.StateTimeout(),
-		FS:             src,
-		FSWatch:        watch,
-		FSCacheBytes:   int64(cfg.CacheBytes),
-		Caller:         client,
-		SkillsChanged:  skillsChanged,
-		PromptsChanged: promptsChanged,
-		Logger:         log.Named("registry"),
-
-		MaxResponseBytes: cfg.MaxResponseBytes,
-		SkillsMirror:     skillsMirror,
-		PromptsMirror:    promptsMirror,
-		RootsConfigured:  cfg.RootsSet,
-		PageSize:         cfg.PageSize,
-		IndexMaxTokens:   cfg.IndexMaxTokens,
-		Diagnose: func(rep *diagnostics.Report) {
-			rep.Engine = &diagnostics.Engine{Connected: client.Connection() != "", StateTrigger: cat.Mode() == catalog.ModeLive}
-			if rep.Catalog != nil {
-				rep.Catalog.Mode = cat.Mode()
-			}
-			if toolSet != nil {
-				rep.Tools = toolRows(toolSet.Entries())
-			}
-		},
-	})
-	functions := reg.Functions()
-	for _, f := range functions {
-		client.RegisterFunction(f)
-	}
-	log.Info("skills registered "+describeFunctions(functions), zap.String("engine", url))
-	if watch != nil {
-		watch.Start(ctx) // the first scan stops with ctx, so a signal is never kept waiting
-		defer watch.Close()
-		if toolSet != nil {
-			toolSet.Sync(watch.Snapshot().Skills)
-		}
-	}
-	if toolSet != nil {
-		toolSet.Start()
-		defer toolSet.Close()
-	}
-	client.Start()
-	cat.Start()
-
-	var wg sync.WaitGroup
-	readyCtx, cancelReady := context.WithCancel(ctx)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if client.WaitReady(readyCtx) != nil {
-			return
-		}
-		// The engine sends no acknowledgement of registrations, but it
-		// handles one connection's frames in order and the handshake is
-		// queued before any call: once a call made now is answered, every
-		// function is registered, and "ready" is true for other workers too.
-		if _, err := client.Call(readyCtx, "engine::functions::list", map[string]any{}); err != nil {
-			if readyCtx.Err() != nil {
-				return
-			}
-			log.Debug("could not confirm registration with engine::functions::list", zap.Error(err))
-		}
-		log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(functions), len(triggerTypes)), zap.String("worker_id", client.WorkerID()))
-		reg.LogFSHealth(readyCtx)
-	}()
-
-	var result error
-	select {
-	case <-ctx.Done():
-	case <-client.Done():
-		if err := client.Err(); err != nil {
-			log.Error("the engine refused this worker; not reconnecting", zap.Error(err))
-			result = errReported
-		}
-	}
-	cancelReady()
-	wg.Wait()
-	log.Info("skills shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	// In-flight handlers finish against a catalog that still follows the
-	// engine; the catalog stops after them.
-	if err := client.Shutdown(shutdownCtx); err != nil && !errors.Is(err, iii.ErrClosed) {
-		log.Warn("shutdown did not finish cleanly", zap.Error(err))
-	}
-	cat.Close()
-	return result
-}
-
-// describeFunctions counts functions by id prefix for the boot log, in
-// order of first appearance: "7 skills::*, 1 skill::* and 5 prompts::*
-// functions".
-func describeFunctions(functions []iii.Function) string {
-	var prefixes []string
-	counts := map[string]int{}
-	for _, f := range functions {
-		prefix, _, _ := strings.Cut(f.ID, "::")
-		if counts[prefix] == 0 {
-			prefixes = append(prefixes, prefix)
-		}
-		counts[prefix]++
-	}
-	parts := make([]string, len(prefixes))
-	for i, p := range prefixes {
-		parts[i] = fmt.Sprintf("%d %s::*", counts[p], p)
-	}
-	switch len(parts) {
-	case 0:
-		return "no functions"
-	case 1:
-		return parts[0] + " functions"
-	default:
-		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + " functions"
-	}
-}
-
-// toolRows are the tool skills as diagnostics shows them: a row per tool,
-// or one row for a skill whose tools do not parse.
-func toolRows(entries []toolset.Entry) []diagnostics.Tool {
-	rows := []diagnostics.Tool{}
-	for _, e := range entries {
-		if len(e.Tools) == 0 {
-			rows = append(rows, diagnostics.Tool{Skill: e.ID, Status: e.Status, Reason: e.Reason})
-			continue
-		}
-		for _, name := range e.Tools {
-			rows = append(rows, diagnostics.Tool{Skill: e.ID, Tool: name, Status: e.Status, Reason: e.Reason})
-		}
-	}
-	return rows
+	return err
 }

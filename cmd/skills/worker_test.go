@@ -18,7 +18,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
-	"github.com/iii-hq/skills-go/internal/registry"
 )
 
 func TestManifestVersionHelp(t *testing.T) {
@@ -211,16 +210,6 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// The boot log line of the reference worker (v0.3.0, with its three
-// skills::roots::* functions) plus skill::search, derived from the
-// function table rather than spelled out.
-func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
-	got := describeFunctions(registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})}).Functions())
-	if want := "15 skills::*, 2 skill::* and 5 prompts::* functions"; got != want {
-		t.Errorf("describeFunctions = %q, want %q", got, want)
 	}
 }
 

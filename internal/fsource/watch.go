@@ -62,7 +62,10 @@ type WatchOptions struct {
 	ForcePoll bool
 	// OnChange is called after each rescan that changed the snapshot, on
 	// the goroutine that rescanned: the watch's own, or a caller of
-	// Rescan or Fresh. Rescans are serialised, so calls never overlap.
+	// Rescan or Fresh. Rescans are serialised, so calls never overlap,
+	// and it runs with the scan lock held: it must return quickly and
+	// must not call Rescan or Fresh. Work on a change belongs on a
+	// goroutine of the caller's (the worker's fan-out, docs/data-path.md).
 	OnChange func(old, updated Snapshot)
 	Logger   *zap.Logger
 }

@@ -9,18 +9,15 @@ package toolset
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
-	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/tools"
 )
@@ -67,15 +64,6 @@ type Set struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
-}
-
-// Entry is one tool skill as the last sync saw it.
-type Entry struct {
-	ID     string // the skill's id
-	Path   string
-	Status string // tools.Status*
-	Reason string // for invalid, or why an approved skill's tools are not served
-	Tools  []string
 }
 
 // New returns a Set; it registers nothing until Sync.
@@ -164,46 +152,12 @@ var reservedNames = []string{"engine", "state", "stream", "iii", "mcp", "a2a", "
 func (s *Set) syncLocked() {
 	want := map[string]iii.Function{}
 	sums := map[string]string{}
-	var report []Entry
-	for _, sk := range s.skills {
-		if !strings.EqualFold(filepath.Base(sk.Path), fsource.SkillFile) {
-			continue
-		}
-		raw, err := s.opts.ReadFile(sk.Path)
-		if err != nil {
-			continue // the watch reports unreadable files
-		}
-		parsed, _, err := tools.Parse(raw)
-		if err == nil && len(parsed.Tools) == 0 {
-			continue // a skill without tools
-		}
-		e := Entry{ID: sk.ID, Path: sk.Path}
-		for _, t := range parsed.Tools {
-			e.Tools = append(e.Tools, t.Name)
-		}
-		sum := tools.Sum(raw)
-		switch {
-		case err != nil:
-			e.Status, e.Reason = tools.StatusInvalid, err.Error()
-		case slices.Contains(reservedNames, parsed.Name):
-			e.Status = s.lock.Status(sk.Path, sum)
-			e.Reason = fmt.Sprintf("the skill name %s would put its tools in the reserved namespace %s::", ids.Quote(parsed.Name), parsed.Name)
-		default:
-			e.Status = s.lock.Status(sk.Path, sum)
-		}
-		report = append(report, e)
-		if e.Status != tools.StatusApproved || e.Reason != "" {
-			continue
-		}
-		for _, t := range parsed.Tools {
-			id := parsed.Name + "::" + t.Name
-			if _, taken := want[id]; taken {
-				e.Reason = fmt.Sprintf("function %s is already served by another skill", id)
-				report[len(report)-1] = e
-				continue
-			}
-			want[id] = s.function(id, parsed, t, sk.Path)
-			sums[id] = sum
+	report := Classify(s.skills, s.opts.ReadFile, s.lock)
+	for _, e := range report {
+		for _, t := range e.serve {
+			id := e.Skill.Name + "::" + t.Name
+			want[id] = s.function(id, e.Skill, t, e.Path)
+			sums[id] = e.Sum
 		}
 	}
 	for id, sum := range s.served {

@@ -1,0 +1,292 @@
+// Package worker is the composition root of the skills worker: it wires
+// the engine client, the catalog and its mirrors, the filesystem source
+// and its watch, the registry, the tool set and the diagnostics hook, and
+// runs them until its context ends or the engine refuses it. The worker
+// command, skills dev and skills mcp --dev all run one. One goroutine it
+// owns hands file changes to the registry and the tool set, so nothing
+// they do runs under the watch's scan lock (docs/data-path.md#the-worker).
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
+	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/tools"
+	"github.com/iii-hq/skills-go/internal/toolset"
+)
+
+// shutdownGrace bounds how long in-flight handlers may run after the
+// worker's context ends before the connection is closed under them
+// (docs/decisions.md D28).
+const shutdownGrace = 10 * time.Second
+
+// ErrRefused is what Run returns when the engine rejected the worker for
+// good (the reason is logged, and in the error's chain); the worker does
+// not reconnect.
+var ErrRefused = errors.New("the engine refused this worker")
+
+// ErrClosed is what Run returns when the worker was closed before it ran,
+// or has run already.
+var ErrClosed = errors.New("worker: closed, or already run")
+
+// Options say how a worker reaches the engine and where it logs.
+type Options struct {
+	// URL is the engine's WebSocket URL (see iii.ResolveURL); required.
+	URL string
+	// Name is the worker's name on the engine; default buildinfo.Name.
+	Name string
+	// Logger receives the worker's log; its components log under named
+	// children (iii, catalog, fs, tools, registry). Default: none.
+	Logger *zap.Logger
+}
+
+// Worker is one skills worker on one engine. New wires it, Run serves
+// until its context ends, Close stops a running worker and waits for it.
+// Every goroutine it or its parts start has stopped when Run returns.
+type Worker struct {
+	url          string
+	log          *zap.Logger
+	client       *iii.Client
+	cat          *catalog.Catalog
+	reg          *registry.Registry
+	watch        *fsource.Watch // nil without globs or roots
+	tools        *toolset.Set   // nil unless tools.enabled (D34)
+	changes      *changeQueue
+	functions    []iii.Function
+	triggerTypes int
+
+	ctx    context.Context // ends at Close; Run also ends with its own
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	done    chan struct{} // closed when Run returns
+}
+
+// New wires a worker for cfg, a config already resolved for its mode
+// (config.Resolve). It starts no goroutine, connects to nothing and
+// scans no files (Run does); it reads tools.lock when tools are enabled.
+func New(cfg config.Config, opts Options) (*Worker, error) {
+	if opts.URL == "" {
+		return nil, errors.New("worker: no engine URL; give a ws:// or wss:// URL (iii.ResolveURL reads $III_URL and $III_ENGINE_URL)")
+	}
+	if opts.Name == "" {
+		opts.Name = buildinfo.Name
+	}
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	w := &Worker{url: opts.URL, log: log, changes: newChangeQueue(), done: make(chan struct{})}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.client = iii.New(iii.Options{
+		URL: opts.URL, Name: opts.Name, Description: buildinfo.Description,
+		Version: buildinfo.Version, Logger: log.Named("iii"),
+		MaxResultBytes: cfg.MaxResponseBytes,
+		OversizeHint:   registry.OversizeHint,
+		MaxFrameBytes:  int64(cfg.MaxFrameBytes),
+	})
+	triggerTypes := []iii.TriggerType{
+		changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log),
+		changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log),
+	}
+	skillsChanged := w.client.ProvideTriggerType(triggerTypes[0])
+	promptsChanged := w.client.ProvideTriggerType(triggerTypes[1])
+	w.triggerTypes = len(triggerTypes)
+	skillsMirror := registry.NewSkillsMirror(cfg.Scopes.Skills, int64(cfg.CacheBytes))
+	promptsMirror := registry.NewPromptsMirror(cfg.Scopes.Prompts)
+	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
+	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
+		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
+	w.tools = newToolSet(cfg, w.client, src, log)
+	if len(cfg.Skills)+len(cfg.Prompts)+len(cfg.Roots) > 0 {
+		// Files are watched and listings read the watch's snapshot; file
+		// changes are announced like registrations (D20, D21), and tool
+		// skills follow their files (D34), both from fanOut.
+		w.watch = fsource.NewWatch(src, fsource.WatchOptions{
+			PollInterval: cfg.FSPoll(), Logger: log.Named("fs"), OnChange: w.changes.put,
+		})
+	}
+	w.reg = registry.New(registry.Config{
+		SkillsScope:    cfg.Scopes.Skills,
+		PromptsScope:   cfg.Scopes.Prompts,
+		StateTimeout:   cfg.StateTimeout(),
+		FS:             src,
+		FSWatch:        w.watch,
+		FSCacheBytes:   int64(cfg.CacheBytes),
+		Caller:         w.client,
+		SkillsChanged:  skillsChanged,
+		PromptsChanged: promptsChanged,
+		Logger:         log.Named("registry"),
+
+		MaxResponseBytes: cfg.MaxResponseBytes,
+		SkillsMirror:     skillsMirror,
+		PromptsMirror:    promptsMirror,
+		RootsConfigured:  cfg.RootsSet,
+		PageSize:         cfg.PageSize,
+		IndexMaxTokens:   cfg.IndexMaxTokens,
+		Diagnose:         w.diagnose,
+	})
+	w.functions = w.reg.Functions()
+	return w, nil
+}
+
+// newToolSet is the set of approved SKILL.md tools when tools.enabled,
+// else nil: no command ever runs (D34).
+func newToolSet(cfg config.Config, client *iii.Client, src *fsource.Source, log *zap.Logger) *toolset.Set {
+	if !cfg.Tools.Enabled {
+		return nil
+	}
+	runner := tools.NewRunner(tools.RunnerOptions{
+		MaxConcurrent: cfg.Tools.MaxConcurrent, EnvAllow: cfg.Tools.EnvAllow, Workdir: cfg.ToolsWorkdir(),
+	})
+	log.Info("tools enabled: approved SKILL.md tools are served as functions", zap.String("lock", cfg.LockPath()))
+	return toolset.New(toolset.Options{Registrar: client, Runner: runner, LockPath: cfg.LockPath(), Logger: log.Named("tools"), ReadFile: src.ReadFile})
+}
+
+// diagnose adds to skills::diagnostics what only the worker knows: the
+// engine link, the catalog's mode and the tool skills (D42).
+func (w *Worker) diagnose(rep *diagnostics.Report) {
+	rep.Engine = &diagnostics.Engine{Connected: w.client.Connection() != "", StateTrigger: w.cat.Mode() == catalog.ModeLive}
+	if rep.Catalog != nil {
+		rep.Catalog.Mode = w.cat.Mode()
+	}
+	if w.tools != nil {
+		rep.Tools = toolset.Rows(w.tools.Entries())
+	}
+}
+
+// Run serves the registry until ctx ends or Close is called (nil: a
+// graceful shutdown, in-flight handlers given shutdownGrace) or the
+// engine refuses the worker (ErrRefused). Everything it started has
+// stopped when it returns. A worker runs once.
+func (w *Worker) Run(ctx context.Context) error {
+	w.mu.Lock()
+	if w.started || w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	w.started = true
+	w.mu.Unlock()
+	defer close(w.done)
+	defer w.cancel()
+	stop := context.AfterFunc(ctx, w.cancel)
+	defer stop()
+	ctx = w.ctx
+
+	for _, f := range w.functions {
+		w.client.RegisterFunction(f)
+	}
+	w.log.Info("skills registered "+describeFunctions(w.functions), zap.String("engine", w.url))
+	var fan sync.WaitGroup
+	fanCtx, stopFan := context.WithCancel(context.Background())
+	if w.watch != nil {
+		w.watch.Start(ctx) // the first scan stops with ctx, so a signal is never kept waiting
+		var synced uint64
+		if w.tools != nil {
+			snap := w.watch.Snapshot()
+			w.tools.Sync(snap.Skills)
+			synced = snap.Version
+		}
+		f := fanOut{changes: w.changes, announce: w.reg.FSChanged}
+		if w.tools != nil {
+			f.syncTools = w.tools.Sync
+		}
+		fan.Add(1)
+		go func() {
+			defer fan.Done()
+			f.run(fanCtx, synced)
+		}()
+	}
+	if w.tools != nil {
+		w.tools.Start()
+	}
+	w.client.Start()
+	w.cat.Start()
+
+	readyCtx, cancelReady := context.WithCancel(ctx)
+	var ready sync.WaitGroup
+	ready.Add(1)
+	go func() {
+		defer ready.Done()
+		w.announceReady(readyCtx)
+	}()
+
+	var result error
+	select {
+	case <-ctx.Done():
+	case <-w.client.Done():
+		if err := w.client.Err(); err != nil {
+			w.log.Error("the engine refused this worker; not reconnecting", zap.Error(err))
+			result = fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+	}
+	cancelReady()
+	ready.Wait()
+	w.log.Info("skills shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	// In-flight handlers finish against a catalog that still follows the
+	// engine; the catalog stops after them, then the files.
+	if err := w.client.Shutdown(shutdownCtx); err != nil && !errors.Is(err, iii.ErrClosed) {
+		w.log.Warn("shutdown did not finish cleanly", zap.Error(err))
+	}
+	w.cat.Close()
+	if w.watch != nil {
+		w.watch.Close()
+	}
+	stopFan()
+	fan.Wait()
+	if w.tools != nil {
+		w.tools.Close()
+	}
+	return result
+}
+
+// announceReady logs "skills ready" once the engine has every function,
+// then the files' health.
+func (w *Worker) announceReady(ctx context.Context) {
+	if w.client.WaitReady(ctx) != nil {
+		return
+	}
+	// The engine sends no acknowledgement of registrations, but it
+	// handles one connection's frames in order and the handshake is
+	// queued before any call: once a call made now is answered, every
+	// function is registered, and "ready" is true for other workers too.
+	if _, err := w.client.Call(ctx, "engine::functions::list", map[string]any{}); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		w.log.Debug("could not confirm registration with engine::functions::list", zap.Error(err))
+	}
+	w.log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(w.functions), w.triggerTypes), zap.String("worker_id", w.client.WorkerID()))
+	w.reg.LogFSHealth(ctx)
+}
+
+// Close stops the worker, as the end of Run's context does, and waits
+// until Run has returned. It may be called at any time, more than once;
+// a worker closed before Run never runs.
+func (w *Worker) Close() error {
+	w.cancel()
+	w.mu.Lock()
+	w.closed = true
+	started := w.started
+	w.mu.Unlock()
+	if started {
+		<-w.done
+	}
+	return nil
+}
