@@ -46,7 +46,7 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long, connection included")
 	asJSON := fs.Bool("json", false, "always print the result as JSON")
 	logLevel := fs.String("log-level", "error", "debug, info, warn or error")
-	if help, err := parseFlags(fs, args, callUsage, c.io.err); help || err != nil {
+	if help, err := parseFlags(fs, args, callUsage, c.io); help || err != nil {
 		return err
 	}
 	if fs.NArg() < 1 {

@@ -30,7 +30,7 @@ func (c devCommand) Run(ctx context.Context, args []string) error {
 	ef.register(fs)
 	var wf workerFlags
 	wf.register(fs)
-	if help, err := parseFlags(fs, args, devUsage, c.io.err); help || err != nil {
+	if help, err := parseFlags(fs, args, devUsage, c.io); help || err != nil {
 		return err
 	}
 	if err := ef.validate(fs.Name()); err != nil {

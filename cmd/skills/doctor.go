@@ -35,7 +35,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	configPath := fs.String("config", "config.yaml", "config file the worker uses")
 	dev := fs.Bool("dev", false, "diagnose as skills dev serves: the usual Agent Skills folders when the config has no roots")
 	asJSON := fs.Bool("json", false, "print the report as JSON (the shape of skills::diagnostics)")
-	if help, err := parseFlags(fs, args, doctorUsage, c.io.err); help || err != nil {
+	if help, err := parseFlags(fs, args, doctorUsage, c.io); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

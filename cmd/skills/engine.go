@@ -67,7 +67,7 @@ func (c engineCommand) Run(ctx context.Context, args []string) error {
 	var ef engineFlags
 	ef.register(fs)
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if help, err := parseFlags(fs, args, engineUsage, c.io.err); help || err != nil {
+	if help, err := parseFlags(fs, args, engineUsage, c.io); help || err != nil {
 		return err
 	}
 	if err := ef.validate(fs.Name()); err != nil {

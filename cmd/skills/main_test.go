@@ -117,3 +117,27 @@ func TestLicensesPrintsWordNetNotice(t *testing.T) {
 		t.Errorf("skills licenses = %d\n%s", code, out)
 	}
 }
+
+// --help prints a command's usage on standard output and exits 0, so
+// `skills mcp --help | less` shows it; a bad flag is still a usage error
+// on standard error.
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, cmd := range [][]string{{}, {"dev"}, {"engine"}, {"call"}, {"tools"}, {"doctor"}, {"mcp"}} {
+		for _, flag := range []string{"--help", "-h"} {
+			args := append(append([]string{}, cmd...), flag)
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				code, out, errOut := runCmd(t, t.Context(), args...)
+				if code != 0 || !strings.Contains(out, "Usage") || errOut != "" {
+					t.Errorf("skills %s: exit %d, stdout %q, stderr %q; want 0, the usage on stdout, nothing on stderr", strings.Join(args, " "), code, out, errOut)
+				}
+			})
+		}
+		args := append(append([]string{}, cmd...), "--bogus")
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errOut := runCmd(t, t.Context(), args...)
+			if code != 2 || out != "" || !strings.Contains(errOut, "unknown flag: --bogus") {
+				t.Errorf("skills %s: exit %d, stdout %q, stderr %q; want 2 and the complaint on stderr only", strings.Join(args, " "), code, out, errOut)
+			}
+		})
+	}
+}

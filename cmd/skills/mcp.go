@@ -54,7 +54,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
 	pageSize := fs.Int("page-size", 0, "entries per page of resources/list, prompts/list and tools/list (0: 1000)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
-	if help, err := parseFlags(fs, args, mcpUsage, c.io.err); help || err != nil {
+	if help, err := parseFlags(fs, args, mcpUsage, c.io); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -48,7 +48,7 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 	configPath := fs.String("config", "config.yaml", "config file the worker uses")
 	yes := fs.Bool("yes", false, "approve without asking (for scripts)")
 	dev := fs.Bool("dev", false, "search as skills dev serves: the usual Agent Skills folders when the config has no roots")
-	if help, err := parseFlags(fs, args, toolsUsage, c.io.err); help || err != nil {
+	if help, err := parseFlags(fs, args, toolsUsage, c.io); help || err != nil {
 		return err
 	}
 	if fs.NArg() < 1 {
