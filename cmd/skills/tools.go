@@ -172,7 +172,7 @@ func (c toolsCommand) approve(cfg config.Config, found []toolset.Entry, ids []st
 		}
 	}
 	if !yes && !isTerminal(c.io.in) {
-		return usagef("skills tools approve: not asking without a terminal; review the commands with 'skills tools list' and pass --yes to approve")
+		return usagef("skills tools approve: not asking without a terminal (standard input is not one); review the commands with 'skills tools list' and pass --yes to approve")
 	}
 	lock, err := tools.ReadLock(cfg.LockPath())
 	if err != nil {
@@ -223,12 +223,10 @@ func (c toolsCommand) revoke(cfg config.Config, found []toolset.Entry, ids []str
 	return lock.Write(cfg.LockPath())
 }
 
-// isTerminal reports whether r is an interactive terminal.
+// isTerminal reports whether r is an interactive terminal: a file the
+// terminal driver answers for. A character device is not enough:
+// /dev/null is one, and a prompt read from it approves nothing.
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminalFD(f.Fd())
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +132,30 @@ func TestToolsApproveAsksOnATerminal(t *testing.T) {
 	}
 	if _, ok := lock.Approved[filepath.Join(dir, "agents", "git", "SKILL.md")]; !ok || len(lock.Approved) != 1 {
 		t.Errorf("approved = %v, want git only", lock.Approved)
+	}
+}
+
+// Standard input from /dev/null is a character device but no terminal:
+// approve refuses it as it refuses a pipe, and leaves tools.lock alone.
+func TestToolsApproveRefusesDevNull(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgPath, "roots: [agents]\n")
+	if err := os.MkdirAll(filepath.Join(dir, "agents", "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "agents", "git", "SKILL.md"), gitSkill)
+	devNull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	var out, errOut strings.Builder
+	code := exitCode(run(t.Context(), []string{"tools", "approve", "git", "--config", cfgPath}, stdio{in: devNull, out: &out, err: &errOut}), &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), "not asking without a terminal") || strings.Contains(out.String(), "Approve these commands?") {
+		t.Errorf("approve with stdin %s: exit %d\nstdout: %s\nstderr: %s\nwant exit 2 and the refusal, no prompt", os.DevNull, code, out.String(), errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tools.lock")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("tools.lock after a refused approve: %v, want none", err)
 	}
 }
