@@ -166,23 +166,3 @@ func TestCallAgainstLocalEngine(t *testing.T) {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 }
-
-func TestNearest(t *testing.T) {
-	ids := []string{"skills::list", "skills::register", "skills::unregister", "prompts::list", "skill::fetch", "state::get"}
-	tests := []struct {
-		target string
-		want   []string
-	}{
-		{"skills::lst", []string{"skills::list"}},
-		{"skill::list", []string{"skills::list"}},
-		{"skills::registr", []string{"skills::register", "skills::unregister"}},
-		{"prompt::list", []string{"prompts::list"}},
-		{"totally::different", []string{}},
-		{"skills::list", []string{}}, // the id itself is never suggested
-	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, nearest(tt.target, ids)); diff != "" {
-			t.Errorf("nearest(%q) (-want +got):\n%s", tt.target, diff)
-		}
-	}
-}

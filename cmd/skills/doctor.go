@@ -18,10 +18,13 @@ import (
 const doctorUsage = `Usage: skills doctor [--config ./config.yaml] [--dev] [--json]
 
 Reads the config and every file its globs and roots find, without an engine,
-and reports what the worker would make of them: each file loaded, skipped
+and reports what the worker would make of them: the config's unknown
+(most often misspelt) keys, each file loaded, skipped
 (with the reason), shadowed or served with a warning; each root; each tool
-skill and its approval. Exits 1 when something is skipped or broken, so it
-can gate a deployment. skills::diagnostics answers the same report from a
+skill and its approval. Exits 1 when something is skipped or broken, a key
+is unknown or the file named by --config does not exist, so it can gate a
+deployment. Without --config, a missing ./config.yaml is no problem: the
+worker boots with the defaults then. skills::diagnostics answers the same report from a
 running worker, with the engine, the catalog and the reads added.
 
 Flags:
@@ -45,6 +48,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("skills doctor: %w", err)
 	}
+	file := configReport(*configPath, fs.Changed("config"), cfg, err)
 	cfg = config.Resolve(cfg, modeOf(*dev))
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
@@ -52,6 +56,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	scan.Skills, scan.SkillSkips = src.Skills()
 	scan.Prompts, scan.PromptSkips = src.Prompts()
 	rep := diagnostics.FromScan(scan)
+	rep.Config = &file
 	found, err := findToolSkills(cfg)
 	if err != nil {
 		return err
@@ -70,4 +75,24 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 		return errReported
 	}
 	return nil
+}
+
+// configReport is what became of the config file: read (with any unknown
+// keys), absent from the default path (the worker boots with the defaults
+// then, so that is no problem), or missing where --config said (a problem:
+// the path is most likely wrong). loadErr is Load's error, nil or not-exist.
+func configReport(path string, named bool, cfg config.Config, loadErr error) diagnostics.Config {
+	switch {
+	case loadErr != nil && named:
+		return diagnostics.Config{Path: path, Status: diagnostics.ConfigMissing,
+			Reason: "no such file; give the path of an existing config file to --config, or leave --config out to use ./config.yaml if present"}
+	case loadErr != nil:
+		return diagnostics.Config{Path: path, Status: diagnostics.ConfigDefault,
+			Reason: "no such file: the defaults apply, as they do for a worker started here without --config"}
+	}
+	c := diagnostics.Config{Path: path, Status: diagnostics.ConfigLoaded}
+	for _, u := range cfg.UnknownKeys {
+		c.UnknownKeys = append(c.UnknownKeys, diagnostics.UnknownKey{Key: u.Key, Line: u.Line, Reason: u.String()})
+	}
+	return c
 }

@@ -71,3 +71,51 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("without the bad file: exit %d\n%s", code, out)
 	}
 }
+
+// skills doctor reports each unknown config key as a problem (exit 1);
+// a file named by --config that does not exist is a problem naming the
+// path; without --config, a missing ./config.yaml is not (the worker boots
+// with the defaults then) but the report says so.
+func TestDoctorConfigProblems(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgPath, "skils: [docs/*.md]\ntools: {enable: true}\n")
+	ctx := context.Background()
+
+	code, out, errOut := runCmd(t, ctx, "doctor", "--config", cfgPath)
+	if code != 1 {
+		t.Errorf("unknown keys: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"CONFIG  loaded", cfgPath,
+		"unknown  skils", "line 1: unknown key `skils` is ignored; did you mean `skills`?",
+		"unknown  tools.enable", "line 2: unknown key `tools.enable` is ignored; did you mean `tools.enabled`?",
+		"2 problems: see the reasons above.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCmd(t, ctx, "doctor", "--json", "--config", cfgPath)
+	var rep struct {
+		Config struct {
+			Status      string
+			UnknownKeys []struct{ Key string } `json:"unknown_keys"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Config.Status != "loaded" || len(rep.Config.UnknownKeys) != 2 {
+		t.Errorf("--json: %v, exit %d, config %+v\n%s", err, code, rep.Config, out)
+	}
+
+	missing := filepath.Join(dir, "nope.yaml")
+	code, out, errOut = runCmd(t, ctx, "doctor", "--config", missing)
+	if code != 1 || !strings.Contains(out, "missing  "+missing+"  (no such file;") || !strings.Contains(out, "1 problem: see the reasons above.") {
+		t.Errorf("--config %s: exit %d, want 1 and the path named\n%s%s", missing, code, out, errOut)
+	}
+
+	t.Chdir(t.TempDir())
+	code, out, errOut = runCmd(t, ctx, "doctor")
+	if code != 0 || !strings.Contains(out, "CONFIG  default  config.yaml  (no such file: the defaults apply") || !strings.Contains(out, "No problems.") {
+		t.Errorf("no ./config.yaml and no --config: exit %d, want 0 and a note\n%s%s", code, out, errOut)
+	}
+}

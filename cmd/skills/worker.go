@@ -69,7 +69,8 @@ func (c workerCommand) Run(ctx context.Context, args []string) error {
 }
 
 // loadConfig loads the config, or logs one warning and returns the
-// defaults: a bad config never blocks boot.
+// defaults: a bad config never blocks boot. Each unknown key of a config
+// that loads is one more warning.
 func loadConfig(path string, log *zap.Logger) config.Config {
 	cfg, err := config.Load(path)
 	if err != nil {
@@ -79,6 +80,10 @@ func loadConfig(path string, log *zap.Logger) config.Config {
 	log.Info("loaded config from "+path,
 		zap.String("skills_scope", cfg.Scopes.Skills), zap.String("prompts_scope", cfg.Scopes.Prompts),
 		zap.Strings("skills", cfg.Skills), zap.Strings("prompts", cfg.Prompts), zap.String("glob_base", cfg.GlobBase()))
+	for _, u := range cfg.UnknownKeys {
+		// The rest of the file applies: 0.2 ignored unknown keys.
+		log.Warn("config "+path+": "+u.String(), zap.String("path", path), zap.Int("line", u.Line), zap.String("key", u.Key))
+	}
 	return cfg
 }
 

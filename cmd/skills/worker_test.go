@@ -263,3 +263,26 @@ func workerIDs(srv *engine.Engine, name string) []string {
 	}
 	return out
 }
+
+// A misspelt key is warned about, with its line and the nearest known key,
+// and the worker still boots with the rest of the file applied.
+func TestWorkerWarnsOfUnknownConfigKeys(t *testing.T) {
+	srv := iiitest.NewServer(t)
+	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
+	writeFile(t, cfgPath, "scopes: {skills: typo-skills}\nskils: [docs/*.md]\ntools: {enable: true}\n")
+
+	worker := startWorker(t, srv, "--config", cfgPath)
+	for _, want := range []string{
+		"config " + cfgPath + ": line 2: unknown key `skils` is ignored; did you mean `skills`?",
+		"config " + cfgPath + ": line 3: unknown key `tools.enable` is ignored; did you mean `tools.enabled`?",
+	} {
+		worker.stdout.waitFor(t, want)
+	}
+	caller := newCaller(t, srv)
+	if _, err := caller.Call(context.Background(), "skills::register", map[string]string{"id": "gamma", "skill": "g"}); err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	if _, ok := srv.State("typo-skills", "gamma"); !ok {
+		t.Errorf("the known keys of a config with unknown ones must apply: no row in scope typo-skills")
+	}
+}

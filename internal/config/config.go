@@ -120,6 +120,10 @@ type Config struct {
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
+	// UnknownKeys are the keys of the file the worker does not read, in
+	// file order (most often misspellings); Parse lists them, the caller
+	// warns. Never read from YAML.
+	UnknownKeys []UnknownKey `yaml:"-"`
 }
 
 // Tools is the tools: block.

@@ -13,7 +13,8 @@ import (
 
 // Parse reads config YAML over Default. Every key is optional and
 // defaults on its own (`scopes: {skills: x}` keeps the prompts scope);
-// unknown keys are ignored; a key set to null keeps its default. Types
+// unknown keys are ignored but listed in Config.UnknownKeys; a key set to
+// null keeps its default. Types
 // are checked strictly: scopes and base_dir are strings, state_timeout_ms
 // and max_files whole numbers, skills, prompts, allow_paths and roots lists of
 // strings; anything else is
@@ -44,7 +45,7 @@ func Parse(data []byte) (cfg Config, err error) {
 		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
-	p.mapping(root, "", func(key string, v *yaml.Node) {
+	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
 		switch key {
 		case "scopes":
 			p.scopes(v, &cfg.Scopes)
@@ -82,6 +83,7 @@ func Parse(data []byte) (cfg Config, err error) {
 	if len(p.problems) > 0 {
 		return Default(), errors.New(strings.Join(p.problems, "; "))
 	}
+	cfg.UnknownKeys = p.unknown
 	return cfg, nil
 }
 
@@ -89,6 +91,7 @@ func Parse(data []byte) (cfg Config, err error) {
 // the operator everything to fix.
 type parser struct {
 	problems []string
+	unknown  []UnknownKey
 }
 
 func (p *parser) fail(n *yaml.Node, format string, args ...any) {
@@ -96,11 +99,13 @@ func (p *parser) fail(n *yaml.Node, format string, args ...any) {
 }
 
 // mapping calls fn for each string key of m once; a repeated key is a
-// problem. prefix names the enclosing key in messages ("scopes.").
-func (p *parser) mapping(m *yaml.Node, prefix string, fn func(key string, v *yaml.Node)) {
+// problem, and a key not in known is recorded as unknown. prefix names the
+// enclosing key in messages ("scopes.").
+func (p *parser) mapping(m *yaml.Node, prefix string, known []string, fn func(key string, v *yaml.Node)) {
 	seen := make(map[string]int)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
+		p.unknownKey(k, prefix, known)
 		if k.Kind != yaml.ScalarNode {
 			continue // not a key this worker knows
 		}
@@ -122,7 +127,7 @@ func (p *parser) scopes(v *yaml.Node, out *Scopes) {
 		p.fail(v, "`scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got %s", yamlnode.Describe(v))
 		return
 	}
-	p.mapping(v, "scopes.", func(key string, sv *yaml.Node) {
+	p.mapping(v, "scopes.", scopeKeys, func(key string, sv *yaml.Node) {
 		switch key {
 		case "skills":
 			p.str(sv, "scopes.skills", "an iii-state scope name", &out.Skills)
@@ -141,7 +146,7 @@ func (p *parser) tools(v *yaml.Node, out *Tools) {
 		p.fail(v, "`tools` must be a mapping with `enabled`, `workdir`, `env_allow` and `max_concurrent` keys, got %s", yamlnode.Describe(v))
 		return
 	}
-	p.mapping(v, "tools.", func(key string, tv *yaml.Node) {
+	p.mapping(v, "tools.", toolKeys, func(key string, tv *yaml.Node) {
 		switch key {
 		case "enabled":
 			p.boolean(tv, "tools.enabled", &out.Enabled)

@@ -102,9 +102,18 @@ fs_poll_ms: 500
 			want: with(func(c *Config) { c.Scopes.Prompts = "p" }),
 		},
 		{
-			name: "unknown keys are ignored, at any level",
+			name: "unknown keys are ignored, at any level, and listed",
 			yaml: "workers: [a]\nscopes: {skills: s, extra: 1}\n1: one\n[a]: b\nstate_timeout_ms: 5\n",
-			want: with(func(c *Config) { c.Scopes.Skills = "s"; c.StateTimeoutMS = 5 }),
+			want: with(func(c *Config) {
+				c.Scopes.Skills = "s"
+				c.StateTimeoutMS = 5
+				c.UnknownKeys = []UnknownKey{
+					{Key: "workers", Line: 1, Known: topKeys},
+					{Key: "scopes.extra", Line: 2, Known: []string{"scopes.skills", "scopes.prompts"}},
+					{Key: "1", Line: 3, Known: topKeys},
+					{Key: "(a list used as a key)", Line: 4, Known: topKeys},
+				}
+			}),
 		},
 		{
 			name: "null values keep the defaults",
@@ -139,7 +148,11 @@ fs_poll_ms: 500
 		{
 			name: "aliases are followed",
 			yaml: "x: &g docs/*.md\nskills: [*g]\nprompts: [*g]\n",
-			want: with(func(c *Config) { c.Skills = []string{"docs/*.md"}; c.Prompts = []string{"docs/*.md"} }),
+			want: with(func(c *Config) {
+				c.Skills = []string{"docs/*.md"}
+				c.Prompts = []string{"docs/*.md"}
+				c.UnknownKeys = []UnknownKey{{Key: "x", Line: 1, Known: topKeys}}
+			}),
 		},
 		{
 			name: "relative base_dir is kept as written",

@@ -27,8 +27,16 @@ const (
 	RootError   = "error"
 )
 
+// Config statuses.
+const (
+	ConfigLoaded  = "loaded"  // the file was read
+	ConfigDefault = "default" // no file at the default path: the defaults apply, as the worker's
+	ConfigMissing = "missing" // the file named with --config does not exist
+)
+
 // Report is the whole diagnosis. Fields may be added.
 type Report struct {
+	Config  *Config           `json:"config,omitempty"` // absent from skills::diagnostics
 	Files   []File            `json:"files"`
 	Roots   []Root            `json:"roots"`
 	Tools   []Tool            `json:"tools"`
@@ -36,6 +44,22 @@ type Report struct {
 	Engine  *Engine           `json:"engine,omitempty"`  // absent offline
 	Watch   Watch             `json:"watch"`
 	Reads   map[string]uint64 `json:"reads"`
+}
+
+// Config is the config file skills doctor read.
+type Config struct {
+	Path        string       `json:"path"`
+	Status      string       `json:"status"`
+	Reason      string       `json:"reason,omitempty"`
+	UnknownKeys []UnknownKey `json:"unknown_keys,omitempty"`
+}
+
+// UnknownKey is a key of the config file the worker does not read (most
+// often a misspelling, whose setting then does not apply).
+type UnknownKey struct {
+	Key    string `json:"key"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
 }
 
 // File is one file the globs and roots found.
@@ -85,10 +109,17 @@ type Watch struct {
 	Mode string `json:"mode"` // fsnotify, poll or off
 }
 
-// Problems counts the files and roots an operator should look at: files
-// skipped, roots that exist but cannot be read, invalid tool skills.
+// Problems counts what an operator should look at: a config file named
+// but missing, unknown config keys, files skipped, roots that exist but
+// cannot be read, invalid tool skills.
 func (r Report) Problems() int {
 	n := 0
+	if r.Config != nil {
+		n += len(r.Config.UnknownKeys)
+		if r.Config.Status == ConfigMissing {
+			n++
+		}
+	}
 	for _, f := range r.Files {
 		if f.Status == Skipped {
 			n++
@@ -109,7 +140,21 @@ func (r Report) Problems() int {
 
 // WriteText prints the report for a terminal: problems first.
 func (r Report) WriteText(w io.Writer) error {
+	if c := r.Config; c != nil {
+		line := fmt.Sprintf("CONFIG  %s  %s", c.Status, c.Path)
+		if c.Reason != "" {
+			line += "  (" + c.Reason + ")"
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if c := r.Config; c != nil {
+		for _, u := range c.UnknownKeys {
+			fmt.Fprintf(tw, "  unknown\t%s\t%s\n", u.Key, u.Reason)
+		}
+	}
 	files := slices.Clone(r.Files)
 	rank := map[string]int{Skipped: 0, Warning: 1, Shadowed: 2, Loaded: 3}
 	slices.SortStableFunc(files, func(a, b File) int { return rank[a.Status] - rank[b.Status] })
