@@ -68,6 +68,10 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 	if *timeout <= 0 {
 		return usagef("skills call: --timeout must be positive, got %s", *timeout)
 	}
+	engineURL, err := iii.CheckedURL(*url)
+	if err != nil {
+		return usagef("skills call: %v", err)
+	}
 	log, err := newLogger(fs.Name(), *logLevel, c.io.err)
 	if err != nil {
 		return err
@@ -75,7 +79,6 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	engineURL := iii.ResolveURL(*url)
 	client := iii.New(iii.Options{URL: engineURL, Name: "skills-call", Version: buildinfo.Version, Logger: log.Named("iii")})
 	client.Start()
 	defer client.Close()

@@ -141,3 +141,35 @@ func TestHelpGoesToStdout(t *testing.T) {
 		})
 	}
 }
+
+// Every command that dials the engine checks its URL once at start: a
+// value that could never connect (http://, a bare host:port) is a usage
+// error naming it, where it came from, and the ws:// form that would work.
+func TestEngineURLIsCheckedAtStart(t *testing.T) {
+	t.Setenv("III_URL", "")
+	t.Setenv("III_ENGINE_URL", "")
+	// Before this check the worker retried such a URL forever: the
+	// deadline makes that a failure instead of a hang.
+	ctx, cancel := context.WithTimeout(t.Context(), lineTimeout)
+	defer cancel()
+	for name, cmd := range map[string][]string{"skills": {}, "skills call": {"call", "skills::list"}, "skills mcp": {"mcp"}} {
+		for _, tt := range []struct{ url, want string }{
+			{"http://127.0.0.1:49134", `--url "http://127.0.0.1:49134" is an HTTP URL; the engine speaks WebSocket: give ws://host:port (e.g. ws://127.0.0.1:49134) or wss://host:port for TLS; did you mean ws://127.0.0.1:49134?`},
+			{"127.0.0.1:49134", `--url "127.0.0.1:49134" has no scheme; the engine speaks WebSocket: give ws://host:port (e.g. ws://127.0.0.1:49134) or wss://host:port for TLS; did you mean ws://127.0.0.1:49134?`},
+		} {
+			args := append(append([]string{}, cmd...), "--url", tt.url)
+			code, out, errOut := runCmd(t, ctx, args...)
+			if code != exitUsage || errOut != name+": "+tt.want+"\n" {
+				t.Errorf("%s --url %s: exit %d\nstderr %q\nstdout %q\nwant exit 2 and stderr %q", name, tt.url, code, errOut, out, name+": "+tt.want)
+			}
+		}
+		t.Run(name+" III_ENGINE_URL", func(t *testing.T) {
+			t.Setenv("III_ENGINE_URL", "https://engine.example.com")
+			code, _, errOut := runCmd(t, ctx, cmd...)
+			want := name + `: III_ENGINE_URL="https://engine.example.com": engine URL "https://engine.example.com" is an HTTP URL;`
+			if code != exitUsage || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "did you mean wss://engine.example.com?") {
+				t.Errorf("exit %d, stderr %q; want 2 and %q…", code, errOut, want)
+			}
+		})
+	}
+}

@@ -66,6 +66,13 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if *dev && *url != "" {
 		return usagef("skills mcp: --dev runs its own engine; leave out --url")
 	}
+	engineURL := ""
+	if !*dev {
+		var err error
+		if engineURL, err = iii.CheckedURL(*url); err != nil {
+			return usagef("skills mcp: %v", err)
+		}
+	}
 	log, err := newLogger(fs.Name(), *logLevel, c.io.err)
 	if err != nil {
 		return err
@@ -74,7 +81,6 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	engineURL := iii.ResolveURL(*url)
 	if *dev {
 		srv, err := startEngine(ctx, engineFlags{host: "127.0.0.1", port: *port, data: *data}, log)
 		if err != nil {

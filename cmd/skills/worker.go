@@ -58,6 +58,10 @@ func (c workerCommand) Run(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("skills: unexpected argument %q; run 'skills --help' for usage", fs.Arg(0))
 	}
+	engineURL, err := iii.CheckedURL(*url)
+	if err != nil {
+		return usagef("skills: %v", err)
+	}
 	// Logs go to stdout, as the Rust worker's do; iii-worker captures both
 	// streams of a managed worker.
 	log, err := newLogger(fs.Name(), wf.logLevel, c.io.out)
@@ -65,7 +69,7 @@ func (c workerCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
-	return serve(ctx, config.Resolve(loadConfig(wf.configPath, log), config.ModeWorker), iii.ResolveURL(*url), log)
+	return serve(ctx, config.Resolve(loadConfig(wf.configPath, log), config.ModeWorker), engineURL, log)
 }
 
 // loadConfig loads the config, or logs one warning and returns the
