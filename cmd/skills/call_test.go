@@ -79,11 +79,12 @@ func TestPrintResult(t *testing.T) {
 
 // skills call reports an engine it cannot reach at once, naming the URL
 // and the cause, instead of waiting out its --timeout while the client
-// retries (docs/decisions.md D28).
+// retries (docs/decisions.md D28). A URL that could never work
+// (http://…) is refused before any dial, as a usage error:
+// TestEngineURLIsCheckedAtStart.
 func TestCallFailsAtOnceWhenTheEngineCannotBeReached(t *testing.T) {
 	tests := []struct{ url, cause string }{
 		{"ws://127.0.0.1:1", "connection refused"},
-		{"http://127.0.0.1:1", "the engine URL must start with ws:// or wss://"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
