@@ -79,10 +79,18 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	client := iii.New(iii.Options{URL: engineURL, Name: "skills-call", Version: buildinfo.Version, Logger: log.Named("iii")})
+	// --timeout bounds dial, handshake and call together through ctx; the
+	// client's own handshake limit is set past it, so that ctx always ends
+	// first (and the error says which step was waiting) and a --timeout
+	// over the default 10 s limit is not cut short by it.
+	client := iii.New(iii.Options{URL: engineURL, Name: "skills-call", Version: buildinfo.Version, Logger: log.Named("iii"),
+		HandshakeTimeout: *timeout + time.Second})
 	client.Start()
 	defer client.Close()
 	if err := client.WaitFirstAttempt(ctx); err != nil {
+		if pending, ok := errors.AsType[*iii.PendingAttemptError](err); ok && errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("skills call: no connection to the iii engine at %s within --timeout %s: %s", engineURL, *timeout, pending.Stage)
+		}
 		return fmt.Errorf("skills call: cannot reach the iii engine at %s (is it running? start one with 'skills dev'): %w", engineURL, err)
 	}
 	result, err := client.Invoke(ctx, iii.Invocation{FunctionID: functionID, Data: payload, Timeout: time.Until(deadline(ctx))})

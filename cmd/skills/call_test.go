@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gorilla/websocket"
 
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
@@ -166,4 +171,78 @@ func TestCallAgainstLocalEngine(t *testing.T) {
 	if want := "error: function_not_found: Function state::lst not found; did you mean state::list, state::get or state::set?\n"; stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
+}
+
+// --timeout bounds the whole call, dial and handshake included, and the
+// error says which step was still waiting: a listener that accepts and
+// never answers used to hold skills call for the fixed 10 s handshake
+// limit whatever --timeout said.
+func TestCallTimeoutBoundsTheHandshake(t *testing.T) {
+	silent := silentListener(t)
+	upgradeOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		for { // read until the client goes, never greet it
+			if _, _, err := ws.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(upgradeOnly.Close)
+	for _, tt := range []struct{ name, url, want string }{
+		{"no upgrade answer", "ws://" + silent, "the TCP connection to " + silent + " opened, but the WebSocket upgrade got no answer"},
+		{"no greeting", "ws" + strings.TrimPrefix(upgradeOnly.URL, "http"), "opened, but the engine never greeted the worker (workerregistered)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			const timeout = time.Second
+			start := time.Now()
+			code, _, stderr := runCmd(t, t.Context(), "call", "skills::list", "--url", tt.url, "--timeout", timeout.String())
+			elapsed := time.Since(start)
+			if code != exitError || !strings.Contains(stderr, "within --timeout 1s: ") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, tt.want)
+			}
+			// Well under the old fixed 10 s; the slack is for a loaded machine.
+			if elapsed > timeout+3*time.Second {
+				t.Errorf("skills call --timeout %s took %s", timeout, elapsed)
+			}
+		})
+	}
+}
+
+// silentListener accepts TCP connections and never writes to them; it
+// returns its address. Everything closes at the end of the test.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
 }

@@ -122,9 +122,10 @@ type Client struct {
 	closed       bool
 	shuttingDown bool
 	fatal        error
-	conn         *conn // the live connection, nil while disconnected
-	ready        bool  // conn received workerregistered
-	lastErr      error // why the last connection attempt or connection ended
+	conn         *conn  // the live connection, nil while disconnected
+	ready        bool   // conn received workerregistered
+	lastErr      error  // why the last connection attempt or connection ended
+	stage        string // what the connection attempt under way waits for (setStage)
 	workerID     string
 	prevID       string // from the last workerregistered, for reattach
 	prevToken    string
@@ -224,11 +225,38 @@ func (c *Client) Connection() string {
 // it also returns when a connection attempt has failed, with that
 // attempt's error (an unreachable engine or a URL that cannot work), so
 // the caller can report it at once instead of waiting out ctx while the
-// client retries.
+// client retries. When ctx ends first, the error wraps ctx's and says
+// which step of the attempt was still waiting (the TCP connection, the
+// WebSocket upgrade or the engine's greeting); Close then abandons that
+// step at once.
 func (c *Client) WaitFirstAttempt(ctx context.Context) error {
 	_, err := c.waitUntil(ctx, func() (bool, error) { return c.ready, c.lastErr })
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		c.mu.Lock()
+		stage := c.stage
+		c.mu.Unlock()
+		if stage != "" {
+			return &PendingAttemptError{Stage: stage, Err: err}
+		}
+	}
 	return err
 }
+
+// PendingAttemptError is WaitFirstAttempt's error when its ctx ended
+// before the connection attempt did.
+type PendingAttemptError struct {
+	// Stage says which step was still waiting, as a clause: "the TCP
+	// connection to 127.0.0.1:49134 opened, but the WebSocket upgrade got
+	// no answer (…)".
+	Stage string
+	// Err is ctx's error.
+	Err error
+}
+
+func (e *PendingAttemptError) Error() string { return e.Err.Error() + ": " + e.Stage }
+
+// Unwrap returns ctx's error.
+func (e *PendingAttemptError) Unwrap() error { return e.Err }
 
 // waitUntil re-evaluates cond, under c.mu, at every state change until it
 // holds (returning the current worker id) or reports an error, the client

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"time"
@@ -59,6 +60,7 @@ func (c *Client) session(ctx context.Context) (workerID string, greeted bool, er
 	if err != nil {
 		return "", false, err
 	}
+	c.setStage("the WebSocket to " + c.opts.URL + " opened, but the engine never greeted the worker (workerregistered)")
 	cn := newConn(ws, connTiming{
 		maxFrame:  c.opts.MaxFrameBytes,
 		ping:      c.opts.PingInterval,
@@ -77,8 +79,29 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 	if u, err := url.Parse(c.opts.URL); err == nil && u.Scheme != "ws" && u.Scheme != "wss" {
 		return nil, fmt.Errorf("dial %s: the engine URL must start with ws:// or wss://", c.opts.URL)
 	}
-	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: c.opts.HandshakeTimeout, NetDialContext: c.opts.netDial}
+	c.setStage("no TCP connection to " + c.opts.URL + " was made")
+	// The dialer bounds the HTTP upgrade by HandshakeTimeout alone, not by
+	// its ctx: abortOnClose ends the upgrade when the client closes, so a
+	// one-shot caller (skills call) is bound by its own deadline, not the
+	// handshake timeout, against a listener that accepts and never answers.
+	var abort func() bool
+	netDial := c.opts.netDial
+	if netDial == nil {
+		netDial = (&net.Dialer{}).DialContext
+	}
+	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: c.opts.HandshakeTimeout,
+		NetDialContext: func(dialCtx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := netDial(dialCtx, network, addr)
+			if err == nil {
+				c.setStage("the TCP connection to " + addr + " opened, but the WebSocket upgrade got no answer (is an iii engine listening there?)")
+				abort = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+			}
+			return nc, err
+		}}
 	ws, resp, err := d.DialContext(ctx, c.opts.URL, nil)
+	if abort != nil {
+		abort()
+	}
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("dial %s: %w (HTTP %d)", c.opts.URL, err, resp.StatusCode)
@@ -86,6 +109,14 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 		return nil, fmt.Errorf("dial %s: %w", c.opts.URL, err)
 	}
 	return ws, nil
+}
+
+// setStage records what the connection attempt under way waits for, for
+// WaitFirstAttempt to say when its caller's deadline ends first.
+func (c *Client) setStage(s string) {
+	c.mu.Lock()
+	c.stage = s
+	c.mu.Unlock()
 }
 
 // attach makes cn the live connection. The handshake is queued first, in

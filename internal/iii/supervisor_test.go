@@ -1,6 +1,9 @@
 package iii
 
 import (
+	"context"
+	"errors"
+	"net"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -138,6 +141,37 @@ func TestReconnectDelaysDoubleToTheCapAndResetAfterAGreeting(t *testing.T) {
 		timedOut := logs.FilterMessage("engine connection failed").All()[7]
 		if err, _ := timedOut.ContextMap()["error"].(string); !strings.Contains(err, "no workerregistered within 1s") {
 			t.Errorf("the ungreeted connection's failure logged %q, want the handshake timeout", err)
+		}
+	})
+}
+
+// Against a peer that accepts and never answers, WaitFirstAttempt ends
+// with its ctx and names the step that waited, and Close abandons the
+// upgrade at once instead of holding out for the handshake timeout.
+func TestCloseAbandonsAStalledUpgrade(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var peers []net.Conn
+		c := New(Options{URL: "ws://engine.test:49134", HandshakeTimeout: 10 * time.Second,
+			netDial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				client, peer := net.Pipe()
+				peers = append(peers, peer) // never read, never written
+				return client, nil
+			}})
+		c.Start()
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		defer cancel()
+		err := c.WaitFirstAttempt(ctx)
+		pending, ok := errors.AsType[*PendingAttemptError](err)
+		if !ok || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(pending.Stage, "the TCP connection to engine.test:49134 opened, but the WebSocket upgrade got no answer") {
+			t.Errorf("WaitFirstAttempt = %v, want a PendingAttemptError naming the upgrade", err)
+		}
+		c.Close()
+		if took := time.Since(start); took >= 10*time.Second {
+			t.Errorf("Close returned %s after the start: it waited out the handshake timeout", took)
+		}
+		for _, p := range peers {
+			p.Close()
 		}
 	})
 }
