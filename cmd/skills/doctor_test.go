@@ -119,3 +119,22 @@ func TestDoctorConfigProblems(t *testing.T) {
 		t.Errorf("no ./config.yaml and no --config: exit %d, want 0 and a note\n%s%s", code, out, errOut)
 	}
 }
+
+// A tool skill whose frontmatter lacks version is one invalid row naming
+// the skill (no empty tool name after it) and a reason naming its tools
+// and the line to add.
+func TestDoctorNamesAToolSkillWithoutVersion(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "agents", "disk-usage"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "agents", "disk-usage", "SKILL.md"), strings.Replace(strings.Replace(gitSkill, "name: git", "name: disk-usage", 1), "version: 1.0.0\n", "", 1))
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgPath, "roots: [agents]\n")
+
+	code, out, errOut := runCmd(t, context.Background(), "doctor", "--config", cfgPath)
+	want := `  invalid  disk-usage  frontmatter field version is required for a skill with tools (this one has git_status): add a line such as "version: 1.0.0" to the --- block at the top`
+	if code != 1 || !strings.Contains(out, want+"\n") {
+		t.Errorf("exit %d, want 1 and the line\n%s\nin:\n%s%s", code, want, out, errOut)
+	}
+}

@@ -175,7 +175,11 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "TOOLS (%d)\n", len(r.Tools))
 	for _, t := range r.Tools {
-		fmt.Fprintf(tw, "  %s\t%s::%s\t%s\n", t.Status, t.Skill, t.Tool, t.Reason)
+		name := t.Skill + "::" + t.Tool
+		if t.Tool == "" { // the skill's tools do not parse: one row for them all
+			name = t.Skill
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Status, name, t.Reason)
 	}
 	fmt.Fprintf(tw, "WATCH\t%s\n", r.Watch.Mode)
 	if err := tw.Flush(); err != nil {

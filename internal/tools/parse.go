@@ -114,9 +114,18 @@ func Parse(src []byte) (skill Skill, warnings []string, err error) {
 	if len(tools) == 0 {
 		return skill, warnings, nil
 	}
-	for _, f := range []struct{ key, value string }{{"name", fm.Name}, {"version", fm.Version}, {"description", skill.Description}} {
+	for _, f := range []struct{ key, value, example string }{
+		{"name", fm.Name, "name: disk-usage"},
+		{"version", fm.Version, "version: 1.0.0"},
+		{"description", skill.Description, "description: What the tools are for."},
+	} {
 		if strings.TrimSpace(f.value) == "" {
-			return skill, warnings, fmt.Errorf("frontmatter field %s is required for a skill with tools", f.key)
+			names := make([]string, len(tools))
+			for i, t := range tools {
+				names[i] = t.Name
+			}
+			return skill, warnings, fmt.Errorf("frontmatter field %s is required for a skill with tools (this one has %s): add a line such as %q to the --- block at the top",
+				f.key, strings.Join(names, ", "), f.example)
 		}
 	}
 	if fm.Timeout != nil {

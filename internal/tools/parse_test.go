@@ -142,7 +142,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"no frontmatter", "### run\n", "no YAML frontmatter"},
 		{"invalid YAML", "---\nname: [unclosed\n---\n", "invalid YAML frontmatter"},
-		{"missing version", "---\nname: t\ndescription: d\n---\n### run\n\n" + cmdBlock, "frontmatter field version is required"},
+		{"missing version", "---\nname: t\ndescription: d\n---\n### run\n\n" + cmdBlock, `frontmatter field version is required for a skill with tools (this one has run): add a line such as "version: 1.0.0" to the --- block at the top`},
 		{"missing description", "---\nname: t\nversion: 1\n---\n### run\n\n" + cmdBlock, "frontmatter field description is required"},
 		{"missing name", "---\nversion: 1\ndescription: d\n---\n### run\n\n" + cmdBlock, "frontmatter field name is required"},
 		{"duplicate tools", tool(cmdBlock + "\n### run\n\nAgain.\n\n" + cmdBlock), "duplicate tool name run"},
