@@ -7,8 +7,11 @@
 #   make fuzz           every fuzz target for $(FUZZTIME) of real fuzzing
 #   make release-check  build every release archive and check it as iii worker add would
 GO      ?= go
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/iii-hq/skills-go/internal/buildinfo.Version=$(VERSION)
+# The version the binary reports. Unset, the binary derives it from what Go
+# records, as go install and go run builds do (internal/buildinfo):
+# 0.2.5-dev+<commit>[.dirty] in a checkout. Releases set it: make build VERSION=0.2.5
+VERSION ?=
+LDFLAGS := -s -w $(if $(VERSION),-X github.com/iii-hq/skills-go/internal/buildinfo.Version=$(VERSION))
 CONFIG  ?= config.yaml
 
 .PHONY: run build test test-go large-scope interop-deps vet fuzz bench release-check race-loop clean
@@ -19,8 +22,10 @@ CONFIG  ?= config.yaml
 run: build
 	@exec ./bin/skills dev --config $(CONFIG) --data .skills-data
 
+# -buildvcs=auto records the commit, whatever GOFLAGS says, so that a
+# checkout's build names it (a tree outside git builds too).
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/skills ./cmd/skills
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -ldflags "$(LDFLAGS)" -o bin/skills ./cmd/skills
 
 test: interop-deps vet test-go large-scope
 

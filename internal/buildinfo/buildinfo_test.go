@@ -3,6 +3,7 @@ package buildinfo
 import (
 	"encoding/json"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -123,5 +124,37 @@ func TestManifestJSONPrintsNilListsAsEmpty(t *testing.T) {
 `
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("manifest JSON (-want +got):\n%s", diff)
+	}
+}
+
+// One rule gives the version of a binary whose -ldflags did not set one.
+func TestVersionOf(t *testing.T) {
+	const rev = "3a63049acf01861cd7175359c79bcccb81752b86"
+	vcs := func(modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+	}
+	tests := []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"no build information", nil, DevVersion},
+		{"go install …@v0.2.5", &debug.BuildInfo{Main: debug.Module{Version: "v0.2.5"}}, "0.2.5"},
+		{"go build at a tag", &debug.BuildInfo{Main: debug.Module{Version: "v0.2.5"}, Settings: vcs("false")}, "0.2.5"},
+		{"go build at a tag, with changes", &debug.BuildInfo{Main: debug.Module{Version: "v0.2.5+dirty"}, Settings: vcs("true")}, "0.2.5+dirty"},
+		{"go build after a tag", &debug.BuildInfo{Main: debug.Module{Version: "v0.2.6-0.20261126042438-3a63049acf01"}, Settings: vcs("false")}, DevVersion + "+3a63049acf01"},
+		{"go build, no tag, with changes", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261126042438-3a63049acf01+dirty"}, Settings: vcs("true")}, DevVersion + "+3a63049acf01.dirty"},
+		{"an older Go: (devel) with a VCS stamp", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("true")}, DevVersion + "+3a63049acf01.dirty"},
+		{"go run", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, DevVersion},
+	}
+	for _, tt := range tests {
+		if got := versionOf(tt.bi); got != tt.want {
+			t.Errorf("%s: versionOf = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// This test binary was built without -X: Version follows the rule.
+	bi, _ := debug.ReadBuildInfo()
+	if want := versionOf(bi); Version != want {
+		t.Errorf("Version = %q, want %q", Version, want)
 	}
 }
