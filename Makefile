@@ -1,5 +1,5 @@
 # The two commands a newcomer needs:
-#   make run    start a local iii engine on 127.0.0.1:49134 with the skills worker attached
+#   make run    start a local iii engine on 127.0.0.1:49134 (PORT=… for another) with the skills worker attached
 #   make test   install what the tests need, then run every test (race detector on):
 #               unit, BDD, interop with the Node SDK, each fuzz target's seed corpus;
 #               then the large-scope boot, which is too slow for the race detector
@@ -13,6 +13,8 @@ GO      ?= go
 VERSION ?=
 LDFLAGS := -s -w $(if $(VERSION),-X github.com/iii-hq/skills-go/internal/buildinfo.Version=$(VERSION))
 CONFIG  ?= config.yaml
+# The local engine's port for make run: make run PORT=49200
+PORT    ?= 49134
 
 .PHONY: run build test test-go large-scope interop-deps vet fuzz bench release-check race-loop clean
 
@@ -20,7 +22,7 @@ CONFIG  ?= config.yaml
 # exits 1 when the program it runs was interrupted): Ctrl-C stops it
 # gracefully and make ends quietly.
 run: build
-	@exec ./bin/skills dev --config $(CONFIG) --data .skills-data
+	@exec ./bin/skills dev --config $(CONFIG) --data .skills-data --port $(PORT)
 
 # -buildvcs=auto records the commit, whatever GOFLAGS says, so that a
 # checkout's build names it (a tree outside git builds too).
