@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -21,8 +22,9 @@ import (
 // of public repositories, laid out by testdata/public/assemble.sh, and the
 // needs of testdata/public/needs.json. The skills are not committed (they
 // are the sources' text, under their licences); the tests look for them
-// in publicSkillDirs and skip the ranking when none is there. The needs,
-// the sources table and the existing corpus's figures always run.
+// in publicSkillDirs and skip what needs them when none is there. The
+// checks of the needs' and sources' shape, and the figures of the first
+// corpus, always run.
 
 // publicSkillDirs are where the public corpus's skills folder is looked
 // for, in order: $SKILLS_PUBLIC_CORPUS, the local copy that assemble.sh
@@ -93,14 +95,22 @@ func loadRoot(tb testing.TB, dir, needsFile string) *evalCorpus {
 	for i := range c.docs {
 		c.byID[c.docs[i].id] = &c.docs[i]
 	}
-	raw, err := os.ReadFile(needsFile)
+	c.needs = readNeeds(tb, needsFile)
+	return c
+}
+
+// readNeeds reads a file of needs in the shape of queries.json.
+func readNeeds(tb testing.TB, file string) []corpusQuery {
+	tb.Helper()
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := json.Unmarshal(raw, &c.needs); err != nil {
-		tb.Fatalf("%s: %v", needsFile, err)
+	var needs []corpusQuery
+	if err := json.Unmarshal(raw, &needs); err != nil {
+		tb.Fatalf("%s: %v", file, err)
 	}
-	return c
+	return needs
 }
 
 // fencedBytes counts the bytes of body's lines inside code fences,
@@ -126,7 +136,6 @@ func fencedBytes(body string) int {
 var (
 	publicOnce   sync.Once
 	publicCorpus *evalCorpus
-	publicDir    string
 )
 
 // loadPublic loads the public corpus once per test binary; nil when no
@@ -136,7 +145,6 @@ func loadPublic(tb testing.TB) *evalCorpus {
 	publicOnce.Do(func() {
 		for _, d := range publicSkillDirs() {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-				publicDir = d
 				publicCorpus = loadRoot(tb, d, filepath.Join("testdata", "public", "needs.json"))
 				return
 			}
@@ -167,6 +175,8 @@ func plainWords(text string) []string {
 	})
 }
 
+// newBM25 indexes the documents keep accepts. A document's length is its
+// weighted term count (a name or description word counts three).
 func newBM25(docs []evalDoc, keep func(evalDoc) bool) *bm25 {
 	x := &bm25{postings: map[string][]bm25Posting{}}
 	total := 0.0
@@ -197,6 +207,8 @@ func newBM25(docs []evalDoc, keep func(evalDoc) bool) *bm25 {
 	return x
 }
 
+// search ranks the documents for q's distinct words by BM25, ties broken
+// by id, and returns the best limit ids.
 func (x *bm25) search(q string, limit int) []string {
 	const k1, b = 1.2, 0.75
 	score := map[int]float64{}
@@ -406,10 +418,59 @@ func TestPublicRanking(t *testing.T) {
 	})
 }
 
-// TestPublicCorpus checks the corpus's shape: every expected id is served,
-// the needs are enough and mostly paraphrases, and a paraphrase shares no
-// word of five letters or more with its skill's name and few with its
-// description. It logs the totals that testdata/public/README.md reports.
+// TestPublicNeedsShape checks what is committed of the public corpus,
+// without its skills: at least 120 needs, two thirds of them paraphrases,
+// each once, of a known kind, expecting well-formed ids of the listed
+// sources; at least three sources, each with a commit and a licence.
+func TestPublicNeedsShape(t *testing.T) {
+	dir := filepath.Join("testdata", "public")
+	raw, err := os.ReadFile(filepath.Join(dir, "sources.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string]bool{}
+	for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n")[1:] {
+		f := strings.Split(line, "\t")
+		if len(f) != 6 || len(f[2]) != 40 || strings.Trim(f[2], "0123456789abcdef") != "" || f[3] == "" || f[4] == "" {
+			t.Errorf("sources.tsv line %d: want short name, repository, 40-hex commit, SPDX licence, licence files, include pattern: %q", i+2, line)
+			continue
+		}
+		sources[f[0]] = true
+	}
+	if len(sources) < 3 {
+		t.Errorf("%d sources; at least 3", len(sources))
+	}
+	needs := readNeeds(t, filepath.Join(dir, "needs.json"))
+	kinds := map[string]int{}
+	seen := map[string]bool{}
+	for _, n := range needs {
+		kinds[n.Kind]++
+		if seen[n.Q] {
+			t.Errorf("need %q twice", n.Q)
+		}
+		seen[n.Q] = true
+		if !slices.Contains([]string{"easy", "paraphrase", "hard"}, n.Kind) {
+			t.Errorf("need %q: kind %q", n.Q, n.Kind)
+		}
+		if len(n.Expect) == 0 {
+			t.Errorf("need %q expects nothing", n.Q)
+		}
+		for _, id := range n.Expect {
+			src, _, _ := strings.Cut(id, "/")
+			if err := ids.ValidateSkillID(id); err != nil || !sources[src] {
+				t.Errorf("need %q expects %q: not an id of a listed source", n.Q, id)
+			}
+		}
+	}
+	if len(needs) < 120 || 3*kinds["paraphrase"] < 2*len(needs) {
+		t.Errorf("%d needs, %d paraphrases: at least 120, two thirds paraphrases", len(needs), kinds["paraphrase"])
+	}
+}
+
+// TestPublicCorpus checks the corpus against its needs: every expected id
+// is served, and a paraphrase shares no word of five letters or more with
+// its skill's name (or folder) and at most two with its description. It
+// logs the totals that testdata/public/README.md reports.
 func TestPublicCorpus(t *testing.T) {
 	c := loadPublic(t)
 	if c == nil {
@@ -468,35 +529,22 @@ func TestPublicCorpus(t *testing.T) {
 	if sum.skills < 400 || len(srcs) < 3 {
 		t.Errorf("%d skills from %d sources; the corpus needs at least 400 from at least 3", sum.skills, len(srcs))
 	}
-	if len(c.needs) < 120 || 3*kinds["paraphrase"] < 2*len(c.needs) {
-		t.Errorf("%d needs, %d paraphrases: at least 120, two thirds paraphrases", len(c.needs), kinds["paraphrase"])
-	}
-	seen := map[string]bool{}
 	descShared := map[int]int{}
 	for _, n := range c.needs {
-		if seen[n.Q] {
-			t.Errorf("need %q twice", n.Q)
-		}
-		seen[n.Q] = true
-		if !slices.Contains([]string{"easy", "paraphrase", "hard"}, n.Kind) {
-			t.Errorf("need %q: kind %q", n.Q, n.Kind)
-		}
-		if len(n.Expect) == 0 {
-			t.Errorf("need %q expects nothing", n.Q)
-			continue
-		}
 		for _, id := range n.Expect {
 			if c.byID[id] == nil {
 				t.Errorf("need %q expects %s, which is not served", n.Q, id)
 			}
 		}
-		first := c.byID[n.Expect[0]]
-		if first == nil || n.Kind != "paraphrase" {
-			continue
+		if len(n.Expect) == 0 || n.Kind != "paraphrase" {
+			continue // TestPublicNeedsShape reports a need that expects nothing
 		}
-		skill := first
-		if !first.skillFile {
-			skill = c.byID[skillOf(c, first.id)]
+		skill := c.byID[n.Expect[0]]
+		if skill != nil && !skill.skillFile {
+			skill = c.byID[skillOf(c, skill.id)]
+		}
+		if skill == nil {
+			continue
 		}
 		q := longWords(n.Q)
 		for w := range longWords(strings.ReplaceAll(skill.name+" "+lastSegmentOf(skill.id), "-", " ")) {
