@@ -16,6 +16,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -148,8 +149,8 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		MaxFrameBytes:  int64(cfg.MaxFrameBytes),
 	})
 	triggerTypes := []iii.TriggerType{
-		changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log),
-		changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log),
+		changeTrigger(contract.SkillsOnChange, contract.SkillsOnChangeDescription, log),
+		changeTrigger(contract.PromptsOnChange, contract.PromptsOnChangeDescription, log),
 	}
 	skillsChanged := client.ProvideTriggerType(triggerTypes[0])
 	promptsChanged := client.ProvideTriggerType(triggerTypes[1])

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
@@ -47,8 +48,8 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	defer cancel()
 
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
-	skillsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: registry.SkillsOnChange, Description: registry.SkillsOnChangeDescription})
-	promptsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: registry.PromptsOnChange, Description: registry.PromptsOnChangeDescription})
+	skillsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: contract.SkillsOnChange, Description: contract.SkillsOnChangeDescription})
+	promptsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: contract.PromptsOnChange, Description: contract.PromptsOnChangeDescription})
 	skills, prompts := registry.NewSkillsMirror("skills", 1<<20), registry.NewPromptsMirror("prompts")
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
 	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,

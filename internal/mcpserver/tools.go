@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // fetchInput is skill__fetch's input: the iii:// links to read.
@@ -55,7 +57,7 @@ func addTools(b *Bridge) {
 			payload["uris"] = in.URIs
 		}
 		var text string
-		if err := b.call(ctx, "skill::fetch", payload, &text); err != nil {
+		if err := b.call(ctx, contract.FnSkillFetch, payload, &text); err != nil {
 			return toolError(err), nil, nil
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
@@ -74,7 +76,7 @@ func addTools(b *Bridge) {
 			payload["max_tokens"] = in.MaxTokens
 		}
 		var out searchOutput
-		if err := b.call(ctx, "skill::search", payload, &out); err != nil {
+		if err := b.call(ctx, contract.FnSkillSearch, payload, &out); err != nil {
 			return toolError(err), searchOutput{}, nil
 		}
 		text, _ := json.Marshal(out)

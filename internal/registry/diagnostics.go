@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -12,7 +13,6 @@ import (
 // skills::diagnostics (docs/decisions.md D42): what an operator would
 // otherwise dig out of the logs.
 const (
-	FnSkillsDiagnostics   = "skills::diagnostics"
 	descSkillsDiagnostics = "Reports every skill and prompt file found and what became of it (loaded, skipped, shadowed, warning, with the reason), the roots, the tool skills, the catalog and its cache, the engine link, the file watch and the reads per skill since boot."
 )
 
@@ -39,7 +39,7 @@ func (c *readCounts) snapshot() map[string]uint64 {
 }
 
 func (r *Registry) diagnosticsFunction() iii.Function {
-	return iii.NewFunction(FnSkillsDiagnostics, descSkillsDiagnostics, func(ctx context.Context, _ emptyInput) (diagnostics.Report, error) {
+	return iii.NewFunction(contract.FnSkillsDiagnostics, descSkillsDiagnostics, func(ctx context.Context, _ emptyInput) (diagnostics.Report, error) {
 		return r.Diagnose(ctx), nil
 	})
 }

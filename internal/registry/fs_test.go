@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
@@ -114,7 +115,7 @@ func TestFSSkillRead(t *testing.T) {
 
 	_, err := read("iii://empty")
 	wantErr := "file " + filepath.Join(dir, "fs-skills", "empty.md") + " has empty body"
-	if msg, code := errText(err); msg != wantErr || code != CodeUnavailable {
+	if msg, code := errText(err); msg != wantErr || code != contract.CodeUnavailable {
 		t.Errorf("empty body error = %q (%s), want %q", msg, code, wantErr)
 	}
 

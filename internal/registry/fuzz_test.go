@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -22,7 +23,7 @@ func FuzzParseURI(f *testing.F) {
 			if u != (URI{}) {
 				t.Fatalf("Parse(%q) failed with %v but returned %+v", s, err, u)
 			}
-			if e, ok := err.(*Error); !ok || e.Code != CodeInvalidArgument {
+			if e, ok := err.(*contract.Error); !ok || e.Code != contract.CodeInvalidArgument {
 				t.Fatalf("Parse(%q) error %v is not invalid_argument", s, err)
 			}
 		} else {
@@ -105,7 +106,7 @@ func FuzzSkillPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		segs, err := skillPath(s)
 		if err != nil {
-			if e, ok := err.(*Error); !ok || e.Code != CodeInvalidArgument {
+			if e, ok := err.(*contract.Error); !ok || e.Code != contract.CodeInvalidArgument {
 				t.Fatalf("skillPath(%q) error %v is not invalid_argument", s, err)
 			}
 			return

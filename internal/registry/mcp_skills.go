@@ -18,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/skillmd"
@@ -43,10 +44,6 @@ import (
 // extension's limits (512 files, 16 MiB). The other markdown files of a
 // skill folder are files of that skill here, not skills of their own.
 const (
-	FnMCPSkillsList = "skills::mcp-skills-list"
-	FnMCPSkillsGet  = "skills::mcp-skills-get"
-	FnMCPSkillsRead = "skills::mcp-skills-read"
-
 	descMCPSkillsList = "Internal: returns the MCP Skills extension's skills/list result: every skill as skill://<id>/SKILL.md with its frontmatter and files (uri, sha256 digest, size)."
 	descMCPSkillsGet  = "Internal: returns the MCP Skills extension's skills/get result for one skill://<id>/SKILL.md."
 	descMCPSkillsRead = "Internal: reads one file of an MCP skill (skill://<id>/<file>) as the MCP resources/read contents envelope."
@@ -213,18 +210,18 @@ func (r *Registry) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (mc
 
 func (r *Registry) mcpSkillsGet(ctx context.Context, in mcpSkillsGetInput) (mcpSkillsGetOutput, error) {
 	if in.URI == nil {
-		return mcpSkillsGetOutput{}, invalidf("missing field `uri`: pass a skill's skill://<id>/SKILL.md URI")
+		return mcpSkillsGetOutput{}, contract.Invalidf("missing field `uri`: pass a skill's skill://<id>/SKILL.md URI")
 	}
 	id, ok := strings.CutSuffix(strings.TrimPrefix(*in.URI, SkillScheme), "/"+skillFile)
 	if !strings.HasPrefix(*in.URI, SkillScheme) || !ok {
-		return mcpSkillsGetOutput{}, invalidf("uri %s is not a skill's SKILL.md URI; allowed: skill://<id>/SKILL.md", ids.Quote(*in.URI))
+		return mcpSkillsGetOutput{}, contract.Invalidf("uri %s is not a skill's SKILL.md URI; allowed: skill://<id>/SKILL.md", ids.Quote(*in.URI))
 	}
 	src, err := r.skillSourceOf(ctx, id)
 	if err != nil {
 		return mcpSkillsGetOutput{}, err
 	}
 	if src.unserved != "" {
-		return mcpSkillsGetOutput{}, notFoundf("%s is not served as an MCP skill: %s", ids.Quote(*in.URI), src.unserved)
+		return mcpSkillsGetOutput{}, contract.NotFoundf("%s is not served as an MCP skill: %s", ids.Quote(*in.URI), src.unserved)
 	}
 	entry, err := r.mcpSkillEntry(ctx, src)
 	if err != nil {
@@ -235,14 +232,14 @@ func (r *Registry) mcpSkillsGet(ctx context.Context, in mcpSkillsGetInput) (mcpS
 
 func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcpSkillsReadOutput, error) {
 	if in.URI == nil {
-		return mcpSkillsReadOutput{}, invalidf("missing field `uri`: pass a skill://<id>/<file> URI")
+		return mcpSkillsReadOutput{}, contract.Invalidf("missing field `uri`: pass a skill://<id>/<file> URI")
 	}
 	uri := *in.URI
 	segs, err := skillPath(uri)
 	if err != nil {
 		return mcpSkillsReadOutput{}, err
 	}
-	notFound := notFoundf("Skill file not found: %s", ids.Unquoted(uri))
+	notFound := contract.NotFoundf("Skill file not found: %s", ids.Unquoted(uri))
 	if segs[len(segs)-1] == skillFile {
 		id := strings.Join(segs[:len(segs)-1], "/")
 		if src, err := r.skillSourceOf(ctx, id); err == nil && src.unserved == "" {
@@ -277,7 +274,7 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 				return mcpSkillsReadOutput{}, notFound
 			}
 			if err != nil {
-				return mcpSkillsReadOutput{}, unavailableMsg(fmt.Errorf("read %s: %w", f.Path, err))
+				return mcpSkillsReadOutput{}, contract.UnavailableMsg(fmt.Errorf("read %s: %w", f.Path, err))
 			}
 			return mcpSkillsReadOutput{Contents: []mcpSkillsReadContent{fileContent(uri, rel, b)}}, nil
 		}
@@ -332,7 +329,7 @@ const maxSkillURI = 32 << 10
 func skillPath(uri string) ([]string, error) {
 	rest, ok := strings.CutPrefix(uri, SkillScheme)
 	bad := func(why string) error {
-		return invalidf("uri %s %s; allowed: skill://<id>/<file>, each segment percent-encoded, e.g. skill://pdf/SKILL.md", ids.Quote(uri), why)
+		return contract.Invalidf("uri %s %s; allowed: skill://<id>/<file>, each segment percent-encoded, e.g. skill://pdf/SKILL.md", ids.Quote(uri), why)
 	}
 	switch {
 	case !ok:
@@ -409,7 +406,7 @@ func sortSources(s []skillSource) {
 // checkLimit checks the limit a caller gave a listing of the extension's.
 func checkLimit(limit *int, unit string) error {
 	if limit != nil && (*limit < 1 || *limit > maxSkillsPage) {
-		return invalidf("limit %d is out of range; allowed: 1 to %d %s a page", *limit, maxSkillsPage, unit)
+		return contract.Invalidf("limit %d is out of range; allowed: 1 to %d %s a page", *limit, maxSkillsPage, unit)
 	}
 	return nil
 }
@@ -430,15 +427,15 @@ func (r *Registry) extensionPage(list string, keys []string, cursor *string, lim
 
 // isNotFound reports a registry not_found error.
 func isNotFound(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Code == CodeNotFound
+	var e *contract.Error
+	return errors.As(err, &e) && e.Code == contract.CodeNotFound
 }
 
 // skillSourceOf resolves one id as the registry serves it: the state row
 // first, then the overlay.
 func (r *Registry) skillSourceOf(ctx context.Context, id string) (skillSource, error) {
 	if ids.ValidateSkillID(id) != nil {
-		return skillSource{}, notFoundf("Skill not found: %s", ids.Unquoted(id))
+		return skillSource{}, contract.NotFoundf("Skill not found: %s", ids.Unquoted(id))
 	}
 	text, found, err := r.storedSkill(ctx, id)
 	if err != nil {
@@ -461,7 +458,7 @@ func (r *Registry) skillSourceOf(ctx context.Context, id string) (skillSource, e
 		}
 		return skillSource{id: id, unserved: "it is a file of the skill folder that holds it, not a skill"}, nil
 	}
-	return skillSource{}, notFoundf("Skill not found: %s", ids.Unquoted(id))
+	return skillSource{}, contract.NotFoundf("Skill not found: %s", ids.Unquoted(id))
 }
 
 // viewSkillSource is a view entry as an MCP skill; ok is false for the
@@ -524,7 +521,7 @@ func (r *Registry) skillMD(ctx context.Context, src skillSource) ([]byte, error)
 	if src.folder != "" {
 		b, err := r.fs.ReadFile(src.path)
 		if err != nil {
-			return nil, unavailableMsg(fmt.Errorf("read %s: %w", src.path, err))
+			return nil, contract.UnavailableMsg(fmt.Errorf("read %s: %w", src.path, err))
 		}
 		return b, nil
 	}
@@ -546,7 +543,7 @@ func (r *Registry) synthBody(ctx context.Context, src skillSource) (string, erro
 			return "", err
 		}
 		if !found {
-			return "", notFoundf("Skill not found: %s", ids.Unquoted(src.id))
+			return "", contract.NotFoundf("Skill not found: %s", ids.Unquoted(src.id))
 		}
 		return skillmd.Parse(text).Body, nil
 	}
@@ -558,8 +555,8 @@ func (r *Registry) synthBody(ctx context.Context, src skillSource) (string, erro
 }
 
 // notServed is the error for a skill that exists but is not an MCP skill.
-func notServed(id, why string) *Error {
-	return notFoundf("%s is not served as an MCP skill: %s", ids.Quote(skillURI(id)), why)
+func notServed(id, why string) *contract.Error {
+	return contract.NotFoundf("%s is not served as an MCP skill: %s", ids.Quote(skillURI(id)), why)
 }
 
 // folderSkill checks a folder skill as the extension serves it: its files
@@ -572,7 +569,7 @@ func (r *Registry) folderSkill(ctx context.Context, src skillSource) (files []fs
 	case errors.Is(err, fsource.ErrFolderTooLarge):
 		return nil, nil, nil, notServed(src.id, err.Error())
 	case err != nil:
-		return nil, nil, nil, unavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
+		return nil, nil, nil, contract.UnavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))
 	}
 	if md, err = r.skillMD(ctx, src); err != nil {
 		return nil, nil, nil, err
@@ -606,7 +603,7 @@ func (r *Registry) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill
 		}
 		sum, size, err := r.mcpDigests.file(sf.FolderFile, r.fs.ReadBytes)
 		if err != nil {
-			return mcpSkill{}, unavailableMsg(fmt.Errorf("read %s: %w", sf.Path, err))
+			return mcpSkill{}, contract.UnavailableMsg(fmt.Errorf("read %s: %w", sf.Path, err))
 		}
 		entry.Resources = append(entry.Resources, mcpSkillFile{URI: sf.uri, Digest: sum, Size: size})
 	}

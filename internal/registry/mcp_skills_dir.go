@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -18,7 +19,6 @@ import (
 // holds a file the skill lists; the children are taken from the same
 // listing as skills/get's, so the two agree on what is served.
 const (
-	FnMCPSkillsDir   = "skills::mcp-skills-dir"
 	descMCPSkillsDir = "Internal: lists the direct children of a directory of an MCP skill (skill://<id> or skill://<id>/<folder>) as the MCP Skills extension's resources/directory/read result."
 
 	mimeDirectory = "inode/directory"
@@ -43,7 +43,7 @@ type mcpSkillsDirOutput struct {
 
 func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpSkillsDirOutput, error) {
 	if in.URI == nil {
-		return mcpSkillsDirOutput{}, invalidf("missing field `uri`: pass a directory of a skill, skill://<id> or skill://<id>/<folder>")
+		return mcpSkillsDirOutput{}, contract.Invalidf("missing field `uri`: pass a directory of a skill, skill://<id> or skill://<id>/<folder>")
 	}
 	if err := checkLimit(in.Limit, "entries"); err != nil {
 		return mcpSkillsDirOutput{}, err
@@ -54,7 +54,7 @@ func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpS
 		return mcpSkillsDirOutput{}, err
 	}
 	segs = segs[:len(segs)-1]
-	notDir := notFoundf("%s is not a directory of a skill this server serves", ids.Quote(*in.URI))
+	notDir := contract.NotFoundf("%s is not a directory of a skill this server serves", ids.Quote(*in.URI))
 	entries, err := r.dirEntries(ctx, segs)
 	if err != nil {
 		return mcpSkillsDirOutput{}, err

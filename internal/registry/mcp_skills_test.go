@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
@@ -373,11 +374,11 @@ func TestMCPSkillsOddNamesAndUnservedFolders(t *testing.T) {
 	}
 	for _, uri := range []string{"skill://big/SKILL.md", "skill://bomb/SKILL.md"} {
 		_, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: &uri})
-		if msg, code := errText(err); code != CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
+		if msg, code := errText(err); code != contract.CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
 			t.Errorf("get %s: %s %q", uri, code, msg)
 		}
 		_, err = f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
-		if msg, code := errText(err); code != CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
+		if msg, code := errText(err); code != contract.CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
 			t.Errorf("read %s: %s %q", uri, code, msg)
 		}
 	}
@@ -450,7 +451,7 @@ func TestMCPSkillsDirectories(t *testing.T) {
 	}
 	for _, uri := range []string{"skill://team", "skill://pdf/SKILL.md", "skill://pdf/nothing", "skill://nope", "skill://legacy_notes", "skill://odd"} {
 		_, err := dir(uri, nil)
-		if msg, code := errText(err); code != CodeNotFound || !strings.Contains(msg, "is not a directory of a skill") {
+		if msg, code := errText(err); code != contract.CodeNotFound || !strings.Contains(msg, "is not a directory of a skill") {
 			t.Errorf("directory %s: %s %q", uri, code, msg)
 		}
 	}

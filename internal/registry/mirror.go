@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -79,7 +80,7 @@ func (r *Registry) storedSkill(ctx context.Context, key string) (body string, fo
 }
 
 func skillDecodeError(key string, err error) error {
-	return unavailableMsg(fmt.Errorf("decode stored skill %s: %w", ids.Unquoted(key), err))
+	return contract.UnavailableMsg(fmt.Errorf("decode stored skill %s: %w", ids.Unquoted(key), err))
 }
 
 // storedPrompt returns the prompt row stored at name, from the catalog
@@ -109,7 +110,7 @@ func (r *Registry) storedPrompt(ctx context.Context, name string) (row promptRow
 }
 
 func promptDecodeError(name string, err error) error {
-	return unavailableMsg(fmt.Errorf("decode stored prompt %s: %w", ids.Unquoted(name), err))
+	return contract.UnavailableMsg(fmt.Errorf("decode stored prompt %s: %w", ids.Unquoted(name), err))
 }
 
 // mirroredPromptRows returns the prompt rows from the catalog, sorted by

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -49,7 +50,7 @@ func page(list string, keys []string, given *string, size int) (start, end int, 
 			}
 		}
 		if start < 0 {
-			return 0, 0, "", invalidf("stale cursor: %s is no longer in the list; start again without a cursor", ids.Quote(after))
+			return 0, 0, "", contract.Invalidf("stale cursor: %s is no longer in the list; start again without a cursor", ids.Quote(after))
 		}
 	}
 	end = min(start+size, len(keys))
@@ -60,7 +61,7 @@ func page(list string, keys []string, given *string, size int) (start, end int, 
 }
 
 func decodeCursor(list, s string) (string, error) {
-	garbage := invalidf("cursor %s is not one this worker gave out; pass the nextCursor of the previous page, or no cursor for the first page", ids.Quote(s))
+	garbage := contract.Invalidf("cursor %s is not one this worker gave out; pass the nextCursor of the previous page, or no cursor for the first page", ids.Quote(s))
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return "", garbage
@@ -70,7 +71,7 @@ func decodeCursor(list, s string) (string, error) {
 		return "", garbage
 	}
 	if c.List != list {
-		return "", invalidf("cursor is for the %s list, not the %s list; pass the nextCursor of this list's previous page", c.List, list)
+		return "", contract.Invalidf("cursor is for the %s list, not the %s list; pass the nextCursor of this list's previous page", c.List, list)
 	}
 	return c.After, nil
 }
@@ -79,9 +80,9 @@ func decodeCursor(list, s string) (string, error) {
 // (D26): page it with page_size, or ask for less of it.
 func OversizeHint(functionID string) string {
 	switch functionID {
-	case FnSkillsResourcesList, FnPromptsMCPList, FnMCPSkillsList, FnMCPSkillsDir:
+	case contract.FnSkillsResourcesList, contract.FnPromptsMCPList, contract.FnMCPSkillsList, contract.FnMCPSkillsDir:
 		return "set page_size in the worker's config to answer it a page at a time"
-	case FnSkillsList:
+	case contract.FnSkillsList:
 		return "find skills with skill::search, or read iii://skills (cut to the budget)"
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -76,13 +77,13 @@ type promptChange struct {
 
 func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (registerPromptOutput, error) {
 	if err := ids.ValidatePromptName(in.Name); err != nil {
-		return registerPromptOutput{}, invalid(err)
+		return registerPromptOutput{}, contract.Invalid(err)
 	}
 	if strings.TrimSpace(in.Description) == "" {
-		return registerPromptOutput{}, invalidf("description must be non-empty")
+		return registerPromptOutput{}, contract.Invalidf("description must be non-empty")
 	}
 	if strings.TrimSpace(in.FunctionID) == "" {
-		return registerPromptOutput{}, invalidf("function_id must be non-empty")
+		return registerPromptOutput{}, contract.Invalidf("function_id must be non-empty")
 	}
 	args, err := promptArguments(in.Arguments)
 	if err != nil {
@@ -106,10 +107,10 @@ func promptArguments(in []promptArgument) ([]promptArgRow, error) {
 	seen := make(map[string]struct{}, len(in))
 	for _, a := range in {
 		if strings.TrimSpace(a.Name) == "" {
-			return nil, invalidf("argument name must be non-empty")
+			return nil, contract.Invalidf("argument name must be non-empty")
 		}
 		if _, dup := seen[a.Name]; dup {
-			return nil, invalidf("duplicate argument name: %s", ids.Unquoted(a.Name))
+			return nil, contract.Invalidf("duplicate argument name: %s", ids.Unquoted(a.Name))
 		}
 		seen[a.Name] = struct{}{}
 		rows = append(rows, promptArgRow(a))
@@ -119,7 +120,7 @@ func promptArguments(in []promptArgument) ([]promptArgRow, error) {
 
 func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInput) (unregisterPromptOutput, error) {
 	if err := ids.ValidatePromptName(in.Name); err != nil {
-		return unregisterPromptOutput{}, invalid(err)
+		return unregisterPromptOutput{}, contract.Invalid(err)
 	}
 	removed, err := r.prompts.delete(ctx, in.Name)
 	if err != nil {

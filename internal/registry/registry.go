@@ -19,16 +19,9 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
-)
-
-// Trigger types the worker provides, with the descriptions it registers.
-const (
-	SkillsOnChange             = "skills::on-change"
-	SkillsOnChangeDescription  = "Fires after any mutation of the skills registry (register / unregister)."
-	PromptsOnChange            = "prompts::on-change"
-	PromptsOnChangeDescription = "Fires after any mutation of the prompts registry (register / unregister)."
 )
 
 // Config is what a Registry needs. Zero scopes, timeout, logger and clock
@@ -176,7 +169,7 @@ func (r *Registry) trigger(ctx context.Context, functionID string, payload any) 
 	defer cancel()
 	res, err := r.caller.Call(ctx, functionID, payload)
 	if err != nil {
-		return nil, unavailable("trigger "+functionID, err)
+		return nil, contract.Unavailable("trigger "+functionID, err)
 	}
 	return res, nil
 }
@@ -200,7 +193,7 @@ func (r *Registry) View() *catalog.View { return r.view }
 func (r *Registry) skillListing(ctx context.Context) (catalog.Listing, error) {
 	l, err := r.view.Skills(ctx)
 	if se, ok := errors.AsType[*catalog.StateError](err); ok {
-		return l, unavailable(se.Fn, se.Err)
+		return l, contract.Unavailable(se.Fn, se.Err)
 	}
 	return l, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -139,7 +140,7 @@ func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error
 
 func (r *Registry) resourcesRead(ctx context.Context, in readResourceInput) (readResourceOutput, error) {
 	if in.URI == nil {
-		return readResourceOutput{}, invalidf("missing field `uri`: pass the iii:// URI to read, e.g. iii://skills or iii://{skill_id}")
+		return readResourceOutput{}, contract.Invalidf("missing field `uri`: pass the iii:// URI to read, e.g. iii://skills or iii://{skill_id}")
 	}
 	uri := *in.URI
 	mime, text, err := r.read(ctx, uri)
@@ -203,7 +204,7 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			return "", skillNotFound(key)
 		case err != nil:
-			return "", unavailableMsg(err)
+			return "", contract.UnavailableMsg(err)
 		}
 		r.reads.add(key)
 		return body, nil
@@ -214,13 +215,13 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 // skillNotFound answers a read of an unregistered key. A key with "::" is
 // almost always a v0.1 link (iii://x/worker::fn), so the message says how
 // such links are written now.
-func skillNotFound(key string) *Error {
+func skillNotFound(key string) *contract.Error {
 	if !strings.Contains(key, "::") {
-		return notFoundf("Skill not found: %s", ids.Unquoted(key))
+		return contract.NotFoundf("Skill not found: %s", ids.Unquoted(key))
 	}
 	fn := key
 	if _, after, ok := strings.Cut(key, "/"); ok {
 		fn = after // v0.1 links were iii://{skill}/{function_id}
 	}
-	return notFoundf("Skill not found: %s (function links are written %s since v0.2.0)", ids.Unquoted(key), ids.Unquoted(SectionURI(fn)))
+	return contract.NotFoundf("Skill not found: %s (function links are written %s since v0.2.0)", ids.Unquoted(key), ids.Unquoted(SectionURI(fn)))
 }

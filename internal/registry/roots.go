@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -21,10 +22,6 @@ import (
 // differences from upstream: ids come from folders (D30), not a
 // frontmatter id, and an earlier root wins an id over a later one.
 const (
-	FnRootsIndex  = "skills::roots::index"
-	FnRootsLoad   = "skills::roots::load"
-	FnRootsRescan = "skills::roots::rescan"
-
 	descRootsIndex  = "Slim list { id, title, description, path }[] of every SKILL.md discovered across configured roots. No body in the response."
 	descRootsLoad   = "Read the full SKILL.md body for one discovered id. Returns { id, title, description, path, body }."
 	descRootsRescan = "Re-walk the configured roots and rebuild the in-memory index. Returns the new count."
@@ -82,9 +79,9 @@ func (r *Registry) rootsFunctions() []iii.Function {
 		}}
 	}
 	return []iii.Function{
-		raw(FnRootsIndex, descRootsIndex, r.rootsIndexFn),
-		raw(FnRootsLoad, descRootsLoad, r.rootsLoadFn),
-		raw(FnRootsRescan, descRootsRescan, r.rootsRescanFn),
+		raw(contract.FnRootsIndex, descRootsIndex, r.rootsIndexFn),
+		raw(contract.FnRootsLoad, descRootsLoad, r.rootsLoadFn),
+		raw(contract.FnRootsRescan, descRootsRescan, r.rootsRescanFn),
 	}
 }
 
@@ -148,7 +145,7 @@ func (r *Registry) rootsIndexFn(ctx context.Context, data json.RawMessage) (any,
 func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, error) {
 	id, ok := decodeRootsPayload(data).ID.(string)
 	if !ok {
-		return nil, invalidf("missing required field: id")
+		return nil, contract.Invalidf("missing required field: id")
 	}
 	find := func(skills []fsource.Skill) (fsource.Skill, bool) {
 		i := slices.IndexFunc(skills, func(s fsource.Skill) bool { return s.SkillFile && s.ID == id })
@@ -164,11 +161,11 @@ func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, 
 		sk, found = find(skills)
 	}
 	if !found {
-		return nil, notFoundf("skill not found: %s", ids.Unquoted(id))
+		return nil, contract.NotFoundf("skill not found: %s", ids.Unquoted(id))
 	}
 	raw, err := src.ReadFile(sk.Path)
 	if err != nil {
-		return nil, unavailableMsg(fmt.Errorf("read failed: %s — %v", sk.Path, err))
+		return nil, contract.UnavailableMsg(fmt.Errorf("read failed: %s — %v", sk.Path, err))
 	}
 	_, body, _ := skillmd.SplitFrontmatter(raw)
 	e := rootEntryOf(sk, src.ReadBody)
@@ -214,7 +211,7 @@ func (r *Registry) givenRoots(given []string) (*fsource.Source, error) {
 			if len(allowed) > 0 {
 				what = "folders inside " + strings.Join(allowed, ", ")
 			}
-			return nil, forbiddenf("root %s is outside the roots this worker reads; allowed: %s (the roots and allow_paths config keys)", ids.Quote(dir), what)
+			return nil, contract.Forbiddenf("root %s is outside the roots this worker reads; allowed: %s (the roots and allow_paths config keys)", ids.Quote(dir), what)
 		}
 	}
 	return src, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
@@ -58,23 +59,23 @@ func TestRootsFunctions(t *testing.T) {
 	r := New(Config{FS: src, Caller: newFakeEngine(), RootsConfigured: true})
 	pdf, xlsx := filepath.Join(dir, "a/pdf/SKILL.md"), filepath.Join(dir, "b/xlsx/SKILL.md")
 
-	got, err := callRaw(t, r, FnRootsIndex, `{}`)
+	got, err := callRaw(t, r, contract.FnRootsIndex, `{}`)
 	want := `{"count":2,"skills":[` +
 		`{"description":"Fill PDF forms.","id":"pdf","path":` + quoteJSON(pdf) + `,"title":"PDF tools"},` +
 		`{"description":"Spreadsheets.","id":"xlsx","path":` + quoteJSON(xlsx) + `,"title":"xlsx"}]}`
 	if err != nil || got != want {
 		t.Errorf("index = %s, %v\nwant %s", got, err, want)
 	}
-	if got, _ := callRaw(t, r, FnRootsIndex, `{"filter":"SPREAD"}`); got != `{"count":1,"skills":[{"description":"Spreadsheets.","id":"xlsx","path":`+quoteJSON(xlsx)+`,"title":"xlsx"}]}` {
+	if got, _ := callRaw(t, r, contract.FnRootsIndex, `{"filter":"SPREAD"}`); got != `{"count":1,"skills":[{"description":"Spreadsheets.","id":"xlsx","path":`+quoteJSON(xlsx)+`,"title":"xlsx"}]}` {
 		t.Errorf("filtered index = %s", got)
 	}
-	if got, _ := callRaw(t, r, FnRootsIndex, `{"roots":["b"]}`); got != `{"count":2,"skills":[`+
+	if got, _ := callRaw(t, r, contract.FnRootsIndex, `{"roots":["b"]}`); got != `{"count":2,"skills":[`+
 		`{"description":"The later root's.","id":"pdf","path":`+quoteJSON(filepath.Join(dir, "b/pdf/SKILL.md"))+`,"title":"Later"},`+
 		`{"description":"Spreadsheets.","id":"xlsx","path":`+quoteJSON(xlsx)+`,"title":"xlsx"}]}` {
 		t.Errorf("index of given roots = %s", got)
 	}
 
-	got, err = callRaw(t, r, FnRootsLoad, `{"id":"pdf"}`)
+	got, err = callRaw(t, r, contract.FnRootsLoad, `{"id":"pdf"}`)
 	want = `{"body":"# PDF tools\n\nBody.\n","description":"Fill PDF forms.","id":"pdf","path":` + quoteJSON(pdf) + `,"title":"PDF tools"}`
 	if err != nil || got != want {
 		t.Errorf("load = %s, %v\nwant %s", got, err, want)
@@ -85,19 +86,19 @@ func TestRootsFunctions(t *testing.T) {
 		`{"id":"nope"}`:                 "skill not found: nope",
 		`{"id":"pdf/references/forms"}`: "skill not found: pdf/references/forms", // a reference is not a SKILL.md
 	} {
-		if _, err := callRaw(t, r, FnRootsLoad, payload); err == nil || err.Error() != wantErr {
+		if _, err := callRaw(t, r, contract.FnRootsLoad, payload); err == nil || err.Error() != wantErr {
 			t.Errorf("load %s: %v, want %q", payload, err, wantErr)
 		}
 	}
 
 	writeFiles(t, dir, map[string]string{"b/new/SKILL.md": "---\nname: new\ndescription: Added.\n---\n# New\n"})
-	if got, err := callRaw(t, r, FnRootsRescan, `{}`); err != nil || got != `{"count":3}` {
+	if got, err := callRaw(t, r, contract.FnRootsRescan, `{}`); err != nil || got != `{"count":3}` {
 		t.Errorf("rescan = %s, %v", got, err)
 	}
 	if err := os.Remove(pdf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := callRaw(t, r, FnRootsLoad, `{"id":"pdf"}`); err != nil {
+	if _, err := callRaw(t, r, contract.FnRootsLoad, `{"id":"pdf"}`); err != nil {
 		// the later root's pdf takes over once a's is gone
 		t.Errorf("load after the earlier root's copy was removed: %v", err)
 	}
@@ -109,17 +110,17 @@ func TestRootsFunctionsDefaultRoots(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	r := New(Config{FS: fsource.New(t.TempDir(), nil, nil), Caller: newFakeEngine()})
-	if got, _ := callRaw(t, r, FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
+	if got, _ := callRaw(t, r, contract.FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
 		t.Errorf("index with no default roots present = %s", got)
 	}
 	writeFiles(t, home, map[string]string{".claude/skills/notes/SKILL.md": "---\nname: notes\ndescription: Notes.\n---\n# Notes\n"})
-	if got, _ := callRaw(t, r, FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
+	if got, _ := callRaw(t, r, contract.FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
 		t.Errorf("the cached index changed before a rescan: %s", got)
 	}
-	if got, _ := callRaw(t, r, FnRootsRescan, `null`); got != `{"count":1}` {
+	if got, _ := callRaw(t, r, contract.FnRootsRescan, `null`); got != `{"count":1}` {
 		t.Errorf("rescan = %s", got)
 	}
-	if got, _ := callRaw(t, r, FnRootsLoad, `{"id":"notes"}`); got == "" {
+	if got, _ := callRaw(t, r, contract.FnRootsLoad, `{"id":"notes"}`); got == "" {
 		t.Error("load of a default-root skill failed")
 	}
 }
@@ -141,19 +142,19 @@ func TestRootsPayloadConfinedToConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := New(Config{FS: fsource.New(dir, nil, nil, fsource.Roots("a")), Caller: newFakeEngine(), RootsConfigured: true})
-	for _, fn := range []string{FnRootsIndex, FnRootsRescan} {
+	for _, fn := range []string{contract.FnRootsIndex, contract.FnRootsRescan} {
 		for _, given := range []string{outside, filepath.Join(dir, "a", "link"), filepath.Join(dir, "a", "..", "..")} {
 			got, err := callRaw(t, r, fn, `{"roots":[`+quoteJSON(given)+`]}`)
-			var e *Error
-			if !errors.As(err, &e) || e.Code != CodeForbidden || !strings.Contains(e.Message, "allowed: folders inside "+filepath.Join(dir, "a")) {
+			var e *contract.Error
+			if !errors.As(err, &e) || e.Code != contract.CodeForbidden || !strings.Contains(e.Message, "allowed: folders inside "+filepath.Join(dir, "a")) {
 				t.Errorf("%s of %s = %s, %v; want forbidden naming the allowed roots", fn, given, got, err)
 			}
 		}
 	}
-	if got, err := callRaw(t, r, FnRootsIndex, `{"roots":[`+quoteJSON(filepath.Join(dir, "a", "team"))+`]}`); err != nil || !strings.Contains(got, `"count":1`) {
+	if got, err := callRaw(t, r, contract.FnRootsIndex, `{"roots":[`+quoteJSON(filepath.Join(dir, "a", "team"))+`]}`); err != nil || !strings.Contains(got, `"count":1`) {
 		t.Errorf("index of a folder inside the root = %s, %v", got, err)
 	}
-	if got, err := callRaw(t, r, FnRootsIndex, `{}`); err != nil || strings.Contains(got, "secret") || !strings.Contains(got, `"id":"team/pdf"`) {
+	if got, err := callRaw(t, r, contract.FnRootsIndex, `{}`); err != nil || strings.Contains(got, "secret") || !strings.Contains(got, `"id":"team/pdf"`) {
 		t.Errorf("index after refused payloads = %s, %v", got, err)
 	}
 }
@@ -186,11 +187,11 @@ func TestRootsIndexOfGivenRootsReadsTheirTitles(t *testing.T) {
 			t.Setenv("HOME", t.TempDir())
 			r := c.reg()
 			if c.scanned {
-				if _, err := callRaw(t, r, FnRootsIndex, `{}`); err != nil {
+				if _, err := callRaw(t, r, contract.FnRootsIndex, `{}`); err != nil {
 					t.Fatal(err)
 				}
 			}
-			got, err := callRaw(t, r, FnRootsIndex, `{"roots":[`+quoteJSON(given)+`]}`)
+			got, err := callRaw(t, r, contract.FnRootsIndex, `{"roots":[`+quoteJSON(given)+`]}`)
 			if err != nil || got != want {
 				t.Errorf("got  %s, %v\nwant %s", got, err, want)
 			}

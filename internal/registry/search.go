@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/search"
@@ -23,8 +24,7 @@ import (
 // every change: the index is brought up to date with the catalog and the
 // watched files before each search.
 const (
-	FnSkillSearch = "skill::search"
-	descSearch    = "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Use it instead of reading the whole iii://skills index when you know what you need; then fetch the best hits with skill::fetch."
+	descSearch = "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Use it instead of reading the whole iii://skills index when you know what you need; then fetch the best hits with skill::fetch."
 )
 
 // Request limits (D40).
@@ -62,7 +62,7 @@ type searchOutput struct {
 // searchFunction is skill::search.
 func (r *Registry) searchFunction() iii.Function {
 	return iii.Function{
-		ID:             FnSkillSearch,
+		ID:             contract.FnSkillSearch,
 		Description:    descSearch,
 		RequestFormat:  iii.SchemaOf[searchRequest](),
 		ResponseFormat: iii.SchemaOf[searchOutput](),
@@ -84,15 +84,15 @@ func parseSearchRequest(data json.RawMessage) (searchRequest, error) {
 	var fields map[string]json.RawMessage
 	if s := strings.TrimSpace(string(data)); s != "" && s != "null" {
 		if err := json.Unmarshal(data, &fields); err != nil {
-			return in, invalidf("the payload must be a JSON object {\"query\": string, \"limit\"?: 1-50, \"max_tokens\"?: int}")
+			return in, contract.Invalidf("the payload must be a JSON object {\"query\": string, \"limit\"?: 1-50, \"max_tokens\"?: int}")
 		}
 	}
 	raw, ok := fields["query"]
 	if !ok || string(raw) == "null" {
-		return in, invalidf("missing field `query`: say what you need in words, e.g. {\"query\": \"restore a postgres backup\"}")
+		return in, contract.Invalidf("missing field `query`: say what you need in words, e.g. {\"query\": \"restore a postgres backup\"}")
 	}
 	if err := json.Unmarshal(raw, &in.Query); err != nil {
-		return in, invalidf("`query` must be a string of 1 to %d characters, got %s", maxQueryChars, ids.Unquoted(string(raw)))
+		return in, contract.Invalidf("`query` must be a string of 1 to %d characters, got %s", maxQueryChars, ids.Unquoted(string(raw)))
 	}
 	if err := checkQuery(in.Query); err != nil {
 		return in, err
@@ -100,14 +100,14 @@ func parseSearchRequest(data json.RawMessage) (searchRequest, error) {
 	if v, ok := fields["limit"]; ok && string(v) != "null" {
 		n, err := wholeNumber(v)
 		if err != nil || n < 1 || n > maxSearchLimit {
-			return in, invalidf("`limit` must be a whole number from 1 to %d (default %d), got %s", maxSearchLimit, defaultSearchLimit, ids.Unquoted(string(v)))
+			return in, contract.Invalidf("`limit` must be a whole number from 1 to %d (default %d), got %s", maxSearchLimit, defaultSearchLimit, ids.Unquoted(string(v)))
 		}
 		in.Limit = int(n)
 	}
 	if v, ok := fields["max_tokens"]; ok && string(v) != "null" {
 		n, err := wholeNumber(v)
 		if err != nil || n < 1 {
-			return in, invalidf("`max_tokens` must be a whole number of tokens from 1, got %s", ids.Unquoted(string(v)))
+			return in, contract.Invalidf("`max_tokens` must be a whole number of tokens from 1, got %s", ids.Unquoted(string(v)))
 		}
 		in.MaxTokens = int(min(n, 1<<31-1))
 	}
@@ -119,17 +119,17 @@ func parseSearchRequest(data json.RawMessage) (searchRequest, error) {
 // U+FFFD).
 func checkQuery(q string) error {
 	if strings.TrimSpace(q) == "" {
-		return invalidf("`query` must have at least one character that is not a space")
+		return contract.Invalidf("`query` must have at least one character that is not a space")
 	}
 	if n := utf8.RuneCountInString(q); n > maxQueryChars {
-		return invalidf("`query` is %d characters; at most %d", n, maxQueryChars)
+		return contract.Invalidf("`query` is %d characters; at most %d", n, maxQueryChars)
 	}
 	for i, c := range []rune(q) {
 		switch {
 		case c == utf8.RuneError:
-			return invalidf("`query` must be valid UTF-8 text (character %d is not)", i+1)
+			return contract.Invalidf("`query` must be valid UTF-8 text (character %d is not)", i+1)
 		case unicode.IsControl(c) && c != '\t' && c != '\n' && c != '\r':
-			return invalidf("`query` may not hold control characters (U+%04X at character %d)", c, i+1)
+			return contract.Invalidf("`query` may not hold control characters (U+%04X at character %d)", c, i+1)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
@@ -166,7 +167,7 @@ func TestSearchRequestErrors(t *testing.T) {
 	} {
 		_, err := parseSearchRequest(json.RawMessage(payload))
 		msg, code := errText(err)
-		if code != CodeInvalidArgument || !strings.Contains(msg, want) {
+		if code != contract.CodeInvalidArgument || !strings.Contains(msg, want) {
 			t.Errorf("%s: %s %q, want invalid_argument containing %q", payload, code, msg, want)
 		}
 	}
@@ -190,7 +191,7 @@ func FuzzSearchRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		in, err := parseSearchRequest(payload)
 		if err != nil {
-			if _, code := errText(err); code != CodeInvalidArgument {
+			if _, code := errText(err); code != contract.CodeInvalidArgument {
 				t.Fatalf("error %v is not invalid_argument", err)
 			}
 			return

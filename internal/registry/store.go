@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // Caller makes synchronous calls to engine functions. A nil result means
@@ -59,7 +60,7 @@ func (s store) call(ctx context.Context, fn string, data any) (json.RawMessage, 
 	defer cancel()
 	res, err := s.caller.Call(ctx, fn, data)
 	if err != nil {
-		return nil, unavailable(fn, err)
+		return nil, contract.Unavailable(fn, err)
 	}
 	return res, nil
 }

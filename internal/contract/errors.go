@@ -1,4 +1,4 @@
-package registry
+package contract
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
-// Error codes a handler failure carries on the wire (docs/decisions.md D8). They are
-// stable: callers may branch on them.
+// Error codes a handler failure carries on the wire (docs/decisions.md
+// D8). They are stable: callers may branch on them.
 const (
 	// CodeInvalidArgument: the payload failed validation; the message says
 	// what was wrong and what is allowed.
@@ -45,35 +45,42 @@ func (e *Error) Unwrap() error { return e.cause }
 // Every domain failure is built by one of the functions below, so the
 // mapping from situation to code lives here and nowhere else.
 
-// invalid reports a validation failure; err's text is the message.
-func invalid(err error) *Error {
+// Invalid reports a validation failure; err's text is the message.
+func Invalid(err error) *Error {
 	return &Error{Code: CodeInvalidArgument, Message: err.Error(), cause: err}
 }
 
-// invalidf reports a validation failure with a formatted message.
-func invalidf(format string, args ...any) *Error {
+// Invalidf reports a validation failure with a formatted message.
+func Invalidf(format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf(format, args...)}
 }
 
-// notFoundf reports an unknown skill or prompt.
-func notFoundf(format string, args ...any) *Error {
+// NotFoundf reports an unknown skill or prompt.
+func NotFoundf(format string, args ...any) *Error {
 	return &Error{Code: CodeNotFound, Message: fmt.Sprintf(format, args...)}
 }
 
-// forbiddenf reports a function id refused by the recursion guard.
-func forbiddenf(format string, args ...any) *Error {
+// Forbiddenf reports a function id refused by the recursion guard, or a
+// path outside what the config allows.
+func Forbiddenf(format string, args ...any) *Error {
 	return &Error{Code: CodeForbidden, Message: fmt.Sprintf(format, args...)}
 }
 
-// unavailable reports a failed outbound call; the message is
+// Unavailablef reports a failure, worded in full by the caller, of
+// something the worker depends on (a section over the response budget).
+func Unavailablef(format string, args ...any) *Error {
+	return &Error{Code: CodeUnavailable, Message: fmt.Sprintf(format, args...)}
+}
+
+// Unavailable reports a failed outbound call; the message is
 // "<call>: <cause>", e.g. "state::get: …" or "trigger foo::bar: …".
-func unavailable(call string, err error) *Error {
+func Unavailable(call string, err error) *Error {
 	return &Error{Code: CodeUnavailable, Message: call + ": " + describe(err), cause: err}
 }
 
-// unavailableMsg reports a failure whose text already says what failed,
+// UnavailableMsg reports a failure whose text already says what failed,
 // such as an fs read error ("read <path>: …") or a handler's bad output.
-func unavailableMsg(err error) *Error {
+func UnavailableMsg(err error) *Error {
 	return &Error{Code: CodeUnavailable, Message: err.Error(), cause: err}
 }
 
