@@ -50,8 +50,8 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 	cfg := registry.Config{Caller: worker}
 	var cat *catalog.Catalog
 	if !opts.noCatalog {
-		cfg.SkillsMirror = registry.NewSkillsMirror("skills", 256<<20)
-		cfg.PromptsMirror = registry.NewPromptsMirror("prompts")
+		cfg.SkillsMirror = catalog.NewSkillsScope("skills", 256<<20)
+		cfg.PromptsMirror = catalog.NewPromptsScope("prompts")
 		cat = catalog.New(worker, 10*time.Second, nil, cfg.SkillsMirror, cfg.PromptsMirror)
 	}
 	if opts.fsDir != "" {

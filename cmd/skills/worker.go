@@ -154,8 +154,8 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	}
 	skillsChanged := client.ProvideTriggerType(triggerTypes[0])
 	promptsChanged := client.ProvideTriggerType(triggerTypes[1])
-	skillsMirror := registry.NewSkillsMirror(cfg.Scopes.Skills, int64(cfg.CacheBytes))
-	promptsMirror := registry.NewPromptsMirror(cfg.Scopes.Prompts)
+	skillsMirror := catalog.NewSkillsScope(cfg.Scopes.Skills, int64(cfg.CacheBytes))
+	promptsMirror := catalog.NewPromptsScope(cfg.Scopes.Prompts)
 	cat := catalog.New(client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))

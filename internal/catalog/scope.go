@@ -10,7 +10,11 @@
 //
 // On the scopes stands the content view (view.go): the one place that
 // merges the stored skills with the files of the globs and roots, which
-// every listing reads (docs/data-path.md#the-content-view).
+// every listing reads (docs/data-path.md#the-content-view). The catalog
+// owns state::* for its scopes: the stored rows' shapes and decoders
+// (rows.go), and every state::get, set, delete and list of them
+// (store.go, stored.go); the registry writes and reads rows through the
+// view.
 package catalog
 
 import (

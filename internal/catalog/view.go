@@ -95,16 +95,14 @@ type viewKey struct{ state, fs uint64 }
 
 // ViewConfig is what a View reads.
 type ViewConfig struct {
-	// Skills is the catalog's scope of skill rows, decoded by DecodeSkill
-	// (whose Summary is a StateSkill); nil reads every listing through.
-	Skills *Scope
-	// DecodeSkill decodes a stored skill row, for rows read through.
-	DecodeSkill Decoder
-	// Caller, ScopeName and Timeout read the rows through when the scope
-	// is not loaded.
-	Caller    Caller
-	ScopeName string
-	Timeout   time.Duration
+	// Skills and Prompts are the catalog's scopes of skill and prompt rows
+	// (NewSkillsScope, NewPromptsScope); nil reads every call through.
+	Skills, Prompts *Scope
+	// Caller, SkillsScope, PromptsScope and Timeout reach the rows in
+	// state: every write, and every read the scopes cannot vouch for.
+	Caller                    Caller
+	SkillsScope, PromptsScope string
+	Timeout                   time.Duration
 	// Source is the files; Watch, when set, is a started watch over it.
 	// Without a watch every listing scans.
 	Source *fsource.Source
@@ -114,15 +112,12 @@ type ViewConfig struct {
 // View merges the stored skills with the files. It is safe for
 // concurrent use.
 type View struct {
-	skills      *Scope
-	decodeSkill Decoder
-	caller      Caller
-	scopeName   string
-	timeout     time.Duration
-	src         *fsource.Source
-	watch       *fsource.Watch
-	readThrough *rowCache
-	files       *fileMetas
+	skills, prompts       *Scope
+	skillRows, promptRows store
+	src                   *fsource.Source
+	watch                 *fsource.Watch
+	readThrough           *rowCache
+	files                 *fileMetas
 
 	mu      sync.Mutex
 	last    Listing // the last keyed listing, reused while its key holds
@@ -132,8 +127,12 @@ type View struct {
 
 // NewView returns the view over cfg.
 func NewView(cfg ViewConfig) *View {
-	return &View{skills: cfg.Skills, decodeSkill: cfg.DecodeSkill, caller: cfg.Caller, scopeName: cfg.ScopeName,
-		timeout: cfg.Timeout, src: cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), files: newFileMetas()}
+	return &View{
+		skills: cfg.Skills, prompts: cfg.Prompts,
+		skillRows:  store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
+		promptRows: store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
+		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), files: newFileMetas(),
+	}
 }
 
 // Source is the files' source (nil without one).

@@ -50,7 +50,7 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
 	skillsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: contract.SkillsOnChange, Description: contract.SkillsOnChangeDescription})
 	promptsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: contract.PromptsOnChange, Description: contract.PromptsOnChangeDescription})
-	skills, prompts := registry.NewSkillsMirror("skills", 1<<20), registry.NewPromptsMirror("prompts")
+	skills, prompts := catalog.NewSkillsScope("skills", 1<<20), catalog.NewPromptsScope("prompts")
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
 	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
 		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})

@@ -63,17 +63,17 @@ func (r *Registry) Diagnose(ctx context.Context) diagnostics.Report {
 		}
 		rep.MarkShadowedByState(fsource.KindSkill, func(id string) bool { return hidden[id] })
 	}
-	if rows, err := r.promptRows(ctx); err == nil {
+	if rows, err := r.view.StoredPrompts(ctx); err == nil {
 		names := make(map[string]bool, len(rows))
 		for _, row := range rows {
 			names[row.Name] = true
 		}
 		rep.MarkShadowedByState(fsource.KindPrompt, func(name string) bool { return names[name] })
 	}
-	if m := r.skills.mirror; m != nil {
+	if m := r.view.SkillsScope(); m != nil {
 		used, budget, hits, misses := m.Stats()
 		c := &diagnostics.Catalog{Skills: m.Len(), Bytes: used, CacheBytes: budget, CacheHits: hits, CacheMisses: misses}
-		if p := r.prompts.mirror; p != nil {
+		if p := r.view.PromptsScope(); p != nil {
 			c.Prompts = p.Len()
 		}
 		rep.Catalog = c

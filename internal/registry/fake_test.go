@@ -265,3 +265,5 @@ func errText(err error) (msg, code string) {
 
 // readIn is a resources-read payload with uri set.
 func readIn(uri string) readResourceInput { return readResourceInput{URI: &uri} }
+
+func ptr[T any](v T) *T { return &v }

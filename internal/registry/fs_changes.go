@@ -30,7 +30,7 @@ func (r *Registry) FSChanged(ctx context.Context, old, updated fsource.Snapshot)
 	}
 	if r.promptsChanged != nil {
 		stored := map[string]bool{}
-		if rows, err := r.promptRows(ctx); err == nil {
+		if rows, err := r.view.StoredPrompts(ctx); err == nil {
 			for _, row := range rows {
 				stored[row.Name] = true
 			}

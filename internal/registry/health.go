@@ -50,7 +50,7 @@ func (r *Registry) LogFSHealth(ctx context.Context) {
 		}
 	}
 	if len(prompts) > 0 {
-		if rows, err := r.promptRows(ctx); err != nil {
+		if rows, err := r.view.StoredPrompts(ctx); err != nil {
 			r.log.Warn("could not check fs prompts against state", zap.Error(err))
 		} else {
 			_, hidden := partitionShadowed(prompts, promptName, rows, promptRowName)

@@ -437,7 +437,7 @@ func (r *Registry) skillSourceOf(ctx context.Context, id string) (skillSource, e
 	if ids.ValidateSkillID(id) != nil {
 		return skillSource{}, contract.NotFoundf("Skill not found: %s", ids.Unquoted(id))
 	}
-	text, found, err := r.storedSkill(ctx, id)
+	text, found, err := r.view.StoredSkill(ctx, id)
 	if err != nil {
 		return skillSource{}, err
 	}
@@ -538,7 +538,7 @@ func (r *Registry) skillMD(ctx context.Context, src skillSource) ([]byte, error)
 // empty body, as the index lists it.
 func (r *Registry) synthBody(ctx context.Context, src skillSource) (string, error) {
 	if src.origin == originState {
-		text, found, err := r.storedSkill(ctx, src.id)
+		text, found, err := r.view.StoredSkill(ctx, src.id)
 		if err != nil {
 			return "", err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
@@ -45,7 +46,7 @@ func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetO
 	if err := ids.ValidatePromptName(in.Name); err != nil {
 		return promptGetOutput{}, contract.Invalid(err)
 	}
-	row, found, err := r.storedPrompt(ctx, in.Name)
+	row, found, err := r.view.StoredPrompt(ctx, in.Name)
 	if err != nil {
 		return promptGetOutput{}, err
 	}
@@ -61,11 +62,11 @@ func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetO
 
 // runPromptHandler triggers the prompt's handler with the arguments as its
 // payload ({} when absent or null) and normalises what it returns.
-func (r *Registry) runPromptHandler(ctx context.Context, row promptRow, args json.RawMessage) (promptGetOutput, error) {
+func (r *Registry) runPromptHandler(ctx context.Context, row catalog.PromptRow, args json.RawMessage) (promptGetOutput, error) {
 	if contract.IsInternal(strings.TrimSpace(row.FunctionID)) {
 		return promptGetOutput{}, contract.Forbiddenf("Prompt handler '%s' is in an internal namespace and cannot back a prompt", ids.Unquoted(row.FunctionID))
 	}
-	payload := present(args)
+	payload := contract.Present(args)
 	if payload == nil {
 		payload = json.RawMessage("{}")
 	}
@@ -90,7 +91,7 @@ func (r *Registry) staticPrompt(p fsource.Prompt, args json.RawMessage) (promptG
 	if err != nil {
 		return promptGetOutput{}, contract.UnavailableMsg(err)
 	}
-	if a := present(args); a != nil && !bytes.Equal(a, []byte("{}")) {
+	if a := contract.Present(args); a != nil && !bytes.Equal(a, []byte("{}")) {
 		r.log.Debug("fs prompt ignoring caller-supplied arguments (no templating)", zap.String("prompt", p.Name))
 	}
 	return promptGetOutput{Description: p.Description, Messages: userMessage(body)}, nil
@@ -100,7 +101,7 @@ func (r *Registry) staticPrompt(p fsource.Prompt, args json.RawMessage) (promptG
 // string} becomes one user text message, {messages: [...]} passes through
 // untouched (checked first), anything else is an error.
 func promptMessages(res json.RawMessage) (json.RawMessage, error) {
-	res = present(res)
+	res = contract.Present(res)
 	if s, ok := jsonString(res); ok {
 		return userMessage(s), nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
@@ -63,9 +64,9 @@ type mcpListOutput struct {
 }
 
 type mcpPrompt struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	Arguments   []promptArgRow `json:"arguments"`
+	Name        string              `json:"name"`
+	Description string              `json:"description"`
+	Arguments   []catalog.PromptArg `json:"arguments"`
 }
 
 // promptChange is the prompts::on-change payload.
@@ -91,8 +92,8 @@ func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (
 	}
 	// description and function_id are stored as given, as the Rust worker
 	// stores them; only their validation trims.
-	row := promptRow{Name: in.Name, Description: in.Description, Arguments: args, FunctionID: in.FunctionID, RegisteredAt: timestamp(r.now())}
-	if err := r.prompts.set(ctx, in.Name, row); err != nil {
+	row := catalog.PromptRow{Name: in.Name, Description: in.Description, Arguments: args, FunctionID: in.FunctionID, RegisteredAt: catalog.Timestamp(r.now())}
+	if err := r.view.PutPrompt(ctx, row); err != nil {
 		return registerPromptOutput{}, err
 	}
 	r.log.Info("prompt registered", zap.String("prompt", in.Name))
@@ -102,8 +103,8 @@ func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (
 
 // promptArguments validates declared arguments in order: names must be
 // non-blank and unique (compared exactly, as given).
-func promptArguments(in []promptArgument) ([]promptArgRow, error) {
-	rows := make([]promptArgRow, 0, len(in))
+func promptArguments(in []promptArgument) ([]catalog.PromptArg, error) {
+	rows := make([]catalog.PromptArg, 0, len(in))
 	seen := make(map[string]struct{}, len(in))
 	for _, a := range in {
 		if strings.TrimSpace(a.Name) == "" {
@@ -113,7 +114,7 @@ func promptArguments(in []promptArgument) ([]promptArgRow, error) {
 			return nil, contract.Invalidf("duplicate argument name: %s", ids.Unquoted(a.Name))
 		}
 		seen[a.Name] = struct{}{}
-		rows = append(rows, promptArgRow(a))
+		rows = append(rows, catalog.PromptArg(a))
 	}
 	return rows, nil
 }
@@ -122,7 +123,7 @@ func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInpu
 	if err := ids.ValidatePromptName(in.Name); err != nil {
 		return unregisterPromptOutput{}, contract.Invalid(err)
 	}
-	removed, err := r.prompts.delete(ctx, in.Name)
+	removed, err := r.view.DeletePrompt(ctx, in.Name)
 	if err != nil {
 		return unregisterPromptOutput{}, err
 	}
@@ -134,7 +135,7 @@ func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInpu
 }
 
 func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOutput, error) {
-	rows, err := r.promptRows(ctx)
+	rows, err := r.view.StoredPrompts(ctx)
 	if err != nil {
 		return listPromptsOutput{}, err
 	}
@@ -148,7 +149,7 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 	sums := r.promptDigests.sums(listedPromptFiles(fsPrompts), r.fs.ReadFile)
 	for _, p := range fsPrompts {
 		size, tokens := p.Size, tokensOf(p.Size)
-		out.Prompts = append(out.Prompts, promptEntry{Name: p.Name, RegisteredAt: timestamp(p.ModTime), Origin: originFS,
+		out.Prompts = append(out.Prompts, promptEntry{Name: p.Name, RegisteredAt: catalog.Timestamp(p.ModTime), Origin: originFS,
 			Bytes: &size, Tokens: &tokens, SHA256: sums[p.Path]})
 	}
 	slices.SortStableFunc(out.Prompts, func(a, b promptEntry) int { return strings.Compare(a.Name, b.Name) })
@@ -157,12 +158,12 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 
 // promptDigest is the hex SHA-256 of what defines a state prompt, not
 // when it was registered.
-func promptDigest(row promptRow) string {
+func promptDigest(row catalog.PromptRow) string {
 	b, _ := json.Marshal(struct {
-		Name        string         `json:"name"`
-		Description string         `json:"description"`
-		Arguments   []promptArgRow `json:"arguments"`
-		FunctionID  string         `json:"function_id"`
+		Name        string              `json:"name"`
+		Description string              `json:"description"`
+		Arguments   []catalog.PromptArg `json:"arguments"`
+		FunctionID  string              `json:"function_id"`
 	}{row.Name, row.Description, row.Arguments, row.FunctionID})
 	return sha256Hex(string(b))
 }
@@ -186,13 +187,13 @@ func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOut
 // allMCPPrompts is the whole mcp-list, rendered once per catalog version
 // and overlay snapshot, like the index (D19).
 func (r *Registry) allMCPPrompts(ctx context.Context) mcpListOutput {
-	version, cacheable := r.promptsVersion(ctx)
+	version, cacheable := r.view.PromptsVersion(ctx)
 	if cacheable {
 		if out, ok := r.mcpListCache.get(version); ok {
 			return out
 		}
 	}
-	rows, err := r.promptRows(ctx)
+	rows, err := r.view.StoredPrompts(ctx)
 	if err != nil {
 		// The fs prompts are still worth listing.
 		r.log.Warn("mcp-list: state unavailable, listing fs prompts only", zap.Error(err))
@@ -204,41 +205,11 @@ func (r *Registry) allMCPPrompts(ctx context.Context) mcpListOutput {
 		out.Prompts = append(out.Prompts, mcpPrompt{Name: row.Name, Description: row.Description, Arguments: row.Arguments})
 	}
 	for _, p := range fsPrompts {
-		out.Prompts = append(out.Prompts, mcpPrompt{Name: p.Name, Description: p.Description, Arguments: []promptArgRow{}})
+		out.Prompts = append(out.Prompts, mcpPrompt{Name: p.Name, Description: p.Description, Arguments: []catalog.PromptArg{}})
 	}
 	slices.SortStableFunc(out.Prompts, func(a, b mcpPrompt) int { return strings.Compare(a.Name, b.Name) })
 	if cacheable && err == nil {
 		r.mcpListCache.put(version, out)
 	}
 	return out
-}
-
-// promptRows returns the decodable prompt rows in state, sorted by name.
-func (r *Registry) promptRows(ctx context.Context) ([]promptRow, error) {
-	if rows, ok := r.mirroredPromptRows(); ok {
-		return rows, nil
-	}
-	res, err := r.prompts.list(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows := decodeRows[promptWire, promptRow](res)
-	slices.SortStableFunc(rows, func(a, b promptRow) int { return strings.Compare(a.Name, b.Name) })
-	return rows, nil
-}
-
-// promptsKey is the pair of versions a prompts listing was rendered from.
-type promptsKey struct{ prompts, fs uint64 }
-
-// promptsVersion identifies what the prompts listing is rendered from,
-// when that can be known without reading it (docs/decisions.md D19): the
-// catalog's version of the prompts scope and the view's file scan.
-func (r *Registry) promptsVersion(ctx context.Context) (promptsKey, bool) {
-	m := r.prompts.mirror
-	if m == nil || !m.Valid() {
-		return promptsKey{}, false
-	}
-	key := promptsKey{prompts: m.Version()}
-	key.fs = r.view.Files(ctx).Version
-	return key, m.Valid()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
@@ -143,8 +144,8 @@ func TestListPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantMCP := mcpListOutput{Prompts: []mcpPrompt{
-		{Name: "open-pr", Description: "Open a GitHub pull request.", Arguments: []promptArgRow{}},
-		{Name: "send-email", Description: "Compose and send an email", Arguments: []promptArgRow{{Name: "to", Description: ptr("Recipient address"), Required: true}, {Name: "cc"}}},
+		{Name: "open-pr", Description: "Open a GitHub pull request.", Arguments: []catalog.PromptArg{}},
+		{Name: "send-email", Description: "Compose and send an email", Arguments: []catalog.PromptArg{{Name: "to", Description: ptr("Recipient address"), Required: true}, {Name: "cc"}}},
 	}}
 	if diff := cmp.Diff(wantMCP, mcp); diff != "" {
 		t.Errorf("prompts::mcp-list (-want +got):\n%s", diff)

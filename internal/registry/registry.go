@@ -12,7 +12,6 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -78,14 +77,28 @@ type Config struct {
 	Now    func() time.Time // clock for registered_at; default time.Now
 }
 
+// Caller makes synchronous calls to engine functions. A nil result means
+// the function answered with no result or with null (state::get of a
+// missing key answers with no result at all). Remote failures are
+// *iii.Error. The iii client satisfies it.
+type Caller interface {
+	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
+}
+
+// Notifier fans a payload out to the subscribers of one trigger type
+// (skills::on-change or prompts::on-change) without waiting for them, and
+// returns how many it reached. The iii client's trigger-type provider
+// satisfies it.
+type Notifier interface {
+	Fire(ctx context.Context, payload any) int
+}
+
 // Registry serves the skills and prompts registries. Its handlers may run
 // concurrently: its only mutable state is a cache of listing summaries
 // keyed by row content, and nothing is locked across engine calls
 // (concurrent writes to one id are last-writer-wins in state, as with the
 // Rust worker).
 type Registry struct {
-	skills         store
-	prompts        store
 	timeout        time.Duration
 	caller         Caller
 	fs             *fsource.Source
@@ -135,8 +148,6 @@ func New(cfg Config) *Registry {
 		cfg.MaxResponseBytes = config.DefaultMaxResponseBytes
 	}
 	return &Registry{
-		skills:         store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.StateTimeout, mirror: cfg.SkillsMirror},
-		prompts:        store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.StateTimeout, mirror: cfg.PromptsMirror},
 		timeout:        cfg.StateTimeout,
 		caller:         cfg.Caller,
 		fs:             cfg.FS,
@@ -147,8 +158,9 @@ func New(cfg Config) *Registry {
 		log:            cfg.Logger,
 		now:            cfg.Now,
 		view: catalog.NewView(catalog.ViewConfig{
-			Skills: cfg.SkillsMirror, DecodeSkill: decodeSkillEntry, Caller: cfg.Caller,
-			ScopeName: cfg.SkillsScope, Timeout: cfg.StateTimeout, Source: cfg.FS, Watch: cfg.FSWatch,
+			Skills: cfg.SkillsMirror, Prompts: cfg.PromptsMirror, Caller: cfg.Caller,
+			SkillsScope: cfg.SkillsScope, PromptsScope: cfg.PromptsScope, Timeout: cfg.StateTimeout,
+			Source: cfg.FS, Watch: cfg.FSWatch,
 		}),
 		maxResponse:    cfg.MaxResponseBytes,
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
@@ -188,14 +200,9 @@ func (r *Registry) notify(ctx context.Context, n Notifier, payload any) {
 // catalog): every listing reads it.
 func (r *Registry) View() *catalog.View { return r.view }
 
-// skillListing is the view now, with a state failure as the registry's
-// unavailable error.
+// skillListing is the view now; a state failure is an unavailable error.
 func (r *Registry) skillListing(ctx context.Context) (catalog.Listing, error) {
-	l, err := r.view.Skills(ctx)
-	if se, ok := errors.AsType[*catalog.StateError](err); ok {
-		return l, contract.Unavailable(se.Fn, se.Err)
-	}
-	return l, err
+	return r.view.Skills(ctx)
 }
 
 // fsSkills lists the overlay's skills; none without an overlay.

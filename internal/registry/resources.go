@@ -178,7 +178,7 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	if ids.ValidateSkillID(key) != nil {
 		return "", skillNotFound(key)
 	}
-	body, found, err := r.storedSkill(ctx, key)
+	body, found, err := r.view.StoredSkill(ctx, key)
 	if err != nil {
 		return "", err
 	}

@@ -277,7 +277,7 @@ func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 // file (frontmatter included; the caller parses both alike).
 func (r *Registry) searchText(ctx context.Context, sk catalog.Skill) (string, error) {
 	if sk.Origin == originState {
-		body, found, err := r.storedSkill(ctx, sk.ID)
+		body, found, err := r.view.StoredSkill(ctx, sk.ID)
 		if err == nil && !found {
 			err = skillNotFound(sk.ID)
 		}

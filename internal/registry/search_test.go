@@ -34,8 +34,8 @@ func newSearchRig(t *testing.T) *searchRig {
 		t.Fatal(err)
 	}
 	client := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
-	skills := NewSkillsMirror("skills", 1<<20)
-	prompts := NewPromptsMirror("prompts")
+	skills := catalog.NewSkillsScope("skills", 1<<20)
+	prompts := catalog.NewPromptsScope("prompts")
 	cat := catalog.New(client, 5*time.Second, nil, skills, prompts)
 	src := fsource.New(dir, []string{"skills/**/*.md"}, nil)
 	watch := fsource.NewWatch(src, fsource.WatchOptions{})

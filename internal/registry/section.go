@@ -51,7 +51,7 @@ func sectionTooLarge(functionID string, size, budget int) error {
 // an object with a string "content" is markdown; anything else (null,
 // numbers, arrays, other objects) is pretty-printed JSON with sorted keys.
 func sectionOutput(res json.RawMessage) (mime, text string) {
-	res = present(res)
+	res = contract.Present(res)
 	if res == nil {
 		return mimeJSON, "null"
 	}

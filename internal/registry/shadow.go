@@ -1,6 +1,10 @@
 package registry
 
-import "github.com/iii-hq/skills-go/internal/fsource"
+import (
+	"github.com/iii-hq/skills-go/internal/fsource"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
+)
 
 // partitionShadowed splits fs entries into those kept and those shadowed
 // by a state row with the same key: state always wins on a collision.
@@ -24,11 +28,11 @@ func partitionShadowed[F, S any](fs []F, fsKey func(F) string, rows []S, rowKey 
 	return kept, shadowed
 }
 
-func promptName(p fsource.Prompt) string { return p.Name }
-func promptRowName(p promptRow) string   { return p.Name }
+func promptName(p fsource.Prompt) string       { return p.Name }
+func promptRowName(p catalog.PromptRow) string { return p.Name }
 
 // unshadowedPrompts drops the fs prompts whose name is also in state.
-func unshadowedPrompts(fs []fsource.Prompt, rows []promptRow) []fsource.Prompt {
+func unshadowedPrompts(fs []fsource.Prompt, rows []catalog.PromptRow) []fsource.Prompt {
 	kept, _ := partitionShadowed(fs, promptName, rows, promptRowName)
 	return kept
 }

@@ -77,8 +77,8 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 	if len(in.Skill) > fsource.MaxBodyBytes {
 		return registerSkillOutput{}, contract.Invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), fsource.MaxBodyBytes)
 	}
-	row := skillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: timestamp(r.now())}
-	if err := r.skills.set(ctx, in.ID, row); err != nil {
+	row := catalog.SkillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: catalog.Timestamp(r.now())}
+	if err := r.view.PutSkill(ctx, row); err != nil {
 		return registerSkillOutput{}, err
 	}
 	r.log.Info("skill registered", zap.String("skill_id", ids.Unquoted(in.ID)))
@@ -90,7 +90,7 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 	if err := ids.ValidateSkillID(in.ID); err != nil {
 		return unregisterSkillOutput{}, contract.Invalid(err)
 	}
-	removed, err := r.skills.delete(ctx, in.ID)
+	removed, err := r.view.DeleteSkill(ctx, in.ID)
 	if err != nil {
 		return unregisterSkillOutput{}, err
 	}

@@ -63,7 +63,7 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 	d.f = &fixture{engine: newFakeEngine(), skillEvents: &fakeNotifier{}, promptEvents: &fakeNotifier{}, ctx: t.Context()}
 	var mirror *catalog.Scope
 	if mirrored {
-		mirror = NewSkillsMirror("skills", 1<<20)
+		mirror = catalog.NewSkillsScope("skills", 1<<20)
 		mirror.BeginLoad()
 		mirror.EndLoad(nil) // loaded, empty: the worker's own writes keep it current
 	}

@@ -1,12 +1,10 @@
-package registry
+package catalog
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // State rows, interchangeable with the Rust worker's (docs/reference.md
@@ -15,25 +13,25 @@ import (
 // row one worker skips is skipped by the other too. Unknown keys (such as
 // the v0.2.1 "tools") are ignored.
 
-// skillRow is a stored skill: scope skills, key = id.
-type skillRow struct {
+// SkillRow is a stored skill: scope skills, key = id.
+type SkillRow struct {
 	ID           string `json:"id"`
 	Skill        string `json:"skill"`
 	RegisteredAt string `json:"registered_at"`
 }
 
-// promptRow is a stored prompt: scope prompts, key = name.
-type promptRow struct {
-	Name         string         `json:"name"`
-	Description  string         `json:"description"`
-	Arguments    []promptArgRow `json:"arguments"`
-	FunctionID   string         `json:"function_id"`
-	RegisteredAt string         `json:"registered_at"`
+// PromptRow is a stored prompt: scope prompts, key = name.
+type PromptRow struct {
+	Name         string      `json:"name"`
+	Description  string      `json:"description"`
+	Arguments    []PromptArg `json:"arguments"`
+	FunctionID   string      `json:"function_id"`
+	RegisteredAt string      `json:"registered_at"`
 }
 
-// promptArgRow is one declared prompt argument. Description is omitted
+// PromptArg is one declared prompt argument. Description is omitted
 // when absent; Required is always written.
-type promptArgRow struct {
+type PromptArg struct {
 	Name        string  `json:"name"`
 	Description *string `json:"description,omitempty"`
 	Required    bool    `json:"required"`
@@ -59,29 +57,29 @@ type promptWire struct {
 	RegisteredAt *string `json:"registered_at"`
 }
 
-func (w *skillWire) row() (skillRow, error) {
+func (w *skillWire) row() (SkillRow, error) {
 	if err := requireFields(field{"id", w.ID}, field{"skill", w.Skill}, field{"registered_at", w.RegisteredAt}); err != nil {
-		return skillRow{}, err
+		return SkillRow{}, err
 	}
-	return skillRow{ID: *w.ID, Skill: *w.Skill, RegisteredAt: *w.RegisteredAt}, nil
+	return SkillRow{ID: *w.ID, Skill: *w.Skill, RegisteredAt: *w.RegisteredAt}, nil
 }
 
-func (w *promptWire) row() (promptRow, error) {
+func (w *promptWire) row() (PromptRow, error) {
 	if err := requireFields(field{"name", w.Name}, field{"description", w.Description}, field{"function_id", w.FunctionID}, field{"registered_at", w.RegisteredAt}); err != nil {
-		return promptRow{}, err
+		return PromptRow{}, err
 	}
-	row := promptRow{
+	row := PromptRow{
 		Name:         *w.Name,
 		Description:  *w.Description,
-		Arguments:    make([]promptArgRow, 0, len(w.Arguments)),
+		Arguments:    make([]PromptArg, 0, len(w.Arguments)),
 		FunctionID:   *w.FunctionID,
 		RegisteredAt: *w.RegisteredAt,
 	}
 	for i, a := range w.Arguments {
 		if a.Name == nil {
-			return promptRow{}, fmt.Errorf("missing field `name` in arguments[%d]", i)
+			return PromptRow{}, fmt.Errorf("missing field `name` in arguments[%d]", i)
 		}
-		row.Arguments = append(row.Arguments, promptArgRow{Name: *a.Name, Description: a.Description, Required: a.Required != nil && *a.Required})
+		row.Arguments = append(row.Arguments, PromptArg{Name: *a.Name, Description: a.Description, Required: a.Required != nil && *a.Required})
 	}
 	return row, nil
 }
@@ -92,8 +90,8 @@ type wireRow[W, R any] interface {
 	row() (R, error)
 }
 
-// decodeRow decodes one stored row.
-func decodeRow[W any, R any, P wireRow[W, R]](raw json.RawMessage) (R, error) {
+// decodeStored decodes one stored row.
+func decodeStored[W any, R any, P wireRow[W, R]](raw json.RawMessage) (R, error) {
 	var w W
 	if err := json.Unmarshal(raw, &w); err != nil {
 		var zero R
@@ -104,7 +102,7 @@ func decodeRow[W any, R any, P wireRow[W, R]](raw json.RawMessage) (R, error) {
 
 // decodeRows decodes a state::list result, skipping rows that do not
 // decode. A flat array of well-typed rows (the engine's shape) is decoded
-// in one pass; anything else falls back to listValues and row-by-row
+// in one pass; anything else falls back to ListValues and row-by-row
 // decoding, which is twice the work on large scopes.
 func decodeRows[W any, R any, P wireRow[W, R]](res json.RawMessage) []R {
 	if res = bytes.TrimSpace(res); len(res) > 0 && res[0] == '[' {
@@ -119,22 +117,26 @@ func decodeRows[W any, R any, P wireRow[W, R]](res json.RawMessage) []R {
 			return rows
 		}
 	}
-	values := catalog.ListValues(res)
+	values := ListValues(res)
 	rows := make([]R, 0, len(values))
 	for _, v := range values {
-		if r, err := decodeRow[W, R, P](v); err == nil {
+		if r, err := decodeStored[W, R, P](v); err == nil {
 			rows = append(rows, r)
 		}
 	}
 	return rows
 }
 
-func decodeSkillRow(raw json.RawMessage) (skillRow, error) {
-	return decodeRow[skillWire, skillRow](raw)
+// DecodeSkillRow decodes one stored skill row, as strictly as the Rust
+// worker: the error names the field that was missing or mistyped.
+func DecodeSkillRow(raw json.RawMessage) (SkillRow, error) {
+	return decodeStored[skillWire, SkillRow](raw)
 }
 
-func decodePromptRow(raw json.RawMessage) (promptRow, error) {
-	return decodeRow[promptWire, promptRow](raw)
+// DecodePromptRow decodes one stored prompt row, as strictly as the Rust
+// worker.
+func DecodePromptRow(raw json.RawMessage) (PromptRow, error) {
+	return decodeStored[promptWire, PromptRow](raw)
 }
 
 // field is a decoded string field that a row requires.

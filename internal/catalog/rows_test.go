@@ -1,4 +1,4 @@
-package registry
+package catalog
 
 import (
 	"encoding/json"
@@ -7,28 +7,26 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func TestDecodeSkillRow(t *testing.T) {
 	tests := []struct {
 		name    string
 		raw     string
-		want    skillRow
+		want    SkillRow
 		wantErr string
 	}{
 		{"rust row", `{"id":"resend/email","registered_at":"2026-05-04T19:22:41.123456789+00:00","skill":"# x"}`,
-			skillRow{ID: "resend/email", Skill: "# x", RegisteredAt: "2026-05-04T19:22:41.123456789+00:00"}, ""},
+			SkillRow{ID: "resend/email", Skill: "# x", RegisteredAt: "2026-05-04T19:22:41.123456789+00:00"}, ""},
 		{"v0.2.1 row with tools", `{"id":"a","skill":"b","registered_at":"t","tools":[{"name":"a::x"}]}`,
-			skillRow{ID: "a", Skill: "b", RegisteredAt: "t"}, ""},
-		{"missing registered_at", `{"id":"a","skill":"b"}`, skillRow{}, "missing field `registered_at`"},
-		{"null skill", `{"id":"a","skill":null,"registered_at":"t"}`, skillRow{}, "missing field `skill`"},
-		{"wrong type", `{"id":"a","skill":5,"registered_at":"t"}`, skillRow{}, "invalid type for field `skill`: number, expected string"},
-		{"not an object", `"a"`, skillRow{}, "invalid type: string, expected an object"},
+			SkillRow{ID: "a", Skill: "b", RegisteredAt: "t"}, ""},
+		{"missing registered_at", `{"id":"a","skill":"b"}`, SkillRow{}, "missing field `registered_at`"},
+		{"null skill", `{"id":"a","skill":null,"registered_at":"t"}`, SkillRow{}, "missing field `skill`"},
+		{"wrong type", `{"id":"a","skill":5,"registered_at":"t"}`, SkillRow{}, "invalid type for field `skill`: number, expected string"},
+		{"not an object", `"a"`, SkillRow{}, "invalid type: string, expected an object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeSkillRow(json.RawMessage(tt.raw))
-			if msg, _ := errText(err); msg != tt.wantErr {
+			got, err := DecodeSkillRow(json.RawMessage(tt.raw))
+			if msg := errMsg(err); msg != tt.wantErr {
 				t.Fatalf("error = %q, want %q", msg, tt.wantErr)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -42,13 +40,13 @@ func TestDecodePromptRow(t *testing.T) {
 	tests := []struct {
 		name    string
 		raw     string
-		want    promptRow
+		want    PromptRow
 		wantErr string
 	}{
 		{
 			"rust row",
 			`{"arguments":[{"description":"Recipient address","name":"to","required":true},{"name":"cc","required":false}],"description":"Compose","function_id":"w::p","name":"send-email","registered_at":"t"}`,
-			promptRow{Name: "send-email", Description: "Compose", FunctionID: "w::p", RegisteredAt: "t", Arguments: []promptArgRow{
+			PromptRow{Name: "send-email", Description: "Compose", FunctionID: "w::p", RegisteredAt: "t", Arguments: []PromptArg{
 				{Name: "to", Description: ptr("Recipient address"), Required: true},
 				{Name: "cc"},
 			}},
@@ -57,22 +55,22 @@ func TestDecodePromptRow(t *testing.T) {
 		{
 			"arguments and required optional",
 			`{"description":"d","function_id":"w::p","name":"n","registered_at":"t","arguments":[{"name":"x"}]}`,
-			promptRow{Name: "n", Description: "d", FunctionID: "w::p", RegisteredAt: "t", Arguments: []promptArgRow{{Name: "x"}}},
+			PromptRow{Name: "n", Description: "d", FunctionID: "w::p", RegisteredAt: "t", Arguments: []PromptArg{{Name: "x"}}},
 			"",
 		},
 		{
 			"no arguments key",
 			`{"description":"d","function_id":"w::p","name":"n","registered_at":"t"}`,
-			promptRow{Name: "n", Description: "d", FunctionID: "w::p", RegisteredAt: "t", Arguments: []promptArgRow{}},
+			PromptRow{Name: "n", Description: "d", FunctionID: "w::p", RegisteredAt: "t", Arguments: []PromptArg{}},
 			"",
 		},
-		{"argument without name", `{"description":"d","function_id":"f","name":"n","registered_at":"t","arguments":[{}]}`, promptRow{}, "missing field `name` in arguments[0]"},
-		{"missing function_id", `{"description":"d","name":"n","registered_at":"t"}`, promptRow{}, "missing field `function_id`"},
+		{"argument without name", `{"description":"d","function_id":"f","name":"n","registered_at":"t","arguments":[{}]}`, PromptRow{}, "missing field `name` in arguments[0]"},
+		{"missing function_id", `{"description":"d","name":"n","registered_at":"t"}`, PromptRow{}, "missing field `function_id`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodePromptRow(json.RawMessage(tt.raw))
-			if msg, _ := errText(err); msg != tt.wantErr {
+			got, err := DecodePromptRow(json.RawMessage(tt.raw))
+			if msg := errMsg(err); msg != tt.wantErr {
 				t.Fatalf("error = %q, want %q", msg, tt.wantErr)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -98,7 +96,7 @@ func TestDecodeRowsSkipsBadRows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, r := range decodeRows[skillWire, skillRow](json.RawMessage(tt.res)) {
+			for _, r := range decodeRows[skillWire, SkillRow](json.RawMessage(tt.res)) {
 				got = append(got, r.ID)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -109,13 +107,23 @@ func TestDecodeRowsSkipsBadRows(t *testing.T) {
 }
 
 func TestRowsEncodeLikeRust(t *testing.T) {
-	skill, _ := json.Marshal(skillRow{ID: "a", Skill: "b", RegisteredAt: "t"})
+	skill, _ := json.Marshal(SkillRow{ID: "a", Skill: "b", RegisteredAt: "t"})
 	if got, want := string(skill), `{"id":"a","skill":"b","registered_at":"t"}`; got != want {
 		t.Errorf("skill row = %s, want %s", got, want)
 	}
-	prompt, _ := json.Marshal(promptRow{Name: "n", Description: "d", FunctionID: "f", RegisteredAt: "t", Arguments: []promptArgRow{{Name: "x"}, {Name: "y", Description: ptr("why"), Required: true}}})
+	prompt, _ := json.Marshal(PromptRow{Name: "n", Description: "d", FunctionID: "f", RegisteredAt: "t", Arguments: []PromptArg{{Name: "x"}, {Name: "y", Description: ptr("why"), Required: true}}})
 	want := `{"name":"n","description":"d","arguments":[{"name":"x","required":false},{"name":"y","description":"why","required":true}],"function_id":"f","registered_at":"t"}`
 	if string(prompt) != want {
 		t.Errorf("prompt row = %s, want %s", prompt, want)
 	}
 }
+
+// errMsg is err's message, "" for nil.
+func errMsg(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func ptr[T any](v T) *T { return &v }
