@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,7 +15,8 @@ import (
 
 // fakeState is a Caller serving state::get/set/delete for one scope as
 // the engine's state worker does (a missing key answers with no result;
-// state::set echoes new_value), recording every payload.
+// state::set echoes new_value; state::list answers a flat array, here
+// sorted by key), recording every payload.
 type fakeState struct {
 	mu     sync.Mutex
 	values map[string]json.RawMessage
@@ -47,6 +50,13 @@ func (f *fakeState) Call(_ context.Context, fn string, data any) (json.RawMessag
 	case "state::delete":
 		delete(f.values, in.Key)
 		return old, nil
+	case "state::list":
+		keys := slices.Sorted(maps.Keys(f.values))
+		values := make([]json.RawMessage, len(keys))
+		for i, k := range keys {
+			values[i] = f.values[k]
+		}
+		return json.Marshal(values)
 	}
 	return nil, nil
 }

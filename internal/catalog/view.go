@@ -107,6 +107,9 @@ type ViewConfig struct {
 	// Without a watch every listing scans.
 	Source *fsource.Source
 	Watch  *fsource.Watch
+	// BodyCacheBytes bounds the file bodies kept in memory (each checked
+	// against its file's Stamp on every read); 0 keeps none.
+	BodyCacheBytes int64
 }
 
 // View merges the stored skills with the files. It is safe for
@@ -117,12 +120,16 @@ type View struct {
 	src                   *fsource.Source
 	watch                 *fsource.Watch
 	readThrough           *rowCache
-	files                 *fileMetas
+	skillMetas            *byStamp[Meta]
+	promptSums            *byStamp[string]
+	bodies                *fileBodies
 
 	mu      sync.Mutex
 	last    Listing // the last keyed listing, reused while its key holds
 	hasLast bool
 	scanned fsource.Snapshot // without a watch: the last scan, versioned here
+	// scanChanged is closed and replaced when scanned changes.
+	scanChanged chan struct{}
 }
 
 // NewView returns the view over cfg.
@@ -131,7 +138,8 @@ func NewView(cfg ViewConfig) *View {
 		skills: cfg.Skills, prompts: cfg.Prompts,
 		skillRows:  store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
 		promptRows: store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
-		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), files: newFileMetas(),
+		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}),
+		skillMetas: newByStamp[Meta](), promptSums: newByStamp[string](), bodies: newFileBodies(cfg.BodyCacheBytes),
 	}
 }
 
@@ -166,23 +174,14 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 	return l, nil
 }
 
-// merge is the precedence rule, written once: a stored row wins its id;
-// the file scan has already ordered globs before roots.
+// merge is the precedence rule for skills: a stored row wins its id
+// (shadow); the file scan has already ordered globs before roots.
 func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
 	l := Listing{Skills: make([]Skill, 0, len(rows)+len(files.Skills)), Skips: files.SkillSkips, Files: files}
-	stored := make(map[string]struct{}, len(rows))
-	for _, r := range rows {
-		stored[r.ID] = struct{}{}
-	}
 	var served []fsource.Skill
-	for _, f := range files.Skills {
-		if _, ok := stored[f.ID]; ok {
-			l.Shadowed = append(l.Shadowed, f)
-		} else {
-			served = append(served, f)
-		}
-	}
-	metas := v.files.metas(served, v.src)
+	served, l.Shadowed = shadow(files.Skills, func(f fsource.Skill) string { return f.ID },
+		rows, func(r StateSkill) string { return r.ID })
+	metas := v.skillMetas.values(listedOf(served, skillFile), func(i int) Meta { return fileMetaOf(served[i], v.src) })
 	// Both lists are sorted by id and disjoint: merge them in order.
 	i, j := 0, 0
 	for i < len(rows) || j < len(served) {
@@ -197,6 +196,24 @@ func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
 		j++
 	}
 	return l
+}
+
+// shadow is the precedence rule, written once for skills and prompts:
+// a file whose key a stored row has is shadowed; the others are served,
+// in their order.
+func shadow[F, R any](files []F, fileKey func(F) string, rows []R, rowKey func(R) string) (served, shadowed []F) {
+	stored := make(map[string]struct{}, len(rows))
+	for _, r := range rows {
+		stored[rowKey(r)] = struct{}{}
+	}
+	for _, f := range files {
+		if _, ok := stored[fileKey(f)]; ok {
+			shadowed = append(shadowed, f)
+		} else {
+			served = append(served, f)
+		}
+	}
+	return served, shadowed
 }
 
 // Files is the current file scan: the watch's (after checking that no
@@ -217,6 +234,8 @@ func (v *View) Files(ctx context.Context) fsource.Snapshot {
 	}
 	next.Version = v.scanned.Version + 1
 	v.scanned = next
+	close(v.scanChanged)
+	v.scanChanged = make(chan struct{})
 	return next
 }
 

@@ -51,7 +51,7 @@ func (r *Registry) Diagnose(ctx context.Context) diagnostics.Report {
 	scan := diagnostics.Scan{}
 	l, err := r.skillListing(ctx)
 	scan.Skills, scan.SkillSkips = l.Files.Skills, l.Files.SkillSkips
-	scan.Prompts, scan.PromptSkips = r.fsPrompts(ctx)
+	scan.Prompts, scan.PromptSkips = l.Files.Prompts, l.Files.PromptSkips
 	if r.fs != nil {
 		scan.Roots = r.fs.RootDirs()
 	}
@@ -63,10 +63,10 @@ func (r *Registry) Diagnose(ctx context.Context) diagnostics.Report {
 		}
 		rep.MarkShadowedByState(fsource.KindSkill, func(id string) bool { return hidden[id] })
 	}
-	if rows, err := r.view.StoredPrompts(ctx); err == nil {
-		names := make(map[string]bool, len(rows))
-		for _, row := range rows {
-			names[row.Name] = true
+	if pl, err := r.view.Prompts(ctx); err == nil {
+		names := make(map[string]bool, len(pl.Shadowed))
+		for _, p := range pl.Shadowed {
+			names[p.Name] = true
 		}
 		rep.MarkShadowedByState(fsource.KindPrompt, func(name string) bool { return names[name] })
 	}

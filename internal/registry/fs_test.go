@@ -69,10 +69,10 @@ func TestFSSkillsList(t *testing.T) {
 	// tokens are bytes/4 rounded up; sha256 is of the body for state, of
 	// the whole file for fs (D41).
 	fsRow := func(id, content string) skillEntry {
-		return skillEntry{ID: id, Bytes: int64(len(content)), RegisteredAt: fsMTimeText, Origin: "fs", Tokens: int64(len(content)+3) / 4, SHA256: sha256Hex(content)}
+		return skillEntry{ID: id, Bytes: int64(len(content)), RegisteredAt: fsMTimeText, Origin: "fs", Tokens: int64(len(content)+3) / 4, SHA256: hexSHA(content)}
 	}
 	stateRow := func(id, body string) skillEntry {
-		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: sha256Hex(body)}
+		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: hexSHA(body)}
 	}
 	want := listSkillsOutput{Skills: []skillEntry{
 		fsRow("alpha", "# Alpha\n\nFirst.\n"),
@@ -227,8 +227,8 @@ func TestNilOverlayIsNoOverlay(t *testing.T) {
 	if s, p := f.reg.fsSkills(f.ctx); s != nil || p != nil {
 		t.Errorf("fsSkills = %v, %v", s, p)
 	}
-	if s, p := f.reg.fsPrompts(f.ctx); s != nil || p != nil {
-		t.Errorf("fsPrompts = %v, %v", s, p)
+	if files := f.reg.view.Files(f.ctx); files.Prompts != nil || files.PromptSkips != nil {
+		t.Errorf("prompt files = %v, %v", files.Prompts, files.PromptSkips)
 	}
 	if b := f.reg.fsBase(); b != "" {
 		t.Errorf("fsBase = %q", b)

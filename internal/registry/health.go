@@ -17,7 +17,7 @@ import (
 func (r *Registry) LogFSHealth(ctx context.Context) {
 	files := r.view.Files(ctx)
 	skills, skillSkips := files.Skills, files.SkillSkips
-	prompts, promptSkips := r.fsPrompts(ctx)
+	prompts, promptSkips := files.Prompts, files.PromptSkips
 
 	for _, s := range skills {
 		r.log.Info("loaded fs-backed skill", zap.String("id", s.ID), zap.String("path", s.Path))
@@ -50,14 +50,13 @@ func (r *Registry) LogFSHealth(ctx context.Context) {
 		}
 	}
 	if len(prompts) > 0 {
-		if rows, err := r.view.StoredPrompts(ctx); err != nil {
+		if pl, err := r.view.Prompts(ctx); err != nil {
 			r.log.Warn("could not check fs prompts against state", zap.Error(err))
 		} else {
-			_, hidden := partitionShadowed(prompts, promptName, rows, promptRowName)
-			for _, p := range hidden {
+			for _, p := range pl.Shadowed {
 				r.log.Warn("fs entry shadowed by state", zap.String("kind", "prompt"), zap.String("name", p.Name), zap.String("path", p.Path))
 			}
-			shadowed += len(hidden)
+			shadowed += len(pl.Shadowed)
 		}
 	}
 

@@ -446,7 +446,7 @@ func (r *Registry) skillSourceOf(ctx context.Context, id string) (skillSource, e
 		src, _ := r.viewSkillSource(catalog.Skill{ID: id, Origin: originState, Meta: m})
 		return src, nil
 	}
-	if s, ok := r.fsSkill(ctx, id); ok {
+	if s, ok := r.view.FileSkill(ctx, id); ok {
 		l, err := r.skillListing(ctx)
 		if err != nil {
 			return skillSource{}, err

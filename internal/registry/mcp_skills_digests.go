@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sync"
-	"time"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
@@ -68,7 +68,7 @@ func (d *mcpDigests) keepSynth(id, key string, f mcpSkillFile) {
 // file is the digest and size of a folder file, read only when its stamp
 // changed, through readBytes: the source's ReadBytes, which refuses a
 // file that lies outside the roots once opened (it may have become a link
-// since it was listed). A file written within racyWindow is not kept: it
+// since it was listed). A file not yet catalog.Settled is not kept: it
 // may change again without its stamp showing it.
 func (d *mcpDigests) file(f fsource.FolderFile, readBytes func(string) ([]byte, error)) (sum string, size int64, err error) {
 	d.mu.Lock()
@@ -88,7 +88,7 @@ func (d *mcpDigests) file(f fsource.FolderFile, readBytes func(string) ([]byte, 
 	}
 	h := sha256.Sum256(b)
 	sum, size = "sha256:"+hex.EncodeToString(h[:]), int64(len(b))
-	if time.Since(f.Stamp.ModTime()) >= racyWindow {
+	if catalog.Settled(f.Stamp) {
 		d.mu.Lock()
 		d.fileCur[f.Path] = keptFile{stamp: f.Stamp, sum: sum, size: size}
 		d.mu.Unlock()

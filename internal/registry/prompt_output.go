@@ -53,7 +53,7 @@ func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetO
 	if found {
 		return r.runPromptHandler(ctx, row, in.Arguments)
 	}
-	fsPrompts, _ := r.fsPrompts(ctx)
+	fsPrompts := r.view.Files(ctx).Prompts
 	if i := slices.IndexFunc(fsPrompts, func(p fsource.Prompt) bool { return p.Name == in.Name }); i >= 0 {
 		return r.staticPrompt(fsPrompts[i], in.Arguments)
 	}

@@ -2,8 +2,6 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
-	"slices"
 	"strings"
 
 	"go.uber.org/zap"
@@ -135,37 +133,22 @@ func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInpu
 }
 
 func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOutput, error) {
-	rows, err := r.view.StoredPrompts(ctx)
+	l, err := r.view.Prompts(ctx)
 	if err != nil {
 		return listPromptsOutput{}, err
 	}
-	fsPrompts, _ := r.fsPrompts(ctx)
-	fsPrompts = unshadowedPrompts(fsPrompts, rows)
-	out := listPromptsOutput{Prompts: make([]promptEntry, 0, len(rows)+len(fsPrompts))}
-	for _, row := range rows {
-		out.Prompts = append(out.Prompts, promptEntry{Name: row.Name, FunctionID: row.FunctionID, Arguments: len(row.Arguments), RegisteredAt: row.RegisteredAt, Origin: originState,
-			SHA256: promptDigest(row)})
+	out := listPromptsOutput{Prompts: make([]promptEntry, len(l.Prompts))}
+	for i, p := range l.Prompts {
+		if p.Origin == originState {
+			out.Prompts[i] = promptEntry{Name: p.Name, FunctionID: p.Row.FunctionID, Arguments: len(p.Row.Arguments), RegisteredAt: p.Row.RegisteredAt, Origin: originState,
+				SHA256: p.SHA256}
+			continue
+		}
+		size, tokens := p.File.Size, tokensOf(p.File.Size)
+		out.Prompts[i] = promptEntry{Name: p.Name, RegisteredAt: catalog.Timestamp(p.File.ModTime), Origin: originFS,
+			Bytes: &size, Tokens: &tokens, SHA256: p.SHA256}
 	}
-	sums := r.promptDigests.sums(listedPromptFiles(fsPrompts), r.fs.ReadFile)
-	for _, p := range fsPrompts {
-		size, tokens := p.Size, tokensOf(p.Size)
-		out.Prompts = append(out.Prompts, promptEntry{Name: p.Name, RegisteredAt: catalog.Timestamp(p.ModTime), Origin: originFS,
-			Bytes: &size, Tokens: &tokens, SHA256: sums[p.Path]})
-	}
-	slices.SortStableFunc(out.Prompts, func(a, b promptEntry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
-}
-
-// promptDigest is the hex SHA-256 of what defines a state prompt, not
-// when it was registered.
-func promptDigest(row catalog.PromptRow) string {
-	b, _ := json.Marshal(struct {
-		Name        string              `json:"name"`
-		Description string              `json:"description"`
-		Arguments   []catalog.PromptArg `json:"arguments"`
-		FunctionID  string              `json:"function_id"`
-	}{row.Name, row.Description, row.Arguments, row.FunctionID})
-	return sha256Hex(string(b))
 }
 
 func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOutput, error) {
@@ -193,21 +176,19 @@ func (r *Registry) allMCPPrompts(ctx context.Context) mcpListOutput {
 			return out
 		}
 	}
-	rows, err := r.view.StoredPrompts(ctx)
+	l, err := r.view.Prompts(ctx)
 	if err != nil {
 		// The fs prompts are still worth listing.
 		r.log.Warn("mcp-list: state unavailable, listing fs prompts only", zap.Error(err))
 	}
-	fsPrompts, _ := r.fsPrompts(ctx)
-	fsPrompts = unshadowedPrompts(fsPrompts, rows)
-	out := mcpListOutput{Prompts: make([]mcpPrompt, 0, len(rows)+len(fsPrompts))}
-	for _, row := range rows {
-		out.Prompts = append(out.Prompts, mcpPrompt{Name: row.Name, Description: row.Description, Arguments: row.Arguments})
+	out := mcpListOutput{Prompts: make([]mcpPrompt, len(l.Prompts))}
+	for i, p := range l.Prompts {
+		if p.Origin == originState {
+			out.Prompts[i] = mcpPrompt{Name: p.Name, Description: p.Row.Description, Arguments: p.Row.Arguments}
+		} else {
+			out.Prompts[i] = mcpPrompt{Name: p.Name, Description: p.File.Description, Arguments: []catalog.PromptArg{}}
+		}
 	}
-	for _, p := range fsPrompts {
-		out.Prompts = append(out.Prompts, mcpPrompt{Name: p.Name, Description: p.Description, Arguments: []catalog.PromptArg{}})
-	}
-	slices.SortStableFunc(out.Prompts, func(a, b mcpPrompt) int { return strings.Compare(a.Name, b.Name) })
 	if cacheable && err == nil {
 		r.mcpListCache.put(version, out)
 	}

@@ -103,7 +103,6 @@ type Registry struct {
 	caller         Caller
 	fs             *fsource.Source
 	fsWatch        *fsource.Watch
-	fsBodies       *fsBodies
 	skillsChanged  Notifier
 	promptsChanged Notifier
 	log            *zap.Logger
@@ -114,7 +113,6 @@ type Registry struct {
 	mcpListCache   versionCache[mcpListOutput]
 	roots          rootsIndex
 	searcher       *searcher
-	promptDigests  *fsDigests
 	mcpDigests     *mcpDigests
 	pageSize       int
 	indexMaxTokens int
@@ -152,7 +150,6 @@ func New(cfg Config) *Registry {
 		caller:         cfg.Caller,
 		fs:             cfg.FS,
 		fsWatch:        cfg.FSWatch,
-		fsBodies:       newFSBodies(cfg.FSCacheBytes),
 		skillsChanged:  cfg.SkillsChanged,
 		promptsChanged: cfg.PromptsChanged,
 		log:            cfg.Logger,
@@ -160,12 +157,11 @@ func New(cfg Config) *Registry {
 		view: catalog.NewView(catalog.ViewConfig{
 			Skills: cfg.SkillsMirror, Prompts: cfg.PromptsMirror, Caller: cfg.Caller,
 			SkillsScope: cfg.SkillsScope, PromptsScope: cfg.PromptsScope, Timeout: cfg.StateTimeout,
-			Source: cfg.FS, Watch: cfg.FSWatch,
+			Source: cfg.FS, Watch: cfg.FSWatch, BodyCacheBytes: cfg.FSCacheBytes,
 		}),
 		maxResponse:    cfg.MaxResponseBytes,
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
 		searcher:       newSearcher(),
-		promptDigests:  newFSDigests(),
 		mcpDigests:     newMCPDigests(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
@@ -209,30 +205,6 @@ func (r *Registry) skillListing(ctx context.Context) (catalog.Listing, error) {
 func (r *Registry) fsSkills(ctx context.Context) ([]fsource.Skill, []fsource.Skip) {
 	snap := r.view.Files(ctx)
 	return snap.Skills, snap.SkillSkips
-}
-
-// fsSkill finds the overlay's skill with id: in the watch's snapshot (no
-// glob), else by scanning.
-func (r *Registry) fsSkill(ctx context.Context, id string) (fsource.Skill, bool) {
-	if r.fsWatch != nil {
-		// A known id needs no directory check: its body is read fresh.
-		if sk, ok := r.fsWatch.Snapshot().Skill(id); ok {
-			return sk, true
-		}
-	}
-	return r.view.Files(ctx).Skill(id)
-}
-
-// fsPrompts lists the overlay's prompts; none without an overlay.
-func (r *Registry) fsPrompts(ctx context.Context) ([]fsource.Prompt, []fsource.Skip) {
-	if r.fsWatch != nil {
-		snap := r.fsWatch.Fresh(ctx)
-		return snap.Prompts, snap.PromptSkips
-	}
-	if r.fs == nil {
-		return nil, nil
-	}
-	return r.fs.PromptsContext(ctx)
 }
 
 // fsBase is the overlay's glob base directory, "" without an overlay.

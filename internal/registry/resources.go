@@ -2,8 +2,6 @@ package registry
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -171,45 +169,22 @@ func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err
 	}
 }
 
-// skillBody returns the body stored at key: the state row first, then a
-// fresh read of the fs file with that id. A key that fails id validation
+// skillBody returns the body the view serves for key (the state row
+// first, then the file with that id, catalog.View.Body). A key that fails id validation
 // cannot be registered, so it is simply not found (docs/decisions.md D3).
 func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	if ids.ValidateSkillID(key) != nil {
 		return "", skillNotFound(key)
 	}
-	body, found, err := r.view.StoredSkill(ctx, key)
-	if err != nil {
+	body, found, err := r.view.Body(ctx, key)
+	switch {
+	case err != nil:
 		return "", err
+	case !found:
+		return "", skillNotFound(key)
 	}
-	if found {
-		r.reads.add(key)
-		return body, nil
-	}
-	if sk, ok := r.fsSkill(ctx, key); ok {
-		body, stamp, err := r.fsBodies.read(sk.Path, r.fs.ReadBody)
-		if err == nil && !stamp.Equal(sk.Stamp) {
-			// Changed since the listing: the view catches up now, so no
-			// listing is behind what this read serves.
-			r.view.Refresh(ctx)
-		}
-		if errors.Is(err, fs.ErrNotExist) && r.fsWatch != nil {
-			// Removed since the overlay was last scanned; another file may
-			// provide the id now.
-			if again, ok := r.fsWatch.Fresh(ctx).Skill(key); ok && again.Path != sk.Path {
-				body, _, err = r.fsBodies.read(again.Path, r.fs.ReadBody)
-			}
-		}
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return "", skillNotFound(key)
-		case err != nil:
-			return "", contract.UnavailableMsg(err)
-		}
-		r.reads.add(key)
-		return body, nil
-	}
-	return "", skillNotFound(key)
+	r.reads.add(key)
+	return body, nil
 }
 
 // skillNotFound answers a read of an unregistered key. A key with "::" is

@@ -146,7 +146,7 @@ func TestListSkills(t *testing.T) {
 	at := f.fixedTimestamp
 	row := func(id string) skillEntry {
 		body := "body of " + id
-		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: sha256Hex(body)}
+		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: hexSHA(body)}
 	}
 	want := listSkillsOutput{Skills: []skillEntry{row("alpha"), row("beta"), row("tree"), row("tree/leaf")}}
 	if got := want.Skills[0]; got.Bytes != 13 || got.Tokens != 4 || got.SHA256 != "39bb9019035a4c2fb34f1b61711ce2103b210bbdfda6725443f0e9903c197173" {

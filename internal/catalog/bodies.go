@@ -1,40 +1,34 @@
-package registry
+package catalog
 
 import (
 	"os"
 	"sync"
-	"time"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
-// fsBodies keeps the bodies of fs skills by path, each valid while the
+// fileBodies keeps the bodies of skill files by path, each valid while the
 // file keeps the stamp it had when read (size, mtime, mode and, where
 // known, inode and status-change time; docs/decisions.md D20): a read
 // costs one stat instead of an open and a read, and an edit, a
 // replacement or a file made unreadable is still seen on the next read.
 // It holds at most budget bytes; when full it starts over.
-type fsBodies struct {
+type fileBodies struct {
 	budget int64
 
 	mu   sync.Mutex
 	used int64
-	byID map[string]fsBody
+	byID map[string]fileBody
 }
 
-type fsBody struct {
+type fileBody struct {
 	stamp fsource.Stamp
 	body  string
 }
 
-func newFSBodies(budget int64) *fsBodies {
-	return &fsBodies{budget: budget, byID: map[string]fsBody{}}
+func newFileBodies(budget int64) *fileBodies {
+	return &fileBodies{budget: budget, byID: map[string]fileBody{}}
 }
-
-// racyWindow is how recent a file's mtime may be for its body to be kept:
-// a file written again within the same clock tick, at the same size,
-// would look unchanged (the rule git uses for its index).
-const racyWindow = 2 * time.Second
 
 // read returns the body of the file at path, from memory when the file is
 // unchanged, else through readBody: the source's ReadBody, which applies
@@ -46,7 +40,7 @@ const racyWindow = 2 * time.Second
 //
 // stamp is the file's Stamp as this read found it, for the caller to
 // compare with the listing's.
-func (c *fsBodies) read(path string, readBody func(string) (string, error)) (body string, stamp fsource.Stamp, err error) {
+func (c *fileBodies) read(path string, readBody func(string) (string, error)) (body string, stamp fsource.Stamp, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", stamp, err
@@ -64,13 +58,13 @@ func (c *fsBodies) read(path string, readBody func(string) (string, error)) (bod
 	if err != nil {
 		return "", stamp, err
 	}
-	c.keep(path, fsBody{stamp: stamp, body: body})
+	c.keep(path, fileBody{stamp: stamp, body: body})
 	return body, stamp, nil
 }
 
-func (c *fsBodies) keep(path string, b fsBody) {
+func (c *fileBodies) keep(path string, b fileBody) {
 	size := int64(len(b.body))
-	if size > c.budget || time.Since(b.stamp.ModTime()) < racyWindow {
+	if size > c.budget || !Settled(b.stamp) {
 		return
 	}
 	c.mu.Lock()
@@ -79,7 +73,7 @@ func (c *fsBodies) keep(path string, b fsBody) {
 		c.used -= int64(len(old.body))
 	}
 	if c.used+size > c.budget {
-		c.byID, c.used = map[string]fsBody{}, 0
+		c.byID, c.used = map[string]fileBody{}, 0
 	}
 	c.byID[path] = b
 	c.used += size

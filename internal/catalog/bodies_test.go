@@ -1,4 +1,4 @@
-package registry
+package catalog
 
 import (
 	"errors"
@@ -13,8 +13,8 @@ import (
 
 // A kept body is served while its file is unchanged; an edit (size or
 // mtime) is read again at once; a removed file is not served from memory.
-func TestFSBodiesFollowTheFile(t *testing.T) {
-	c := newFSBodies(1 << 20)
+func TestFileBodiesFollowTheFile(t *testing.T) {
+	c := newFileBodies(1 << 20)
 	path := filepath.Join(t.TempDir(), "s.md")
 	write := func(body string, mtime time.Time) {
 		t.Helper()
@@ -46,7 +46,7 @@ func TestFSBodiesFollowTheFile(t *testing.T) {
 	if _, _, err := c.read(path, fsource.ReadBody); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("read of a removed file: %v, want not-exist", err)
 	}
-	none := newFSBodies(0)
+	none := newFileBodies(0)
 	write("# Kept nowhere\n", t0)
 	if got, _, err := none.read(path, fsource.ReadBody); err != nil || got != "# Kept nowhere\n" || len(none.byID) != 0 {
 		t.Errorf("a zero budget read = %q, %v, kept %d", got, err, len(none.byID))
@@ -55,8 +55,8 @@ func TestFSBodiesFollowTheFile(t *testing.T) {
 
 // A file replaced by a rename with the same size and mtime (as cp -p or
 // rsync leave it) is read again, not served from memory.
-func TestFSBodiesSeeASameSizeSameMtimeReplacement(t *testing.T) {
-	c := newFSBodies(1 << 20)
+func TestFileBodiesSeeASameSizeSameMtimeReplacement(t *testing.T) {
+	c := newFileBodies(1 << 20)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.md")
 	t0 := time.Now().Add(-time.Hour)
@@ -87,7 +87,7 @@ func TestFSBodiesSeeASameSizeSameMtimeReplacement(t *testing.T) {
 // listing (the watch's snapshot) has not caught up yet: whether the file
 // itself was swapped for a link or a directory on its path was, and
 // whether its body was kept before the swap.
-func TestFSBodiesRefuseASwap(t *testing.T) {
+func TestFileBodiesRefuseASwap(t *testing.T) {
 	for _, swap := range []string{"the file", "its directory"} {
 		t.Run(swap, func(t *testing.T) {
 			dir := t.TempDir()
@@ -110,7 +110,7 @@ func TestFSBodiesRefuseASwap(t *testing.T) {
 			if skills, skips := src.Skills(); len(skills) != 1 || skills[0].Path != path {
 				t.Fatalf("listed %+v, skipped %+v", skills, skips)
 			}
-			c := newFSBodies(1 << 20)
+			c := newFileBodies(1 << 20)
 			if got, _, err := c.read(path, src.ReadBody); err != nil || got != "# PDF\n\nForms.\n" {
 				t.Fatalf("before the swap: %q, %v", got, err)
 			}
