@@ -145,7 +145,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		URL: url, Name: workerName(), Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
 		MaxResultBytes: cfg.MaxResponseBytes,
-		OversizeHint:   registry.OversizeHint,
+		OversizeHint:   contract.OversizeHint,
 		MaxFrameBytes:  int64(cfg.MaxFrameBytes),
 	})
 	triggerTypes := []iii.TriggerType{

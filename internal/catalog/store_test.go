@@ -1,71 +1,15 @@
 package catalog
 
 import (
-	"context"
 	"encoding/json"
-	"maps"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 )
-
-// fakeState is a Caller serving state::get/set/delete for one scope as
-// the engine's state worker does (a missing key answers with no result;
-// state::set echoes new_value; state::list answers a flat array, here
-// sorted by key), recording every payload.
-type fakeState struct {
-	mu     sync.Mutex
-	values map[string]json.RawMessage
-	calls  map[string][]string
-}
-
-func newFakeState() *fakeState {
-	return &fakeState{values: map[string]json.RawMessage{}, calls: map[string][]string{}}
-}
-
-func (f *fakeState) Call(_ context.Context, fn string, data any) (json.RawMessage, error) {
-	payload, err := json.Marshal(data)
-	if err != nil {
-		return nil, err
-	}
-	var in struct {
-		Key   string          `json:"key"`
-		Value json.RawMessage `json:"value"`
-	}
-	_ = json.Unmarshal(payload, &in)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls[fn] = append(f.calls[fn], string(payload))
-	old := f.values[in.Key]
-	switch fn {
-	case "state::get":
-		return old, nil
-	case "state::set":
-		f.values[in.Key] = in.Value
-		return json.Marshal(map[string]json.RawMessage{"old_value": old, "new_value": in.Value})
-	case "state::delete":
-		delete(f.values, in.Key)
-		return old, nil
-	case "state::list":
-		keys := slices.Sorted(maps.Keys(f.values))
-		values := make([]json.RawMessage, len(keys))
-		for i, k := range keys {
-			values[i] = f.values[k]
-		}
-		return json.Marshal(values)
-	}
-	return nil, nil
-}
-
-func (f *fakeState) callsTo(fn string) []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[fn]
-}
 
 func TestListValuesShapes(t *testing.T) {
 	tests := []struct {
@@ -123,7 +67,7 @@ func TestTimestamp(t *testing.T) {
 }
 
 func TestStoreStateCalls(t *testing.T) {
-	f := newFakeState()
+	f := catalogtest.NewState()
 	s := store{caller: f, scope: "skills", timeout: time.Second}
 	ctx := t.Context()
 	if v, err := s.get(ctx, "missing"); err != nil || v != nil {
@@ -142,17 +86,17 @@ func TestStoreStateCalls(t *testing.T) {
 		t.Fatalf("second delete(k) = %v, %v; want false", removed, err)
 	}
 	want := []string{`{"scope":"skills","key":"missing"}`, `{"scope":"skills","key":"k"}`}
-	if diff := cmp.Diff(want, f.callsTo("state::get")); diff != "" {
+	if diff := cmp.Diff(want, f.CallsTo("state::get")); diff != "" {
 		t.Errorf("state::get payloads (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{`{"scope":"skills","key":"k","value":{"n":1}}`}, f.callsTo("state::set")); diff != "" {
+	if diff := cmp.Diff([]string{`{"scope":"skills","key":"k","value":{"n":1}}`}, f.CallsTo("state::set")); diff != "" {
 		t.Errorf("state::set payloads (-want +got):\n%s", diff)
 	}
 }
 
 func TestStoredNullIsAbsent(t *testing.T) {
-	f := newFakeState()
-	f.values["n"] = json.RawMessage("null")
+	f := catalogtest.NewState()
+	f.Put("skills", "n", "null")
 	s := store{caller: f, scope: "skills", timeout: time.Second}
 	if v, err := s.get(t.Context(), "n"); err != nil || v != nil {
 		t.Errorf("get of a stored null = %s, %v; want nil", v, err)

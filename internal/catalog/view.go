@@ -123,6 +123,7 @@ type View struct {
 	skillMetas            *byStamp[Meta]
 	promptSums            *byStamp[string]
 	bodies                *fileBodies
+	reads                 readCounts
 
 	mu      sync.Mutex
 	last    Listing // the last keyed listing, reused while its key holds
@@ -138,7 +139,7 @@ func NewView(cfg ViewConfig) *View {
 		skills: cfg.Skills, prompts: cfg.Prompts,
 		skillRows:  store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
 		promptRows: store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
-		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}),
+		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[string](), bodies: newFileBodies(cfg.BodyCacheBytes),
 	}
 }

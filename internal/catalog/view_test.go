@@ -10,12 +10,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
 // newFileView is a view over dir's skills/*.md and prompts/*.md files
 // and the rows f stores, read through (no catalog scopes).
-func newFileView(t *testing.T, f *fakeState, dir string) *View {
+func newFileView(t *testing.T, f *catalogtest.State, dir string) *View {
 	t.Helper()
 	src := fsource.New(dir, []string{"skills/*.md"}, []string{"prompts/*.md"})
 	return NewView(ViewConfig{Caller: f, SkillsScope: "skills", PromptsScope: "prompts", Timeout: time.Second,
@@ -39,7 +40,7 @@ func TestViewPromptsStateWinsItsName(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "prompts/greet.md", "---\ndescription: From a file.\n---\nHello\n")
 	writeFile(t, dir, "prompts/ship.md", "---\ndescription: Ship it.\n---\nShip\n")
-	f := newFakeState()
+	f := catalogtest.NewState()
 	v := newFileView(t, f, dir)
 	row := PromptRow{Name: "greet", Description: "Stored.", FunctionID: "demo::greet", RegisteredAt: "t", Arguments: []PromptArg{}}
 	if err := v.PutPrompt(t.Context(), row); err != nil {
@@ -80,7 +81,7 @@ func TestViewBody(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "skills/a.md", "# From a file\n")
 	writeFile(t, dir, "skills/b.md", "# B\n")
-	f := newFakeState()
+	f := catalogtest.NewState()
 	v := newFileView(t, f, dir)
 	if err := v.PutSkill(t.Context(), SkillRow{ID: "a", Skill: "# Stored", RegisteredAt: "t"}); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func TestViewNextFollowsChanges(t *testing.T) {
 	skills := NewSkillsScope("skills", 0)
 	skills.BeginLoad()
 	skills.EndLoad(nil)
-	v := NewView(ViewConfig{Skills: skills, Caller: newFakeState(), SkillsScope: "skills", Timeout: time.Second,
+	v := NewView(ViewConfig{Skills: skills, Caller: catalogtest.NewState(), SkillsScope: "skills", Timeout: time.Second,
 		Source: fsource.New(dir, []string{"skills/*.md"}, nil)})
 	v.Files(t.Context())
 

@@ -40,3 +40,15 @@ const (
 	PromptsOnChange            = "prompts::on-change"
 	PromptsOnChangeDescription = "Fires after any mutation of the prompts registry (register / unregister)."
 )
+
+// OversizeHint says how to get a listing that is over the response budget
+// (docs/decisions.md D26): page it with page_size, or ask for less of it.
+func OversizeHint(functionID string) string {
+	switch functionID {
+	case FnSkillsResourcesList, FnPromptsMCPList, FnMCPSkillsList, FnMCPSkillsDir:
+		return "set page_size in the worker's config to answer it a page at a time"
+	case FnSkillsList:
+		return "find skills with skill::search, or read iii://skills (cut to the budget)"
+	}
+	return ""
+}

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,5 +50,19 @@ func TestListsAreCopies(t *testing.T) {
 	ReservedSkillNames()[0] = "x"
 	if InternalPrefixes()[0] != "engine::" || ReservedSkillNames()[0] != "engine" {
 		t.Error("a returned list aliases the package's")
+	}
+}
+
+// A listing over the response budget says how to get it (D26 with D43).
+func TestOversizeHint(t *testing.T) {
+	for fn, want := range map[string]string{
+		FnSkillsResourcesList: "set page_size in the worker's config",
+		FnPromptsMCPList:      "set page_size in the worker's config",
+		FnSkillsList:          "skill::search",
+		FnSkillFetch:          "",
+	} {
+		if got := OversizeHint(fn); want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("OversizeHint(%s) = %q, want %q", fn, got, want)
+		}
 	}
 }

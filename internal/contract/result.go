@@ -5,6 +5,12 @@ import (
 	"encoding/json"
 )
 
+// MIME types of resource contents.
+const (
+	MIMEMarkdown = "text/markdown"
+	MIMEJSON     = "application/json"
+)
+
 // Present returns nil for an absent or null result, else the result
 // trimmed: a function that answers with no result (state::get of a
 // missing key) and one that answers null mean the same.

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"sync"
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
@@ -15,28 +14,6 @@ import (
 const (
 	descSkillsDiagnostics = "Reports every skill and prompt file found and what became of it (loaded, skipped, shadowed, warning, with the reason), the roots, the tool skills, the catalog and its cache, the engine link, the file watch and the reads per skill since boot."
 )
-
-// readCounts counts the successful reads of each skill since boot.
-type readCounts struct {
-	mu sync.Mutex
-	n  map[string]uint64
-}
-
-func (c *readCounts) add(id string) {
-	c.mu.Lock()
-	c.n[id]++
-	c.mu.Unlock()
-}
-
-func (c *readCounts) snapshot() map[string]uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]uint64, len(c.n))
-	for id, n := range c.n {
-		out[id] = n
-	}
-	return out
-}
 
 func (r *Registry) diagnosticsFunction() iii.Function {
 	return iii.NewFunction(contract.FnSkillsDiagnostics, descSkillsDiagnostics, func(ctx context.Context, _ emptyInput) (diagnostics.Report, error) {
@@ -81,7 +58,7 @@ func (r *Registry) Diagnose(ctx context.Context) diagnostics.Report {
 	if r.fsWatch != nil {
 		rep.Watch.Mode = r.fsWatch.Mode()
 	}
-	rep.Reads = r.reads.snapshot()
+	rep.Reads = r.view.Reads()
 	if r.diagnose != nil {
 		r.diagnose(&rep)
 	}

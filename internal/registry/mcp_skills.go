@@ -21,6 +21,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/paging"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 	"github.com/iii-hq/skills-go/internal/yamlnode"
 )
@@ -197,7 +198,7 @@ func (r *Registry) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (mc
 		}
 		size := entry.jsonBound() + 1 // and a comma
 		if room -= size; room < 0 && len(out.Skills) > 0 {
-			out.NextCursor = encodeCursor("skills", sources[start+i-1].id)
+			out.NextCursor = paging.Cursor("skills", sources[start+i-1].id)
 			break
 		}
 		out.Skills = append(out.Skills, entry)
@@ -252,8 +253,8 @@ func (r *Registry) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mcp
 			if err != nil {
 				return mcpSkillsReadOutput{}, err
 			}
-			r.reads.add(id)
-			return mcpSkillsReadOutput{Contents: []mcpSkillsReadContent{{URI: uri, MimeType: mimeMarkdown, Text: string(b)}}}, nil
+			r.view.NoteRead(id)
+			return mcpSkillsReadOutput{Contents: []mcpSkillsReadContent{{URI: uri, MimeType: contract.MIMEMarkdown, Text: string(b)}}}, nil
 		} else if err != nil && !isNotFound(err) {
 			return mcpSkillsReadOutput{}, err
 		}
@@ -422,7 +423,7 @@ func (r *Registry) extensionPage(list string, keys []string, cursor *string, lim
 	if size == 0 {
 		size = max(len(keys), 1)
 	}
-	return page(list, keys, cursor, size)
+	return paging.Cut(list, keys, cursor, size)
 }
 
 // isNotFound reports a registry not_found error.
@@ -703,7 +704,7 @@ func digestOf(b []byte) string {
 func mimeOf(name string, b []byte) string {
 	switch ext := strings.ToLower(path.Ext(name)); ext {
 	case ".md", ".markdown":
-		return mimeMarkdown
+		return contract.MIMEMarkdown
 	case "":
 	default:
 		if t := mime.TypeByExtension(ext); t != "" {

@@ -80,7 +80,7 @@ func (r *Registry) dirEntries(ctx context.Context, segs []string) ([]dirEntry, e
 	// holds its SKILL.md alone.
 	if src, err := r.skillSourceOf(ctx, strings.Join(segs, "/")); err == nil && src.unserved == "" && src.folder == "" {
 		uri := skillURI(src.id)
-		return []dirEntry{{URI: uri, Name: skillFile, MimeType: mimeMarkdown}}, nil
+		return []dirEntry{{URI: uri, Name: skillFile, MimeType: contract.MIMEMarkdown}}, nil
 	} else if err != nil && !isNotFound(err) {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func children(files []servedFile, dir string) []dirEntry {
 func mimeByName(name string) string {
 	switch ext := strings.ToLower(path.Ext(name)); ext {
 	case ".md", ".markdown":
-		return mimeMarkdown
+		return contract.MIMEMarkdown
 	case "":
 		return ""
 	default:

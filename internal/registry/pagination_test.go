@@ -89,17 +89,3 @@ func TestCursorErrors(t *testing.T) {
 		t.Errorf("second prompts page: %+v, %v", rest, err)
 	}
 }
-
-// A listing over the response budget says how to get it (D26 with D43).
-func TestOversizeHint(t *testing.T) {
-	for fn, want := range map[string]string{
-		contract.FnSkillsResourcesList: "set page_size in the worker's config",
-		contract.FnPromptsMCPList:      "set page_size in the worker's config",
-		contract.FnSkillsList:          "skill::search",
-		contract.FnSkillFetch:          "",
-	} {
-		if got := OversizeHint(fn); want == "" && got != "" || !strings.Contains(got, want) {
-			t.Errorf("OversizeHint(%s) = %q, want %q", fn, got, want)
-		}
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/paging"
 )
 
 type registerPromptInput struct {
@@ -160,7 +161,7 @@ func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOut
 	for i, p := range out.Prompts {
 		keys[i] = p.Name
 	}
-	start, end, next, err := page("prompts", keys, in.Cursor, r.pageSize)
+	start, end, next, err := paging.Cut("prompts", keys, in.Cursor, r.pageSize)
 	if err != nil {
 		return mcpListOutput{}, err
 	}

@@ -117,7 +117,6 @@ type Registry struct {
 	pageSize       int
 	indexMaxTokens int
 	diagnose       func(*diagnostics.Report)
-	reads          *readCounts
 	maxResponse    int
 }
 
@@ -166,7 +165,6 @@ func New(cfg Config) *Registry {
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
 		diagnose:       cfg.Diagnose,
-		reads:          &readCounts{n: map[string]uint64{}},
 	}
 }
 

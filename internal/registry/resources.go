@@ -9,6 +9,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/paging"
 )
 
 // The MCP resource envelopes, produced here and forwarded verbatim by the
@@ -53,7 +54,7 @@ type resourceAnnotations struct {
 
 // skillResource is a skill's entry in resources-list.
 func skillResource(id, title string, size int64, lastModified string) resource {
-	r := resource{URI: Scheme + id, Name: title, MimeType: mimeMarkdown, Title: title, Size: &size}
+	r := resource{URI: Scheme + id, Name: title, MimeType: contract.MIMEMarkdown, Title: title, Size: &size}
 	if lastModified != "" {
 		r.Annotations = &resourceAnnotations{LastModified: lastModified}
 	}
@@ -72,7 +73,7 @@ type resourceTemplate struct {
 }
 
 // indexResource is always the first entry of resources/list.
-var indexResource = resource{URI: IndexURI, Name: "skills", Description: "Index of every registered skill", MimeType: mimeMarkdown}
+var indexResource = resource{URI: IndexURI, Name: "skills", Description: "Index of every registered skill", MimeType: contract.MIMEMarkdown}
 
 // resourceTemplates is the constant resources/templates/list envelope.
 var resourceTemplates = []resourceTemplate{
@@ -80,13 +81,13 @@ var resourceTemplates = []resourceTemplate{
 		URITemplate: "iii://{skill_id}",
 		Name:        "Skill",
 		Description: "Markdown body of a registered skill (1+ segments separated by '/')",
-		MimeType:    mimeMarkdown,
+		MimeType:    contract.MIMEMarkdown,
 	},
 	{
 		URITemplate: "iii://fn/{function_path}",
 		Name:        "Skill section",
 		Description: "Trigger the function at `function_path` (each '/' becomes '::') with empty input and serve its output. e.g. `iii://fn/scope/echo` triggers `scope::echo`.",
-		MimeType:    mimeMarkdown,
+		MimeType:    contract.MIMEMarkdown,
 	},
 }
 
@@ -99,7 +100,7 @@ func (r *Registry) resourcesList(ctx context.Context, in listInput) (resourcesLi
 	for i, res := range out.Resources {
 		keys[i] = res.URI
 	}
-	start, end, next, err := page("resources", keys, in.Cursor, r.pageSize)
+	start, end, next, err := paging.Cut("resources", keys, in.Cursor, r.pageSize)
 	if err != nil {
 		return resourcesListOutput{}, err
 	}
@@ -160,12 +161,12 @@ func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err
 	}
 	switch u.Kind {
 	case KindIndex:
-		return mimeMarkdown, r.index(ctx), nil
+		return contract.MIMEMarkdown, r.index(ctx), nil
 	case KindSection:
 		return r.section(ctx, u.FunctionID)
 	default:
 		body, err := r.skillBody(ctx, u.Key)
-		return mimeMarkdown, body, err
+		return contract.MIMEMarkdown, body, err
 	}
 }
 
@@ -183,7 +184,7 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	case !found:
 		return "", skillNotFound(key)
 	}
-	r.reads.add(key)
+	r.view.NoteRead(key)
 	return body, nil
 }
 

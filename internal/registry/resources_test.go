@@ -23,10 +23,10 @@ func TestResourcesRead(t *testing.T) {
 	tests := []struct {
 		uri, mime, text string
 	}{
-		{"iii://resend", mimeMarkdown, "# resend\n\nEmail provider integration.\n"},
-		{"iii://parent/sub/leaf", mimeMarkdown, "deep body"},
-		{"iii://fn/scope/echo", mimeMarkdown, "# echoed"},
-		{"iii://fn/resend/health", mimeMarkdown, "# Resend health\n\nAPI: ok."},
+		{"iii://resend", contract.MIMEMarkdown, "# resend\n\nEmail provider integration.\n"},
+		{"iii://parent/sub/leaf", contract.MIMEMarkdown, "deep body"},
+		{"iii://fn/scope/echo", contract.MIMEMarkdown, "# echoed"},
+		{"iii://fn/resend/health", contract.MIMEMarkdown, "# Resend health\n\nAPI: ok."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestResourcesRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := got.Contents[0]
-		if c.MimeType != mimeMarkdown || !strings.HasPrefix(c.Text, "# Skills\n\n") || !strings.Contains(c.Text, "- [`resend`](iii://resend) — resend — Email provider integration.\n") {
+		if c.MimeType != contract.MIMEMarkdown || !strings.HasPrefix(c.Text, "# Skills\n\n") || !strings.Contains(c.Text, "- [`resend`](iii://resend) — resend — Email provider integration.\n") {
 			t.Errorf("index contents = %+v", c)
 		}
 	})
@@ -149,15 +149,15 @@ func TestSectionOutput(t *testing.T) {
 	tests := []struct {
 		name, res, mime, text string
 	}{
-		{"string", `"hello"`, mimeMarkdown, "hello"},
-		{"content", `{"content":"hi","other":1}`, mimeMarkdown, "hi"},
-		{"content not a string", `{"content":5}`, mimeJSON, "{\n  \"content\": 5\n}"},
-		{"other object, keys sorted", `{"z":1,"a":{"y":[1,2],"b":null},"count":3}`, mimeJSON, "{\n  \"a\": {\n    \"b\": null,\n    \"y\": [\n      1,\n      2\n    ]\n  },\n  \"count\": 3,\n  \"z\": 1\n}"},
-		{"array", `[1,"<b>"]`, mimeJSON, "[\n  1,\n  \"<b>\"\n]"},
-		{"number keeps its text", `12345678901234567890`, mimeJSON, "12345678901234567890"},
-		{"empty object", `{}`, mimeJSON, "{}"},
-		{"null", `null`, mimeJSON, "null"},
-		{"no result", ``, mimeJSON, "null"},
+		{"string", `"hello"`, contract.MIMEMarkdown, "hello"},
+		{"content", `{"content":"hi","other":1}`, contract.MIMEMarkdown, "hi"},
+		{"content not a string", `{"content":5}`, contract.MIMEJSON, "{\n  \"content\": 5\n}"},
+		{"other object, keys sorted", `{"z":1,"a":{"y":[1,2],"b":null},"count":3}`, contract.MIMEJSON, "{\n  \"a\": {\n    \"b\": null,\n    \"y\": [\n      1,\n      2\n    ]\n  },\n  \"count\": 3,\n  \"z\": 1\n}"},
+		{"array", `[1,"<b>"]`, contract.MIMEJSON, "[\n  1,\n  \"<b>\"\n]"},
+		{"number keeps its text", `12345678901234567890`, contract.MIMEJSON, "12345678901234567890"},
+		{"empty object", `{}`, contract.MIMEJSON, "{}"},
+		{"null", `null`, contract.MIMEJSON, "null"},
+		{"no result", ``, contract.MIMEJSON, "null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,8 +182,8 @@ func TestSectionJSONKeepsLineSeparators(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "{\n  \"a\": \"x\u2028y\u2029z\"\n}"
-	if mime != mimeJSON || text != want {
-		t.Errorf("section = %s %q, want %s %q", mime, text, mimeJSON, want)
+	if mime != contract.MIMEJSON || text != want {
+		t.Errorf("section = %s %q, want %s %q", mime, text, contract.MIMEJSON, want)
 	}
 }
 
@@ -231,10 +231,10 @@ func TestResourcesList(t *testing.T) {
 	size := func(n int64) *int64 { return &n }
 	at := &resourceAnnotations{LastModified: f.fixedTimestamp}
 	want := resourcesListOutput{Resources: []resource{
-		{URI: "iii://skills", Name: "skills", Description: "Index of every registered skill", MimeType: mimeMarkdown},
-		{URI: "iii://blank", Name: "", MimeType: mimeMarkdown, Size: size(3), Annotations: at},
-		{URI: "iii://resend", Name: "resend", MimeType: mimeMarkdown, Title: "resend", Size: size(15), Annotations: at},
-		{URI: "iii://resend/email", Name: "Email flows", MimeType: mimeMarkdown, Title: "Email flows", Size: size(14), Annotations: at},
+		{URI: "iii://skills", Name: "skills", Description: "Index of every registered skill", MimeType: contract.MIMEMarkdown},
+		{URI: "iii://blank", Name: "", MimeType: contract.MIMEMarkdown, Size: size(3), Annotations: at},
+		{URI: "iii://resend", Name: "resend", MimeType: contract.MIMEMarkdown, Title: "resend", Size: size(15), Annotations: at},
+		{URI: "iii://resend/email", Name: "Email flows", MimeType: contract.MIMEMarkdown, Title: "Email flows", Size: size(14), Annotations: at},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -10,12 +10,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
-// MIME types of resource contents.
-const (
-	mimeMarkdown = "text/markdown"
-	mimeJSON     = "application/json"
-)
-
 // section triggers the function behind an iii://fn/… URI with {} and
 // serves its output.
 func (r *Registry) section(ctx context.Context, functionID string) (mime, text string, err error) {
@@ -53,12 +47,12 @@ func sectionTooLarge(functionID string, size, budget int) error {
 func sectionOutput(res json.RawMessage) (mime, text string) {
 	res = contract.Present(res)
 	if res == nil {
-		return mimeJSON, "null"
+		return contract.MIMEJSON, "null"
 	}
 	if s, ok := sectionText(res); ok {
-		return mimeMarkdown, s
+		return contract.MIMEMarkdown, s
 	}
-	return mimeJSON, prettyJSON(res)
+	return contract.MIMEJSON, prettyJSON(res)
 }
 
 // sectionText is a section result that is markdown: a JSON string, or an
