@@ -17,6 +17,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
 )
 
@@ -62,7 +63,7 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 		tb.Cleanup(cfg.FSWatch.Close)
 	}
 	reg := registry.New(cfg)
-	for _, f := range append(reg.Functions(), opts.extra...) {
+	for _, f := range append(workerFunctions(reg), opts.extra...) {
 		worker.RegisterFunction(f)
 	}
 	worker.Start()
@@ -81,7 +82,7 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 			tb.Fatal(err)
 		}
 	}
-	for _, f := range append(reg.Functions(), opts.extra...) {
+	for _, f := range append(workerFunctions(reg), opts.extra...) {
 		if err := srv.WaitFunction(ctx, f.ID); err != nil {
 			tb.Fatal(err)
 		}
@@ -297,4 +298,10 @@ func BenchmarkFS5k(b *testing.B) {
 			r.call(b, "skills::resources-read", read)
 		}
 	})
+}
+
+// workerFunctions are the functions the worker registers over reg: the
+// registry's, then the MCP Skills extension's over its view.
+func workerFunctions(reg *registry.Registry) []iii.Function {
+	return append(reg.Functions(), mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
 }

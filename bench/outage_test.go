@@ -30,7 +30,7 @@ func BenchmarkReregisterAfterOutage(b *testing.B) {
 	}
 	addr := strings.TrimPrefix(srv.URL(), "ws://")
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
-	for _, f := range registry.New(registry.Config{Caller: worker}).Functions() {
+	for _, f := range workerFunctions(registry.New(registry.Config{Caller: worker})) {
 		worker.RegisterFunction(f)
 	}
 	worker.Start()

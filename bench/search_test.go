@@ -125,10 +125,10 @@ func searchHandler(tb testing.TB, reg *registry.Registry) iii.Handler {
 	return handlerOf(tb, reg, contract.FnSkillSearch)
 }
 
-// handlerOf is the handler of one of the registry's functions, to time it
+// handlerOf is the handler of one of the worker's functions, to time it
 // in the worker without the engine.
 func handlerOf(tb testing.TB, reg *registry.Registry, id string) iii.Handler {
-	for _, f := range reg.Functions() {
+	for _, f := range workerFunctions(reg) {
 		if f.ID == id {
 			return f.Handler
 		}

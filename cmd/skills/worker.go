@@ -20,6 +20,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
 	"github.com/iii-hq/skills-go/internal/tools"
 	"github.com/iii-hq/skills-go/internal/toolset"
@@ -204,7 +205,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 			}
 		},
 	})
-	functions := reg.Functions()
+	functions := surfaceFunctions(reg, cfg)
 	for _, f := range functions {
 		client.RegisterFunction(f)
 	}
@@ -266,6 +267,14 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	}
 	cat.Close()
 	return result
+}
+
+// surfaceFunctions are the functions of every surface over reg's view,
+// in registration order: the registry's (0.2's thirteen, the roots
+// functions, search, diagnostics), then the MCP Skills extension's.
+func surfaceFunctions(reg *registry.Registry, cfg config.Config) []iii.Function {
+	ext := mcpskills.New(mcpskills.Config{View: reg.View(), PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes})
+	return append(reg.Functions(), ext.Functions()...)
 }
 
 // describeFunctions counts functions by id prefix for the boot log, in

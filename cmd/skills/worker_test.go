@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
@@ -218,9 +219,31 @@ func writeFile(t *testing.T, path, content string) {
 // skills::roots::* functions) plus skill::search, derived from the
 // function table rather than spelled out.
 func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
-	got := describeFunctions(registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})}).Functions())
+	reg := registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})})
+	got := describeFunctions(surfaceFunctions(reg, config.Default()))
 	if want := "15 skills::*, 2 skill::* and 5 prompts::* functions"; got != want {
 		t.Errorf("describeFunctions = %q, want %q", got, want)
+	}
+}
+
+// The worker registers its surfaces' functions in one order: 0.2's
+// thirteen, the roots functions, search, diagnostics, then the MCP Skills
+// extension's.
+func TestSurfaceFunctionsOrder(t *testing.T) {
+	reg := registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})})
+	var got []string
+	for _, f := range surfaceFunctions(reg, config.Default()) {
+		got = append(got, f.ID)
+	}
+	want := []string{
+		"skills::register", "skills::unregister", "skills::list", "skills::resources-list", "skills::resources-read",
+		"skills::resources-templates", "skills::fetch_skill", "skill::fetch", "prompts::register", "prompts::unregister",
+		"prompts::list", "prompts::mcp-list", "prompts::mcp-get", "skills::roots::index", "skills::roots::load",
+		"skills::roots::rescan", "skill::search", "skills::diagnostics", "skills::mcp-skills-list",
+		"skills::mcp-skills-get", "skills::mcp-skills-read", "skills::mcp-skills-dir",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("functions = %q, want %q", got, want)
 	}
 }
 

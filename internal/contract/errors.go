@@ -102,3 +102,15 @@ func describe(err error) string {
 		return err.Error()
 	}
 }
+
+// CodeOf is the wire code err carries (an ErrorCode method anywhere in
+// its chain, as the iii client reads it), or "" when none.
+func CodeOf(err error) string {
+	if e, ok := errors.AsType[interface {
+		error
+		ErrorCode() string
+	}](err); ok {
+		return e.ErrorCode()
+	}
+	return ""
+}

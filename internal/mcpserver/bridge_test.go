@@ -20,6 +20,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
 )
 
@@ -54,7 +55,8 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
 	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
 		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})
-	for _, f := range reg.Functions() {
+	functions := append(reg.Functions(), mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
+	for _, f := range functions {
 		worker.RegisterFunction(f)
 	}
 	worker.Start()
@@ -91,7 +93,7 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 		}
 	}
 	// The caller's functions too: the first Sync lists the exposed ones.
-	for _, id := range append(functionIDs(reg.Functions()), "acme::greet", "acme::private", "test::prompt") {
+	for _, id := range append(functionIDs(functions), "acme::greet", "acme::private", "test::prompt") {
 		if err := srv.WaitFunction(ctx, id); err != nil {
 			t.Fatal(err)
 		}

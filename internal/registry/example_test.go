@@ -72,8 +72,4 @@ func ExampleRegistry_Functions() {
 	// skills::roots::rescan
 	// skill::search
 	// skills::diagnostics
-	// skills::mcp-skills-list
-	// skills::mcp-skills-get
-	// skills::mcp-skills-read
-	// skills::mcp-skills-dir
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
@@ -182,10 +183,7 @@ func errText(err error) (msg, code string) {
 	if err == nil {
 		return "", ""
 	}
-	if e, ok := err.(interface{ ErrorCode() string }); ok {
-		code = e.ErrorCode()
-	}
-	return err.Error(), code
+	return err.Error(), contract.CodeOf(err)
 }
 
 // readIn is a resources-read payload with uri set.

@@ -32,8 +32,9 @@ var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{
 // order: the 13 of 0.2, with descriptions, request and response schemas
 // reflected from the Go types, and lenient decoding (unknown keys ignored,
 // a null payload is {}); then the three skills::roots::* functions of the
-// upstream v0.3 (raw JSON, no schemas; D32), skill::search (D40),
-// skills::diagnostics (D42) and the MCP Skills extension's four (D45).
+// upstream v0.3 (raw JSON, no schemas; D32), skill::search (D40) and
+// skills::diagnostics (D42). The MCP Skills extension's four (D45) are
+// package mcpskills's, registered after these.
 func (r *Registry) Functions() []iii.Function {
 	fetchAlias := iii.NewFunction(contract.FnSkillFetch, descFetch, r.fetch)
 	fetchAlias.Metadata = fetchToolMetadata
@@ -53,10 +54,5 @@ func (r *Registry) Functions() []iii.Function {
 		iii.NewFunction(contract.FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
 	}
 	fns = append(fns, r.rootsFunctions()...)
-	fns = append(fns, r.searchFunction(), r.diagnosticsFunction())
-	return append(fns,
-		iii.NewFunction(contract.FnMCPSkillsList, descMCPSkillsList, r.mcpSkillsList),
-		iii.NewFunction(contract.FnMCPSkillsGet, descMCPSkillsGet, r.mcpSkillsGet),
-		iii.NewFunction(contract.FnMCPSkillsRead, descMCPSkillsRead, r.mcpSkillsRead),
-		iii.NewFunction(contract.FnMCPSkillsDir, descMCPSkillsDir, r.mcpSkillsDir))
+	return append(fns, r.searchFunction(), r.diagnosticsFunction())
 }

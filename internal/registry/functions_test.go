@@ -46,10 +46,6 @@ func TestFunctionsTable(t *testing.T) {
 		"skills::roots::rescan | Re-walk the configured roots and rebuild the in-memory index. Returns the new count.",
 		"skill::search | " + descSearch,
 		"skills::diagnostics | " + descSkillsDiagnostics,
-		"skills::mcp-skills-list | " + descMCPSkillsList,
-		"skills::mcp-skills-get | " + descMCPSkillsGet,
-		"skills::mcp-skills-read | " + descMCPSkillsRead,
-		"skills::mcp-skills-dir | " + descMCPSkillsDir,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("functions (-want +got):\n%s", diff)

@@ -113,7 +113,6 @@ type Registry struct {
 	mcpListCache   versionCache[mcpListOutput]
 	roots          rootsIndex
 	searcher       *searcher
-	mcpDigests     *mcpDigests
 	pageSize       int
 	indexMaxTokens int
 	diagnose       func(*diagnostics.Report)
@@ -161,7 +160,6 @@ func New(cfg Config) *Registry {
 		maxResponse:    cfg.MaxResponseBytes,
 		roots:          rootsIndex{configured: cfg.RootsConfigured},
 		searcher:       newSearcher(),
-		mcpDigests:     newMCPDigests(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
 		diagnose:       cfg.Diagnose,

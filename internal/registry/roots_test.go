@@ -8,23 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // callRaw calls a roots function through its registered handler and
 // returns its result as JSON.
@@ -49,7 +37,7 @@ func callRaw(t *testing.T, r *Registry, id, payload string) (string, error) {
 // strings, ids from folders, an earlier root winning an id.
 func TestRootsFunctions(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	catalogtest.WriteFiles(t, dir, map[string]string{
 		"a/pdf/SKILL.md":            "---\nname: pdf\ndescription: Fill PDF forms.\n---\n\n\n# PDF tools\n\nBody.\n",
 		"a/pdf/references/forms.md": "# Forms\n",
 		"b/pdf/SKILL.md":            "---\nname: pdf\ndescription: The later root's.\n---\n# Later\n",
@@ -91,7 +79,7 @@ func TestRootsFunctions(t *testing.T) {
 		}
 	}
 
-	writeFiles(t, dir, map[string]string{"b/new/SKILL.md": "---\nname: new\ndescription: Added.\n---\n# New\n"})
+	catalogtest.WriteFiles(t, dir, map[string]string{"b/new/SKILL.md": "---\nname: new\ndescription: Added.\n---\n# New\n"})
 	if got, err := callRaw(t, r, contract.FnRootsRescan, `{}`); err != nil || got != `{"count":3}` {
 		t.Errorf("rescan = %s, %v", got, err)
 	}
@@ -113,7 +101,7 @@ func TestRootsFunctionsDefaultRoots(t *testing.T) {
 	if got, _ := callRaw(t, r, contract.FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
 		t.Errorf("index with no default roots present = %s", got)
 	}
-	writeFiles(t, home, map[string]string{".claude/skills/notes/SKILL.md": "---\nname: notes\ndescription: Notes.\n---\n# Notes\n"})
+	catalogtest.WriteFiles(t, home, map[string]string{".claude/skills/notes/SKILL.md": "---\nname: notes\ndescription: Notes.\n---\n# Notes\n"})
 	if got, _ := callRaw(t, r, contract.FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
 		t.Errorf("the cached index changed before a rescan: %s", got)
 	}
@@ -136,8 +124,8 @@ func quoteJSON(s string) string {
 func TestRootsPayloadConfinedToConfig(t *testing.T) {
 	dir := t.TempDir()
 	outside := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a/team/pdf/SKILL.md": "---\nname: pdf\ndescription: P.\n---\n# PDF\n"})
-	writeFiles(t, outside, map[string]string{"secret/SKILL.md": "---\nname: secret\ndescription: Private notes.\n---\n# Secret\n"})
+	catalogtest.WriteFiles(t, dir, map[string]string{"a/team/pdf/SKILL.md": "---\nname: pdf\ndescription: P.\n---\n# PDF\n"})
+	catalogtest.WriteFiles(t, outside, map[string]string{"secret/SKILL.md": "---\nname: secret\ndescription: Private notes.\n---\n# Secret\n"})
 	if err := os.Symlink(outside, filepath.Join(dir, "a", "link")); err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +152,10 @@ func TestRootsPayloadConfinedToConfig(t *testing.T) {
 // whether or not the default roots were scanned before.
 func TestRootsIndexOfGivenRootsReadsTheirTitles(t *testing.T) {
 	given := t.TempDir()
-	writeFiles(t, given, map[string]string{"pdf/SKILL.md": "---\nname: pdf\ndescription: P.\n---\n# PDF heading\n"})
+	catalogtest.WriteFiles(t, given, map[string]string{"pdf/SKILL.md": "---\nname: pdf\ndescription: P.\n---\n# PDF heading\n"})
 	want := `{"count":1,"skills":[{"description":"P.","id":"pdf","path":` + quoteJSON(filepath.Join(given, "pdf", "SKILL.md")) + `,"title":"PDF heading"}]}`
 	configured := t.TempDir()
-	writeFiles(t, configured, map[string]string{"a/x/SKILL.md": "---\nname: x\ndescription: X.\n---\n# X title\n"})
+	catalogtest.WriteFiles(t, configured, map[string]string{"a/x/SKILL.md": "---\nname: x\ndescription: X.\n---\n# X title\n"})
 	for _, c := range []struct {
 		name    string
 		reg     func() *Registry

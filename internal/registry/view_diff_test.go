@@ -16,7 +16,10 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/mcpskills"
 )
 
 // The content view against a rebuild from scratch (docs/data-path.md#the-content-view):
@@ -49,8 +52,9 @@ type diffWorld struct {
 	dir    string
 	f      *fixture
 	watch  *fsource.Watch
-	stored map[string]bool // ids registered now
-	seen   int             // skill events already checked
+	mcp    *mcpskills.Extension // over f.reg's view, kept across steps
+	stored map[string]bool      // ids registered now
+	seen   int                  // skill events already checked
 	serial int
 }
 
@@ -72,6 +76,7 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 	d.f.reg = New(Config{FS: src, FSWatch: d.watch, FSCacheBytes: 1 << 20, Caller: d.f.engine, SkillsMirror: mirror,
 		SkillsChanged: d.f.skillEvents, PromptsChanged: d.f.promptEvents, StateTimeout: 2 * time.Second,
 		RootsConfigured: true, Now: func() time.Time { return fixedNow }})
+	d.mcp = mcpskills.New(mcpskills.Config{View: d.f.reg.View()})
 	d.watch.Start(t.Context())
 	t.Cleanup(d.watch.Close)
 	return d
@@ -301,7 +306,13 @@ func (d *diffWorld) check(step string, want []string) {
 		{"skills::list", func(r *Registry) (any, error) { return r.listSkills(ctx, emptyInput{}) }},
 		{"the index", func(r *Registry) (any, error) { return r.index(ctx), nil }},
 		{"resources-list", func(r *Registry) (any, error) { return r.resourcesList(ctx, listInput{}) }},
-		{"the MCP skills list", func(r *Registry) (any, error) { return r.mcpSkillsList(ctx, mcpSkillsListInput{}) }},
+		{"the MCP skills list", func(r *Registry) (any, error) {
+			ext := d.mcp
+			if r != d.f.reg {
+				ext = mcpskills.New(mcpskills.Config{View: r.View()})
+			}
+			return callFunction(ctx, ext.Functions(), contract.FnMCPSkillsList, `{}`)
+		}},
 		{"skill::search", func(r *Registry) (any, error) {
 			var out []searchOutput
 			for _, q := range []string{"backup", "deploy invoice", "certificate", "kubernetes", "folder skill guide", "skill"} {
@@ -367,4 +378,15 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// callFunction invokes the function id among fns with payload, as the
+// engine would, and returns its output.
+func callFunction(ctx context.Context, fns []iii.Function, id, payload string) (any, error) {
+	for _, fn := range fns {
+		if fn.ID == id {
+			return fn.Handler(ctx, iii.Request{FunctionID: id, Data: json.RawMessage(payload)})
+		}
+	}
+	return nil, fmt.Errorf("no function %s", id)
 }

@@ -1,13 +1,17 @@
-// Package catalogtest provides an in-memory engine state for tests of the
-// catalog and of the surfaces that read it, without a socket.
+// Package catalogtest provides an in-memory engine state, and files on
+// disk, for tests of the catalog and of the surfaces that read it,
+// without a socket.
 package catalogtest
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
+	"testing"
 )
 
 // State is a catalog.Caller that serves state::get, set, delete and list
@@ -112,4 +116,19 @@ func (s *State) CallsTo(fn string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.calls[fn])
+}
+
+// WriteFiles writes files (slash-separated paths relative to dir, and
+// their contents) under dir, making the folders they need.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

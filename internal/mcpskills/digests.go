@@ -1,4 +1,4 @@
-package registry
+package mcpskills
 
 import (
 	"crypto/sha256"

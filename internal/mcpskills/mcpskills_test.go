@@ -1,6 +1,7 @@
-package registry
+package mcpskills
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,22 +11,58 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
-// mcpSkillsFixture is a registry with a root holding a skill folder (a
+// fixture is an Extension over a view of an in-memory state and, when
+// given, files.
+type fixture struct {
+	ctx  context.Context
+	view *catalog.View
+	ext  *Extension
+}
+
+func newFixture(t *testing.T, src *fsource.Source) *fixture {
+	t.Helper()
+	v := catalog.NewView(catalog.ViewConfig{Caller: catalogtest.NewState(), SkillsScope: "skills", PromptsScope: "prompts",
+		Timeout: 2 * time.Second, Source: src})
+	return &fixture{ctx: t.Context(), view: v, ext: New(Config{View: v})}
+}
+
+// mustRegisterSkill stores a skill row, as skills::register does.
+func (f *fixture) mustRegisterSkill(t *testing.T, id, body string) {
+	t.Helper()
+	if err := f.view.PutSkill(f.ctx, catalog.SkillRow{ID: id, Skill: body, RegisteredAt: "2026-05-04T19:22:41.123456789+00:00"}); err != nil {
+		t.Fatalf("register %q: %v", id, err)
+	}
+}
+
+// errText returns err's message and code, "" for nil.
+func errText(err error) (msg, code string) {
+	if err == nil {
+		return "", ""
+	}
+	return err.Error(), contract.CodeOf(err)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// mcpSkillsFixture is an extension with a root holding a skill folder (a
 // reference, a script, a binary asset, a nested skill, a dot file), a
 // folder whose name differs from its frontmatter, and two registered
 // skills, one whose id cannot name an MCP skill.
 func mcpSkillsFixture(t *testing.T) (*fixture, string) {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	catalogtest.WriteFiles(t, dir, map[string]string{
 		"root/pdf/SKILL.md":             "---\nname: pdf\ndescription: \"Fill PDF forms: AcroForm and XFA.\"\nlicense: Apache-2.0\nmetadata:\n  version: \"2.1\"\n---\n# PDF\n\nSee [forms](references/forms.md).\n",
 		"root/pdf/references/forms.md":  "# Forms\n\nField names.\n",
 		"root/pdf/scripts/fill.py":      "print('fill')\n",
@@ -61,7 +98,7 @@ func sha(b []byte) string {
 
 func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
 	f, dir := mcpSkillsFixture(t)
-	out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
+	out, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +144,7 @@ func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
 	if dgFront["name"] != "deploy-guide" || dgFront["description"] != "Ship a release: build, tag, roll out." || len(dgFront) != 2 {
 		t.Errorf("deploy-guide frontmatter = %s", dg.Frontmatter)
 	}
-	read, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &dg.URI})
+	read, err := f.ext.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &dg.URI})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +165,7 @@ func TestMCPSkillsListServesFoldersAndBodies(t *testing.T) {
 func TestMCPSkillsReadAndGet(t *testing.T) {
 	f, dir := mcpSkillsFixture(t)
 	read := func(uri string) (mcpSkillsReadOutput, error) {
-		return f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
+		return f.ext.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
 	}
 	skillMD, _ := os.ReadFile(filepath.Join(dir, "root/pdf/SKILL.md"))
 	if out, err := read("skill://pdf/SKILL.md"); err != nil || out.Contents[0].Text != string(skillMD) || out.Contents[0].MimeType != "text/markdown" {
@@ -167,7 +204,7 @@ func TestMCPSkillsReadAndGet(t *testing.T) {
 	}
 
 	get := func(uri string) (mcpSkillsGetOutput, error) {
-		return f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: &uri})
+		return f.ext.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: &uri})
 	}
 	if out, err := get("skill://pdf/SKILL.md"); err != nil || len(out.Skill.Resources) != 6 {
 		t.Errorf("get pdf = %+v, %v", out, err)
@@ -184,7 +221,7 @@ func TestMCPSkillsReadAndGet(t *testing.T) {
 			t.Errorf("get %q: %q, want it to say %q", uri, msg, want)
 		}
 	}
-	if _, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{}); err == nil {
+	if _, err := f.ext.mcpSkillsGet(f.ctx, mcpSkillsGetInput{}); err == nil {
 		t.Error("get without a uri succeeded")
 	}
 }
@@ -195,7 +232,7 @@ func TestMCPSkillsReadAndGet(t *testing.T) {
 func TestMCPSkillsDigestsFollowChanges(t *testing.T) {
 	f, dir := mcpSkillsFixture(t)
 	digests := func() map[string]string {
-		out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
+		out, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,27 +264,27 @@ func TestMCPSkillsDigestsFollowChanges(t *testing.T) {
 
 func TestMCPSkillsListPages(t *testing.T) {
 	f, _ := mcpSkillsFixture(t)
-	f.reg.pageSize = 2
-	first, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
+	f.ext.pageSize = 2
+	first, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil || len(first.Skills) != 2 || first.NextCursor == "" {
 		t.Fatalf("first page = %+v, %v", first, err)
 	}
-	second, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: &first.NextCursor})
+	second, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: &first.NextCursor})
 	if err != nil || len(second.Skills) != 1 || second.NextCursor != "" || second.Skills[0].URI != "skill://team/deploy-guide/SKILL.md" {
 		t.Fatalf("second page = %+v, %v", second, err)
 	}
 	// A limit given overrides page_size; out of range it is refused.
 	one := 1
-	if out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Limit: &one}); err != nil || len(out.Skills) != 1 || out.NextCursor == "" {
+	if out, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{Limit: &one}); err != nil || len(out.Skills) != 1 || out.NextCursor == "" {
 		t.Errorf("limit 1 = %+v, %v", out, err)
 	}
 	for _, bad := range []int{0, -1, maxSkillsPage + 1} {
-		if _, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Limit: &bad}); err == nil {
+		if _, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{Limit: &bad}); err == nil {
 			t.Errorf("limit %d was accepted", bad)
 		}
 	}
 	garbage := "not-a-cursor"
-	if _, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: &garbage}); err == nil {
+	if _, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: &garbage}); err == nil {
 		t.Error("a garbage cursor was accepted")
 	}
 }
@@ -258,7 +295,7 @@ func TestMCPSkillsListPages(t *testing.T) {
 func TestMCPSkillsNestedShadowedByState(t *testing.T) {
 	f, _ := mcpSkillsFixture(t)
 	f.mustRegisterSkill(t, "pdf/fill", "# Fill, registered\n")
-	out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
+	out, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,14 +316,14 @@ func TestMCPSkillsNestedShadowedByState(t *testing.T) {
 		t.Fatalf("pdf's files = %v", pdfFiles)
 	}
 	uri := "skill://pdf/fill/SKILL.md"
-	read, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
+	read, err := f.ext.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
 	if err != nil || !strings.Contains(read.Contents[0].Text, "# Fill, registered") {
 		t.Errorf("read %s = %+v, %v", uri, read, err)
 	}
 	for _, s := range out.Skills {
 		for _, res := range s.Resources {
 			u := res.URI
-			got, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
+			got, err := f.ext.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
 			if err != nil {
 				t.Errorf("read %s: %v", u, err)
 				continue
@@ -315,16 +352,16 @@ func TestMCPSkillsOddNamesAndUnservedFolders(t *testing.T) {
 		fmt.Fprintf(&pad, "pad%d: %d\n", i, i)
 	}
 	padding := pad.String()
-	writeFiles(t, dir, map[string]string{
+	catalogtest.WriteFiles(t, dir, map[string]string{
 		"root/pdf/templates/Form Template?.md": "# Form\n",
 		"root/pdf/templates/résumé.md":         "# CV\n",
 		"root/big/SKILL.md":                    "---\nname: big\ndescription: Too many files.\n---\n# Big\n",
 		"root/bomb/SKILL.md":                   "---\nname: bomb\ndescription: d\n" + padding + "x0: &a0 [\"" + strings.Repeat("x", 4096) + "\"]\nx1: &a1 [*a0,*a0,*a0,*a0,*a0,*a0,*a0,*a0,*a0]\nx2: &a2 [*a1,*a1,*a1,*a1,*a1,*a1,*a1,*a1,*a1]\nx3: &a3 [*a2,*a2,*a2,*a2,*a2,*a2,*a2,*a2,*a2]\nx4: [*a3,*a3,*a3,*a3,*a3,*a3,*a3,*a3,*a3]\n---\n# Bomb\n",
 	})
 	for i := range fsource.MaxFolderFiles + 1 {
-		writeFiles(t, dir, map[string]string{fmt.Sprintf("root/big/files/f%03d.txt", i): "x"})
+		catalogtest.WriteFiles(t, dir, map[string]string{fmt.Sprintf("root/big/files/f%03d.txt", i): "x"})
 	}
-	out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
+	out, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +376,7 @@ func TestMCPSkillsOddNamesAndUnservedFolders(t *testing.T) {
 				continue
 			}
 			u := r.URI
-			got, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
+			got, err := f.ext.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
 			if err != nil || sha([]byte(got.Contents[0].Text)) != r.Digest {
 				t.Errorf("read the listed %s: %+v, %v", u, got, err)
 			}
@@ -348,7 +385,7 @@ func TestMCPSkillsOddNamesAndUnservedFolders(t *testing.T) {
 	if slices.Contains(uris, "skill://big/SKILL.md") || slices.Contains(uris, "skill://bomb/SKILL.md") {
 		t.Errorf("skills/list = %v: the folder past the limits and the alias bomb are served", uris)
 	}
-	pdf, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: ptr("skill://pdf/SKILL.md")})
+	pdf, err := f.ext.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: ptr("skill://pdf/SKILL.md")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,28 +399,28 @@ func TestMCPSkillsOddNamesAndUnservedFolders(t *testing.T) {
 		t.Errorf("templates = %q, want %q", templates, want)
 	}
 	// A folder with such a name is a directory by its encoded URI too.
-	writeFiles(t, dir, map[string]string{"root/pdf/my forms/w-9.md": "# W-9\n"})
-	listing, err := f.reg.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: ptr("skill://pdf/my%20forms")})
+	catalogtest.WriteFiles(t, dir, map[string]string{"root/pdf/my forms/w-9.md": "# W-9\n"})
+	listing, err := f.ext.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: ptr("skill://pdf/my%20forms")})
 	if err != nil || len(listing.Resources) != 1 || listing.Resources[0].URI != "skill://pdf/my%20forms/w-9.md" || listing.Resources[0].Name != "w-9.md" {
 		t.Errorf("directory skill://pdf/my%%20forms = %+v, %v", listing, err)
 	}
-	if root, err := f.reg.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: ptr("skill://pdf")}); err != nil || !slices.ContainsFunc(root.Resources, func(e dirEntry) bool {
+	if root, err := f.ext.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: ptr("skill://pdf")}); err != nil || !slices.ContainsFunc(root.Resources, func(e dirEntry) bool {
 		return e.URI == "skill://pdf/my%20forms" && e.Name == "my forms" && e.MimeType == mimeDirectory
 	}) {
 		t.Errorf("skill://pdf lacks the folder \"my forms\": %+v, %v", root, err)
 	}
 	for _, uri := range []string{"skill://big/SKILL.md", "skill://bomb/SKILL.md"} {
-		_, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: &uri})
+		_, err := f.ext.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: &uri})
 		if msg, code := errText(err); code != contract.CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
 			t.Errorf("get %s: %s %q", uri, code, msg)
 		}
-		_, err = f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
+		_, err = f.ext.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &uri})
 		if msg, code := errText(err); code != contract.CodeNotFound || !strings.Contains(msg, "is not served as an MCP skill") {
 			t.Errorf("read %s: %s %q", uri, code, msg)
 		}
 	}
 	files := "skill://big/files/f001.txt"
-	if _, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &files}); err == nil {
+	if _, err := f.ext.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &files}); err == nil {
 		t.Error("a file of a folder past the limits was read")
 	}
 }
@@ -393,9 +430,9 @@ func TestMCPSkillsOddNamesAndUnservedFolders(t *testing.T) {
 // enclosing skill.
 func TestMCPSkillsUnservedStateDoesNotHideAFile(t *testing.T) {
 	f, dir := mcpSkillsFixture(t)
-	writeFiles(t, dir, map[string]string{"root/pdf/old_ref/SKILL.md": "---\nname: old_ref\ndescription: d\n---\n# Old\n"})
+	catalogtest.WriteFiles(t, dir, map[string]string{"root/pdf/old_ref/SKILL.md": "---\nname: old_ref\ndescription: d\n---\n# Old\n"})
 	f.mustRegisterSkill(t, "pdf/old_ref", "# Registered, not an Agent Skills name\n")
-	pdf, err := f.reg.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: ptr("skill://pdf/SKILL.md")})
+	pdf, err := f.ext.mcpSkillsGet(f.ctx, mcpSkillsGetInput{URI: ptr("skill://pdf/SKILL.md")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +441,7 @@ func TestMCPSkillsUnservedStateDoesNotHideAFile(t *testing.T) {
 			continue
 		}
 		u := r.URI
-		got, err := f.reg.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
+		got, err := f.ext.mcpSkillsRead(f.ctx, mcpSkillsGetInput{URI: &u})
 		if err != nil || sha([]byte(got.Contents[0].Text)) != r.Digest {
 			t.Errorf("read %s = %+v, %v; want the listed bytes", u, got, err)
 		}
@@ -419,7 +456,7 @@ func TestMCPSkillsUnservedStateDoesNotHideAFile(t *testing.T) {
 func TestMCPSkillsDirectories(t *testing.T) {
 	f, _ := mcpSkillsFixture(t)
 	dir := func(uri string, limit *int) (mcpSkillsDirOutput, error) {
-		return f.reg.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: &uri, Limit: limit})
+		return f.ext.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: &uri, Limit: limit})
 	}
 	list := func(out mcpSkillsDirOutput) []string {
 		var got []string
@@ -466,7 +503,7 @@ func TestMCPSkillsDirectories(t *testing.T) {
 		t.Fatalf("first page = %+v, %v", first, err)
 	}
 	uri := "skill://pdf"
-	rest, err := f.reg.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: &uri, Limit: &two, Cursor: &first.NextCursor})
+	rest, err := f.ext.mcpSkillsDir(f.ctx, mcpSkillsDirInput{URI: &uri, Limit: &two, Cursor: &first.NextCursor})
 	if err != nil || len(rest.Resources) != 2 || rest.Resources[0].Name != "fill" {
 		t.Errorf("second page = %+v, %v", rest, err)
 	}
@@ -480,23 +517,23 @@ func TestMCPSkillsListPagesByBudget(t *testing.T) {
 	for i := range 12 {
 		f.mustRegisterSkill(t, fmt.Sprintf("bulk/skill-%02d", i), fmt.Sprintf("# Skill %d\n\nA <b>&</b> \u2028 body %s.\n", i, strings.Repeat("x", 300)))
 	}
-	all, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{})
+	all, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil || all.NextCursor != "" || len(all.Skills) != 15 {
 		t.Fatalf("with the default budget: %d skills, cursor %q, %v", len(all.Skills), all.NextCursor, err)
 	}
-	f.reg.maxResponse = listEnvelopeBytes + 3000
+	f.ext.maxResponse = listEnvelopeBytes + 3000
 	seen := map[string]int{}
 	pages := 0
 	var cursor *string
 	for {
-		out, err := f.reg.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: cursor})
+		out, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}
 		pages++
 		b, _ := json.Marshal(out)
-		if len(b) > f.reg.maxResponse {
-			t.Errorf("page %d is %d bytes, over the budget of %d", pages, len(b), f.reg.maxResponse)
+		if len(b) > f.ext.maxResponse {
+			t.Errorf("page %d is %d bytes, over the budget of %d", pages, len(b), f.ext.maxResponse)
 		}
 		for _, s := range out.Skills {
 			seen[s.URI]++
@@ -529,5 +566,29 @@ func TestMCPSkillsListPagesByBudget(t *testing.T) {
 		if s.jsonBound() < len(b) {
 			t.Errorf("%s: bound %d below its %d encoded bytes", s.URI, s.jsonBound(), len(b))
 		}
+	}
+}
+
+// The extension's functions carry their descriptions and schemas.
+func TestFunctionsTable(t *testing.T) {
+	f := newFixture(t, nil)
+	var got []string
+	for _, fn := range f.ext.Functions() {
+		got = append(got, fn.ID+" | "+fn.Description)
+		if fn.Handler == nil || len(fn.RequestFormat) == 0 || len(fn.ResponseFormat) == 0 {
+			t.Errorf("%s: handler or schemas missing", fn.ID)
+		}
+		if len(fn.Metadata) != 0 {
+			t.Errorf("%s has metadata %s, want none", fn.ID, fn.Metadata)
+		}
+	}
+	want := []string{
+		"skills::mcp-skills-list | Internal: returns the MCP Skills extension's skills/list result: every skill as skill://<id>/SKILL.md with its frontmatter and files (uri, sha256 digest, size).",
+		"skills::mcp-skills-get | Internal: returns the MCP Skills extension's skills/get result for one skill://<id>/SKILL.md.",
+		"skills::mcp-skills-read | Internal: reads one file of an MCP skill (skill://<id>/<file>) as the MCP resources/read contents envelope.",
+		"skills::mcp-skills-dir | Internal: lists the direct children of a directory of an MCP skill (skill://<id> or skill://<id>/<folder>) as the MCP Skills extension's resources/directory/read result.",
+	}
+	if !slices.Equal(want, got) {
+		t.Errorf("functions = %q, want %q", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package registry
+package mcpskills
 
 import (
 	"context"
@@ -41,7 +41,7 @@ type mcpSkillsDirOutput struct {
 	NextCursor string     `json:"nextCursor,omitempty"`
 }
 
-func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpSkillsDirOutput, error) {
+func (x *Extension) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpSkillsDirOutput, error) {
 	if in.URI == nil {
 		return mcpSkillsDirOutput{}, contract.Invalidf("missing field `uri`: pass a directory of a skill, skill://<id> or skill://<id>/<folder>")
 	}
@@ -55,7 +55,7 @@ func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpS
 	}
 	segs = segs[:len(segs)-1]
 	notDir := contract.NotFoundf("%s is not a directory of a skill this server serves", ids.Quote(*in.URI))
-	entries, err := r.dirEntries(ctx, segs)
+	entries, err := x.dirEntries(ctx, segs)
 	if err != nil {
 		return mcpSkillsDirOutput{}, err
 	}
@@ -66,7 +66,7 @@ func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpS
 	for i, e := range entries {
 		keys[i] = e.URI
 	}
-	start, end, next, err := r.extensionPage("directory", keys, in.Cursor, in.Limit)
+	start, end, next, err := x.extensionPage("directory", keys, in.Cursor, in.Limit)
 	if err != nil {
 		return mcpSkillsDirOutput{}, err
 	}
@@ -75,10 +75,10 @@ func (r *Registry) mcpSkillsDir(ctx context.Context, in mcpSkillsDirInput) (mcpS
 
 // dirEntries lists the directory at segs (a skill's id, then folders
 // inside it): nil when no served skill has that directory.
-func (r *Registry) dirEntries(ctx context.Context, segs []string) ([]dirEntry, error) {
+func (x *Extension) dirEntries(ctx context.Context, segs []string) ([]dirEntry, error) {
 	// The skill itself, when segs name one: a body skill's directory
 	// holds its SKILL.md alone.
-	if src, err := r.skillSourceOf(ctx, strings.Join(segs, "/")); err == nil && src.unserved == "" && src.folder == "" {
+	if src, err := x.skillSourceOf(ctx, strings.Join(segs, "/")); err == nil && src.unserved == "" && src.folder == "" {
 		uri := skillURI(src.id)
 		return []dirEntry{{URI: uri, Name: skillFile, MimeType: contract.MIMEMarkdown}}, nil
 	} else if err != nil && !isNotFound(err) {
@@ -86,11 +86,11 @@ func (r *Registry) dirEntries(ctx context.Context, segs []string) ([]dirEntry, e
 	}
 	// Else the nearest enclosing folder skill, as a read finds it. Its
 	// files are listed as skills/get lists them, without their digests.
-	src, k, ok := r.enclosingFolderSkill(ctx, segs, len(segs))
+	src, k, ok := x.enclosingFolderSkill(ctx, segs, len(segs))
 	if !ok {
 		return nil, nil
 	}
-	files, _, _, err := r.folderSkill(ctx, src)
+	files, _, _, err := x.folderSkill(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (r *Registry) dirEntries(ctx context.Context, segs []string) ([]dirEntry, e
 		}
 		dir = uri
 	}
-	return children(r.servedFiles(ctx, src, files), dir), nil
+	return children(x.servedFiles(ctx, src, files), dir), nil
 }
 
 // children are the direct children of the directory dir (a URI without
