@@ -19,6 +19,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/roots"
 )
 
 // rig is one engine, the registry worker (with its catalog, as the
@@ -300,8 +301,11 @@ func BenchmarkFS5k(b *testing.B) {
 	})
 }
 
-// workerFunctions are the functions the worker registers over reg: the
-// registry's, then the MCP Skills extension's over its view.
+// workerFunctions are the functions the worker registers over reg, in
+// its order: 0.2's thirteen, the roots functions, search, diagnostics,
+// then the MCP Skills extension's, all over reg's view.
 func workerFunctions(reg *registry.Registry) []iii.Function {
-	return append(reg.Functions(), mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
+	fns := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
+	fns = append(fns, reg.SearchFunction(), reg.DiagnosticsFunction())
+	return append(fns, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/roots"
 	"github.com/iii-hq/skills-go/internal/tools"
 	"github.com/iii-hq/skills-go/internal/toolset"
 )
@@ -192,7 +193,6 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		MaxResponseBytes: cfg.MaxResponseBytes,
 		SkillsMirror:     skillsMirror,
 		PromptsMirror:    promptsMirror,
-		RootsConfigured:  cfg.RootsSet,
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
 		Diagnose: func(rep *diagnostics.Report) {
@@ -270,11 +270,13 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 }
 
 // surfaceFunctions are the functions of every surface over reg's view,
-// in registration order: the registry's (0.2's thirteen, the roots
-// functions, search, diagnostics), then the MCP Skills extension's.
+// in registration order: 0.2's thirteen, the roots functions, search,
+// diagnostics, then the MCP Skills extension's.
 func surfaceFunctions(reg *registry.Registry, cfg config.Config) []iii.Function {
+	fns := append(reg.Functions(), roots.New(roots.Config{View: reg.View(), Configured: cfg.RootsSet}).Functions()...)
+	fns = append(fns, reg.SearchFunction(), reg.DiagnosticsFunction())
 	ext := mcpskills.New(mcpskills.Config{View: reg.View(), PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes})
-	return append(reg.Functions(), ext.Functions()...)
+	return append(fns, ext.Functions()...)
 }
 
 // describeFunctions counts functions by id prefix for the boot log, in

@@ -22,6 +22,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/roots"
 )
 
 const waitTimeout = 10 * time.Second
@@ -55,7 +56,10 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
 	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
 		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})
-	functions := append(reg.Functions(), mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
+	// The worker's functions, in its order (cmd/skills surfaceFunctions).
+	functions := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
+	functions = append(functions, reg.SearchFunction(), reg.DiagnosticsFunction())
+	functions = append(functions, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
 	for _, f := range functions {
 		worker.RegisterFunction(f)
 	}

@@ -15,7 +15,8 @@ const (
 	descSkillsDiagnostics = "Reports every skill and prompt file found and what became of it (loaded, skipped, shadowed, warning, with the reason), the roots, the tool skills, the catalog and its cache, the engine link, the file watch and the reads per skill since boot."
 )
 
-func (r *Registry) diagnosticsFunction() iii.Function {
+// DiagnosticsFunction is skills::diagnostics, registered after search.
+func (r *Registry) DiagnosticsFunction() iii.Function {
 	return iii.NewFunction(contract.FnSkillsDiagnostics, descSkillsDiagnostics, func(ctx context.Context, _ emptyInput) (diagnostics.Report, error) {
 		return r.Diagnose(ctx), nil
 	})

@@ -31,14 +31,12 @@ var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{
 // Functions returns the functions the worker registers, in a stable
 // order: the 13 of 0.2, with descriptions, request and response schemas
 // reflected from the Go types, and lenient decoding (unknown keys ignored,
-// a null payload is {}); then the three skills::roots::* functions of the
-// upstream v0.3 (raw JSON, no schemas; D32), skill::search (D40) and
-// skills::diagnostics (D42). The MCP Skills extension's four (D45) are
-// package mcpskills's, registered after these.
+// a null payload is {}). The worker registers the other surfaces'
+// functions after these.
 func (r *Registry) Functions() []iii.Function {
 	fetchAlias := iii.NewFunction(contract.FnSkillFetch, descFetch, r.fetch)
 	fetchAlias.Metadata = fetchToolMetadata
-	fns := []iii.Function{
+	return []iii.Function{
 		iii.NewFunction(contract.FnSkillsRegister, descSkillsRegister, r.registerSkill),
 		iii.NewFunction(contract.FnSkillsUnregister, descSkillsUnregister, r.unregisterSkill),
 		iii.NewFunction(contract.FnSkillsList, descSkillsList, r.listSkills),
@@ -53,6 +51,4 @@ func (r *Registry) Functions() []iii.Function {
 		iii.NewFunction(contract.FnPromptsMCPList, descPromptsMCPList, r.mcpListPrompts),
 		iii.NewFunction(contract.FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
 	}
-	fns = append(fns, r.rootsFunctions()...)
-	return append(fns, r.searchFunction(), r.diagnosticsFunction())
 }

@@ -14,14 +14,10 @@ import (
 func TestFunctionsTable(t *testing.T) {
 	f := newFixture(t, nil)
 	var got []string
-	for _, fn := range f.reg.Functions() {
+	for _, fn := range append(f.reg.Functions(), f.reg.SearchFunction(), f.reg.DiagnosticsFunction()) {
 		got = append(got, fn.ID+" | "+fn.Description)
-		raw := strings.HasPrefix(fn.ID, "skills::roots::") // raw JSON, as upstream registered them (D32)
-		if fn.Handler == nil || !raw && (len(fn.RequestFormat) == 0 || len(fn.ResponseFormat) == 0) {
+		if fn.Handler == nil || len(fn.RequestFormat) == 0 || len(fn.ResponseFormat) == 0 {
 			t.Errorf("%s: handler or schemas missing", fn.ID)
-		}
-		if raw && (len(fn.RequestFormat) != 0 || len(fn.ResponseFormat) != 0) {
-			t.Errorf("%s: has schemas; upstream registered it with raw JSON", fn.ID)
 		}
 		if strings.Contains(fn.ID, "__") {
 			t.Errorf("%s: '__' would break the mcp worker's name mapping", fn.ID)
@@ -41,9 +37,6 @@ func TestFunctionsTable(t *testing.T) {
 		"prompts::list | List registered prompts (name, function_id, arg count, registered_at, origin). `origin` is `state` for state-backed entries, `fs` for filesystem-backed.",
 		"prompts::mcp-list | Internal: returns the MCP prompts/list envelope (full arguments schema for each registered prompt).",
 		"prompts::mcp-get | Internal: dispatches a registered prompt handler and normalizes the result for MCP prompts/get.",
-		"skills::roots::index | Slim list { id, title, description, path }[] of every SKILL.md discovered across configured roots. No body in the response.",
-		"skills::roots::load | Read the full SKILL.md body for one discovered id. Returns { id, title, description, path, body }.",
-		"skills::roots::rescan | Re-walk the configured roots and rebuild the in-memory index. Returns the new count.",
 		"skill::search | " + descSearch,
 		"skills::diagnostics | " + descSkillsDiagnostics,
 	}
@@ -55,7 +48,7 @@ func TestFunctionsTable(t *testing.T) {
 func TestFunctionMetadata(t *testing.T) {
 	f := newFixture(t, nil)
 	meta := map[string]string{}
-	for _, fn := range f.reg.Functions() {
+	for _, fn := range append(f.reg.Functions(), f.reg.SearchFunction(), f.reg.DiagnosticsFunction()) {
 		meta[fn.ID] = string(fn.Metadata)
 	}
 	var got any

@@ -64,11 +64,6 @@ type Config struct {
 	// holds; 0 is everything (D43).
 	PageSize int
 
-	// RootsConfigured says the config has a roots key: skills::roots::*
-	// then read the overlay's roots; without it they scan
-	// UpstreamDefaultRoots (docs/decisions.md D32).
-	RootsConfigured bool
-
 	// MaxResponseBytes bounds every response the registry builds
 	// (docs/decisions.md D26); zero means 16 MiB.
 	MaxResponseBytes int
@@ -111,7 +106,6 @@ type Registry struct {
 	indexCache     versionCache[string]
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
-	roots          rootsIndex
 	searcher       *searcher
 	pageSize       int
 	indexMaxTokens int
@@ -158,7 +152,6 @@ func New(cfg Config) *Registry {
 			Source: cfg.FS, Watch: cfg.FSWatch, BodyCacheBytes: cfg.FSCacheBytes,
 		}),
 		maxResponse:    cfg.MaxResponseBytes,
-		roots:          rootsIndex{configured: cfg.RootsConfigured},
 		searcher:       newSearcher(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,

@@ -59,8 +59,8 @@ type searchOutput struct {
 	Total   int            `json:"total"`
 }
 
-// searchFunction is skill::search.
-func (r *Registry) searchFunction() iii.Function {
+// SearchFunction is skill::search, registered after the roots functions.
+func (r *Registry) SearchFunction() iii.Function {
 	return iii.Function{
 		ID:             contract.FnSkillSearch,
 		Description:    descSearch,

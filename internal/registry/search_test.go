@@ -217,7 +217,7 @@ func TestSearchTokensPerLookup(t *testing.T) {
 	watch.Start(t.Context())
 	t.Cleanup(watch.Close)
 	r := newSearchRig(t) // its catalog, with an empty scope
-	reg := New(Config{Caller: r.reg.caller, SkillsMirror: r.skills, FS: src, FSWatch: watch, FSCacheBytes: 64 << 20, RootsConfigured: true})
+	reg := New(Config{Caller: r.reg.caller, SkillsMirror: r.skills, FS: src, FSWatch: watch, FSCacheBytes: 64 << 20})
 	ctx := t.Context()
 	raw, err := os.ReadFile(filepath.Join(corpus, "queries.json"))
 	if err != nil {

@@ -75,7 +75,7 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 		OnChange: func(old, updated fsource.Snapshot) { d.f.reg.FSChanged(context.Background(), old, updated) }})
 	d.f.reg = New(Config{FS: src, FSWatch: d.watch, FSCacheBytes: 1 << 20, Caller: d.f.engine, SkillsMirror: mirror,
 		SkillsChanged: d.f.skillEvents, PromptsChanged: d.f.promptEvents, StateTimeout: 2 * time.Second,
-		RootsConfigured: true, Now: func() time.Time { return fixedNow }})
+		Now: func() time.Time { return fixedNow }})
 	d.mcp = mcpskills.New(mcpskills.Config{View: d.f.reg.View()})
 	d.watch.Start(t.Context())
 	t.Cleanup(d.watch.Close)
@@ -296,8 +296,7 @@ func (d *diffWorld) check(step string, want []string) {
 		t.Fatalf("%s: on-change events (-want +got):\n%s", step, diff)
 	}
 
-	fresh := New(Config{FS: d.source(), Caller: d.f.engine, StateTimeout: 2 * time.Second, RootsConfigured: true,
-		Now: func() time.Time { return fixedNow }})
+	fresh := New(Config{FS: d.source(), Caller: d.f.engine, StateTimeout: 2 * time.Second, Now: func() time.Time { return fixedNow }})
 	ctx := d.f.ctx
 	surfaces := []struct {
 		name string

@@ -1,4 +1,4 @@
-package registry
+package roots
 
 import (
 	"encoding/json"
@@ -7,16 +7,28 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
+// newRoots is the roots functions over a view of src; configured says the
+// config has a roots key.
+func newRoots(t *testing.T, src *fsource.Source, configured bool) *Roots {
+	t.Helper()
+	view := catalog.NewView(catalog.ViewConfig{Caller: catalogtest.NewState(), SkillsScope: "skills", PromptsScope: "prompts",
+		Timeout: 2 * time.Second, Source: src})
+	return New(Config{View: view, Configured: configured})
+}
+
 // callRaw calls a roots function through its registered handler and
 // returns its result as JSON.
-func callRaw(t *testing.T, r *Registry, id, payload string) (string, error) {
+func callRaw(t *testing.T, r *Roots, id, payload string) (string, error) {
 	t.Helper()
 	for _, fn := range r.Functions() {
 		if fn.ID != id {
@@ -44,7 +56,7 @@ func TestRootsFunctions(t *testing.T) {
 		"b/xlsx/SKILL.md":           "---\nname: xlsx\ndescription: Spreadsheets.\n---\nNo heading here.\n",
 	})
 	src := fsource.New(dir, nil, nil, fsource.Roots("a", "b"))
-	r := New(Config{FS: src, Caller: newFakeEngine(), RootsConfigured: true})
+	r := newRoots(t, src, true)
 	pdf, xlsx := filepath.Join(dir, "a/pdf/SKILL.md"), filepath.Join(dir, "b/xlsx/SKILL.md")
 
 	got, err := callRaw(t, r, contract.FnRootsIndex, `{}`)
@@ -97,7 +109,7 @@ func TestRootsFunctions(t *testing.T) {
 func TestRootsFunctionsDefaultRoots(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	r := New(Config{FS: fsource.New(t.TempDir(), nil, nil), Caller: newFakeEngine()})
+	r := newRoots(t, fsource.New(t.TempDir(), nil, nil), false)
 	if got, _ := callRaw(t, r, contract.FnRootsIndex, `{}`); got != `{"count":0,"skills":[]}` {
 		t.Errorf("index with no default roots present = %s", got)
 	}
@@ -129,7 +141,7 @@ func TestRootsPayloadConfinedToConfig(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "a", "link")); err != nil {
 		t.Fatal(err)
 	}
-	r := New(Config{FS: fsource.New(dir, nil, nil, fsource.Roots("a")), Caller: newFakeEngine(), RootsConfigured: true})
+	r := newRoots(t, fsource.New(dir, nil, nil, fsource.Roots("a")), true)
 	for _, fn := range []string{contract.FnRootsIndex, contract.FnRootsRescan} {
 		for _, given := range []string{outside, filepath.Join(dir, "a", "link"), filepath.Join(dir, "a", "..", "..")} {
 			got, err := callRaw(t, r, fn, `{"roots":[`+quoteJSON(given)+`]}`)
@@ -158,22 +170,22 @@ func TestRootsIndexOfGivenRootsReadsTheirTitles(t *testing.T) {
 	catalogtest.WriteFiles(t, configured, map[string]string{"a/x/SKILL.md": "---\nname: x\ndescription: X.\n---\n# X title\n"})
 	for _, c := range []struct {
 		name    string
-		reg     func() *Registry
+		roots   func() *Roots
 		scanned bool // the default roots were indexed first
 	}{
-		{"roots configured", func() *Registry {
-			return New(Config{FS: fsource.New(configured, nil, nil, fsource.Roots("a"), fsource.AllowPaths(given)), Caller: newFakeEngine(), RootsConfigured: true})
+		{"roots configured", func() *Roots {
+			return newRoots(t, fsource.New(configured, nil, nil, fsource.Roots("a"), fsource.AllowPaths(given)), true)
 		}, false},
-		{"default roots, first call", func() *Registry {
-			return New(Config{FS: fsource.New(t.TempDir(), nil, nil, fsource.AllowPaths(given)), Caller: newFakeEngine()})
+		{"default roots, first call", func() *Roots {
+			return newRoots(t, fsource.New(t.TempDir(), nil, nil, fsource.AllowPaths(given)), false)
 		}, false},
-		{"default roots, scanned", func() *Registry {
-			return New(Config{FS: fsource.New(t.TempDir(), nil, nil, fsource.AllowPaths(given)), Caller: newFakeEngine()})
+		{"default roots, scanned", func() *Roots {
+			return newRoots(t, fsource.New(t.TempDir(), nil, nil, fsource.AllowPaths(given)), false)
 		}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("HOME", t.TempDir())
-			r := c.reg()
+			r := c.roots()
 			if c.scanned {
 				if _, err := callRaw(t, r, contract.FnRootsIndex, `{}`); err != nil {
 					t.Fatal(err)
@@ -184,5 +196,31 @@ func TestRootsIndexOfGivenRootsReadsTheirTitles(t *testing.T) {
 				t.Errorf("got  %s, %v\nwant %s", got, err, want)
 			}
 		})
+	}
+}
+
+// The roots functions carry upstream's descriptions and, as upstream
+// registered them, raw JSON: no schemas (D32).
+func TestFunctionsTable(t *testing.T) {
+	var got []string
+	for _, fn := range newRoots(t, nil, true).Functions() {
+		got = append(got, fn.ID+" | "+fn.Description)
+		if fn.Handler == nil {
+			t.Errorf("%s: handler missing", fn.ID)
+		}
+		if len(fn.RequestFormat) != 0 || len(fn.ResponseFormat) != 0 {
+			t.Errorf("%s: has schemas; upstream registered it with raw JSON", fn.ID)
+		}
+		if len(fn.Metadata) != 0 {
+			t.Errorf("%s has metadata %s, want none", fn.ID, fn.Metadata)
+		}
+	}
+	want := []string{
+		"skills::roots::index | Slim list { id, title, description, path }[] of every SKILL.md discovered across configured roots. No body in the response.",
+		"skills::roots::load | Read the full SKILL.md body for one discovered id. Returns { id, title, description, path, body }.",
+		"skills::roots::rescan | Re-walk the configured roots and rebuild the in-memory index. Returns the new count.",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("functions (-want +got):\n%s", diff)
 	}
 }

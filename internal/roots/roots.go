@@ -1,4 +1,10 @@
-package registry
+// Package roots is the upstream worker's v0.3 roots surface
+// (docs/decisions.md D32, D48, docs/reference.md#roots): a discovery index
+// of the SKILL.md files under the roots, with raw JSON in and out (no
+// schemas), over the content view's files. Two deliberate differences
+// from upstream: ids come from folders (D30), not a frontmatter id, and
+// an earlier root wins an id over a later one.
+package roots
 
 import (
 	"context"
@@ -9,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
@@ -16,11 +23,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
-// The upstream worker's v0.3 roots surface (docs/decisions.md D32,
-// docs/reference.md#roots): a discovery index of the SKILL.md files under
-// the roots, with raw JSON in and out (no schemas). Two deliberate
-// differences from upstream: ids come from folders (D30), not a
-// frontmatter id, and an earlier root wins an id over a later one.
+// The roots functions' descriptions, as upstream registered them.
 const (
 	descRootsIndex  = "Slim list { id, title, description, path }[] of every SKILL.md discovered across configured roots. No body in the response."
 	descRootsLoad   = "Read the full SKILL.md body for one discovered id. Returns { id, title, description, path, body }."
@@ -32,17 +35,37 @@ const (
 // serves no roots, so a 0.2 config is unchanged.
 var UpstreamDefaultRoots = []string{"./skills", "~/.iii/skills", "~/.claude/skills", "~/.codex/skills"}
 
-// rootsIndex answers the roots functions. With roots in the config it
-// reads the overlay (watched, so always current); without, it keeps its
+// Roots answers the roots functions. With roots in the config it reads
+// the view's files (watched, so always current); without, it keeps its
 // own scan of UpstreamDefaultRoots, made on first use and replaced by
-// rescan, as upstream did.
-type rootsIndex struct {
+// rescan, as upstream did. Its handlers may run concurrently.
+type Roots struct {
+	view       *catalog.View
+	overlay    *fsource.Source // the view's files; nil without any
 	configured bool
 
 	mu      sync.Mutex
 	src     *fsource.Source // over UpstreamDefaultRoots; nil when configured
 	cached  []fsource.Skill
 	scanned bool
+}
+
+// Config is what Roots needs.
+type Config struct {
+	// View is the content view whose files the roots are; required.
+	View *catalog.View
+	// Configured says the config has a roots key: the functions then read
+	// the view's roots; without it they scan UpstreamDefaultRoots.
+	Configured bool
+}
+
+// New returns the roots functions over cfg.View. It panics if the view is
+// nil: that is a wiring mistake, caught at start-up.
+func New(cfg Config) *Roots {
+	if cfg.View == nil {
+		panic("roots: Config.View is required")
+	}
+	return &Roots{view: cfg.View, overlay: cfg.View.Source(), configured: cfg.Configured}
 }
 
 // rootEntry is one SKILL.md in the index; keys in upstream's order
@@ -71,8 +94,8 @@ type rootsCount struct {
 	Count int `json:"count"`
 }
 
-// rootsFunctions are the three roots functions.
-func (r *Registry) rootsFunctions() []iii.Function {
+// Functions returns the three roots functions, in registration order.
+func (r *Roots) Functions() []iii.Function {
 	raw := func(id, desc string, h func(context.Context, json.RawMessage) (any, error)) iii.Function {
 		return iii.Function{ID: id, Description: desc, Handler: func(ctx context.Context, req iii.Request) (any, error) {
 			return h(ctx, req.Data)
@@ -110,7 +133,7 @@ func rootStrings(list []any) []string {
 	return out
 }
 
-func (r *Registry) rootsIndexFn(ctx context.Context, data json.RawMessage) (any, error) {
+func (r *Roots) rootsIndexFn(ctx context.Context, data json.RawMessage) (any, error) {
 	p := decodeRootsPayload(data)
 	var skills []fsource.Skill
 	var src *fsource.Source // what listed them, which reads them
@@ -142,7 +165,7 @@ func (r *Registry) rootsIndexFn(ctx context.Context, data json.RawMessage) (any,
 	return out, nil
 }
 
-func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, error) {
+func (r *Roots) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, error) {
 	id, ok := decodeRootsPayload(data).ID.(string)
 	if !ok {
 		return nil, contract.Invalidf("missing required field: id")
@@ -175,7 +198,7 @@ func (r *Registry) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, 
 // rootsRescanFn rescans the roots in effect. Roots in the payload are
 // checked like index's and counted, but never replace the roots other
 // callers see (docs/decisions.md D48).
-func (r *Registry) rootsRescanFn(ctx context.Context, data json.RawMessage) (any, error) {
+func (r *Roots) rootsRescanFn(ctx context.Context, data json.RawMessage) (any, error) {
 	var given *fsource.Source
 	if dirs := rootStrings(decodeRootsPayload(data).Roots); len(dirs) > 0 {
 		var err error
@@ -194,16 +217,16 @@ func (r *Registry) rootsRescanFn(ctx context.Context, data json.RawMessage) (any
 // a root the worker reads (the configured roots, else upstream's
 // defaults) or an allow_paths directory, links resolved: a caller on the
 // bus reads nothing the operator did not name (docs/decisions.md D48).
-func (r *Registry) givenRoots(given []string) (*fsource.Source, error) {
-	src := fsource.New(r.fsBase(), nil, nil, fsource.Roots(given...))
+func (r *Roots) givenRoots(given []string) (*fsource.Source, error) {
+	src := fsource.New(r.base(), nil, nil, fsource.Roots(given...))
 	var allowed []string
-	if r.roots.configured {
-		allowed = r.fs.RootDirs()
+	if r.configured {
+		allowed = r.overlay.RootDirs()
 	} else {
-		allowed = fsource.New(r.fsBase(), nil, nil, fsource.Roots(UpstreamDefaultRoots...)).RootDirs()
+		allowed = fsource.New(r.base(), nil, nil, fsource.Roots(UpstreamDefaultRoots...)).RootDirs()
 	}
-	if r.fs != nil {
-		allowed = append(allowed, r.fs.AllowDirs()...)
+	if r.overlay != nil {
+		allowed = append(allowed, r.overlay.AllowDirs()...)
 	}
 	for _, dir := range src.RootDirs() {
 		if !insideAny(dir, allowed) {
@@ -241,24 +264,23 @@ func insideAny(dir string, dirs []string) bool {
 // overlay's when roots are configured (rescan forces a scan of the
 // watched tree), else the default roots' cached scan (rescan replaces
 // it).
-func (r *Registry) rootSkills(ctx context.Context, rescan bool) ([]fsource.Skill, *fsource.Source) {
-	if r.roots.configured {
-		if rescan && r.fsWatch != nil {
-			r.fsWatch.Rescan(ctx)
+func (r *Roots) rootSkills(ctx context.Context, rescan bool) ([]fsource.Skill, *fsource.Source) {
+	if r.configured {
+		if rescan {
+			r.view.Refresh(ctx)
 		}
-		skills, _ := r.fsSkills(ctx)
-		return skills, r.fs
+		return r.view.Files(ctx).Skills, r.overlay
 	}
-	r.roots.mu.Lock()
-	defer r.roots.mu.Unlock()
-	if r.roots.src == nil {
-		r.roots.src = fsource.New(r.fsBase(), nil, nil, fsource.Roots(UpstreamDefaultRoots...))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.src == nil {
+		r.src = fsource.New(r.base(), nil, nil, fsource.Roots(UpstreamDefaultRoots...))
 	}
-	if !r.roots.scanned || rescan {
-		r.roots.cached, _ = r.roots.src.SkillsContext(ctx)
-		r.roots.scanned = true
+	if !r.scanned || rescan {
+		r.cached, _ = r.src.SkillsContext(ctx)
+		r.scanned = true
 	}
-	return r.roots.cached, r.roots.src
+	return r.cached, r.src
 }
 
 // skillFiles keeps the SKILL.md of each folder under a root, by id.
@@ -285,4 +307,12 @@ func rootEntryOf(sk fsource.Skill, readBody func(string) (string, error)) rootEn
 		title = skillmd.TitleOr(body, fallback)
 	}
 	return rootEntry{Description: sk.Description, ID: sk.ID, Path: sk.Path, Title: title}
+}
+
+// base is the overlay's glob base directory, "" without an overlay.
+func (r *Roots) base() string {
+	if r.overlay == nil {
+		return ""
+	}
+	return r.overlay.Base()
 }
