@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -306,6 +307,6 @@ func BenchmarkFS5k(b *testing.B) {
 // then the MCP Skills extension's, all over reg's view.
 func workerFunctions(reg *registry.Registry) []iii.Function {
 	fns := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
-	fns = append(fns, reg.SearchFunction(), reg.DiagnosticsFunction())
+	fns = append(fns, reg.SearchFunction(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
 	return append(fns, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
 }

@@ -195,7 +195,9 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		PromptsMirror:    promptsMirror,
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
-		Diagnose: func(rep *diagnostics.Report) {
+	})
+	diag := diagnostics.New(diagnostics.Config{View: reg.View(), Logger: log.Named("registry"),
+		Add: func(rep *diagnostics.Report) {
 			rep.Engine = &diagnostics.Engine{Connected: client.Connection() != "", StateTrigger: cat.Mode() == catalog.ModeLive}
 			if rep.Catalog != nil {
 				rep.Catalog.Mode = cat.Mode()
@@ -203,9 +205,8 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 			if toolSet != nil {
 				rep.Tools = toolRows(toolSet.Entries())
 			}
-		},
-	})
-	functions := surfaceFunctions(reg, cfg)
+		}})
+	functions := surfaceFunctions(reg, diag, cfg)
 	for _, f := range functions {
 		client.RegisterFunction(f)
 	}
@@ -243,7 +244,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 			log.Debug("could not confirm registration with engine::functions::list", zap.Error(err))
 		}
 		log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(functions), len(triggerTypes)), zap.String("worker_id", client.WorkerID()))
-		reg.LogFSHealth(readyCtx)
+		diag.LogFSHealth(readyCtx)
 	}()
 
 	var result error
@@ -272,9 +273,9 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 // surfaceFunctions are the functions of every surface over reg's view,
 // in registration order: 0.2's thirteen, the roots functions, search,
 // diagnostics, then the MCP Skills extension's.
-func surfaceFunctions(reg *registry.Registry, cfg config.Config) []iii.Function {
+func surfaceFunctions(reg *registry.Registry, diag *diagnostics.Diagnoser, cfg config.Config) []iii.Function {
 	fns := append(reg.Functions(), roots.New(roots.Config{View: reg.View(), Configured: cfg.RootsSet}).Functions()...)
-	fns = append(fns, reg.SearchFunction(), reg.DiagnosticsFunction())
+	fns = append(fns, reg.SearchFunction(), diag.Function())
 	ext := mcpskills.New(mcpskills.Config{View: reg.View(), PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes})
 	return append(fns, ext.Functions()...)
 }

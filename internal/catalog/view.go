@@ -147,6 +147,9 @@ func NewView(cfg ViewConfig) *View {
 // Source is the files' source (nil without one).
 func (v *View) Source() *fsource.Source { return v.src }
 
+// Watch is the watch over the files (nil without one).
+func (v *View) Watch() *fsource.Watch { return v.watch }
+
 // Skills returns the view now. When the stored rows cannot be listed the
 // error says why and the listing holds the files alone (none shadowed).
 func (v *View) Skills(ctx context.Context) (Listing, error) {

@@ -1,7 +1,8 @@
 // Package diagnostics is the report an operator reads instead of the logs
 // (docs/decisions.md D42): every file found and what became of it, the
 // roots, the tool skills, the catalog, the engine link, the watch and the
-// reads per skill. skills::diagnostics answers it over the protocol;
+// reads per skill. skills::diagnostics answers it over the protocol
+// (Diagnoser, over the content view; it also logs the boot scan);
 // `skills doctor` prints it offline, where the engine parts are absent.
 package diagnostics
 

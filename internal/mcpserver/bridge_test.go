@@ -17,6 +17,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
@@ -58,7 +59,7 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})
 	// The worker's functions, in its order (cmd/skills surfaceFunctions).
 	functions := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
-	functions = append(functions, reg.SearchFunction(), reg.DiagnosticsFunction())
+	functions = append(functions, reg.SearchFunction(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
 	functions = append(functions, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
 	for _, f := range functions {
 		worker.RegisterFunction(f)

@@ -230,9 +230,6 @@ func TestNilOverlayIsNoOverlay(t *testing.T) {
 	if files := f.reg.view.Files(f.ctx); files.Prompts != nil || files.PromptSkips != nil {
 		t.Errorf("prompt files = %v, %v", files.Prompts, files.PromptSkips)
 	}
-	if b := f.reg.fsBase(); b != "" {
-		t.Errorf("fsBase = %q", b)
-	}
 	if _, err := f.reg.getPrompt(f.ctx, promptGetInput{Name: "x"}); err == nil {
 		t.Error("want not found")
 	}

@@ -14,7 +14,7 @@ import (
 func TestFunctionsTable(t *testing.T) {
 	f := newFixture(t, nil)
 	var got []string
-	for _, fn := range append(f.reg.Functions(), f.reg.SearchFunction(), f.reg.DiagnosticsFunction()) {
+	for _, fn := range append(f.reg.Functions(), f.reg.SearchFunction()) {
 		got = append(got, fn.ID+" | "+fn.Description)
 		if fn.Handler == nil || len(fn.RequestFormat) == 0 || len(fn.ResponseFormat) == 0 {
 			t.Errorf("%s: handler or schemas missing", fn.ID)
@@ -38,7 +38,6 @@ func TestFunctionsTable(t *testing.T) {
 		"prompts::mcp-list | Internal: returns the MCP prompts/list envelope (full arguments schema for each registered prompt).",
 		"prompts::mcp-get | Internal: dispatches a registered prompt handler and normalizes the result for MCP prompts/get.",
 		"skill::search | " + descSearch,
-		"skills::diagnostics | " + descSkillsDiagnostics,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("functions (-want +got):\n%s", diff)
@@ -48,7 +47,7 @@ func TestFunctionsTable(t *testing.T) {
 func TestFunctionMetadata(t *testing.T) {
 	f := newFixture(t, nil)
 	meta := map[string]string{}
-	for _, fn := range append(f.reg.Functions(), f.reg.SearchFunction(), f.reg.DiagnosticsFunction()) {
+	for _, fn := range append(f.reg.Functions(), f.reg.SearchFunction()) {
 		meta[fn.ID] = string(fn.Metadata)
 	}
 	var got any

@@ -19,7 +19,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
@@ -51,10 +50,6 @@ type Config struct {
 	// scopes (package catalog); nil means every call goes to the engine.
 	SkillsMirror  *catalog.Scope
 	PromptsMirror *catalog.Scope
-
-	// Diagnose adds to skills::diagnostics what the worker knows and the
-	// registry does not: the engine link, the tool skills (D42).
-	Diagnose func(*diagnostics.Report)
 
 	// IndexMaxTokens bounds iii://skills (bytes/4): deeper levels fold
 	// first; 0 is no bound (D44).
@@ -109,7 +104,6 @@ type Registry struct {
 	searcher       *searcher
 	pageSize       int
 	indexMaxTokens int
-	diagnose       func(*diagnostics.Report)
 	maxResponse    int
 }
 
@@ -155,7 +149,6 @@ func New(cfg Config) *Registry {
 		searcher:       newSearcher(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
-		diagnose:       cfg.Diagnose,
 	}
 }
 
@@ -194,12 +187,4 @@ func (r *Registry) skillListing(ctx context.Context) (catalog.Listing, error) {
 func (r *Registry) fsSkills(ctx context.Context) ([]fsource.Skill, []fsource.Skip) {
 	snap := r.view.Files(ctx)
 	return snap.Skills, snap.SkillSkips
-}
-
-// fsBase is the overlay's glob base directory, "" without an overlay.
-func (r *Registry) fsBase() string {
-	if r.fs == nil {
-		return ""
-	}
-	return r.fs.Base()
 }

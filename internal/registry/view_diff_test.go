@@ -17,6 +17,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/mcpskills"
@@ -324,7 +325,7 @@ func (d *diffWorld) check(step string, want []string) {
 			return out, nil
 		}},
 		{"diagnostics", func(r *Registry) (any, error) {
-			rep := r.Diagnose(ctx)
+			rep := diagnostics.New(diagnostics.Config{View: r.View()}).Diagnose(ctx)
 			return struct{ Files, Roots any }{rep.Files, rep.Roots}, nil
 		}},
 	}

@@ -23,6 +23,7 @@ type State struct {
 	mu     sync.Mutex
 	scopes map[string]*scope
 	calls  map[string][]string
+	fail   map[string]error
 }
 
 type scope struct {
@@ -32,7 +33,7 @@ type scope struct {
 
 // NewState returns an empty State.
 func NewState() *State {
-	return &State{scopes: map[string]*scope{}, calls: map[string][]string{}}
+	return &State{scopes: map[string]*scope{}, calls: map[string][]string{}, fail: map[string]error{}}
 }
 
 // Call implements catalog.Caller.
@@ -52,6 +53,9 @@ func (s *State) Call(_ context.Context, fn string, data any) (json.RawMessage, e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[fn] = append(s.calls[fn], string(payload))
+	if err := s.fail[fn]; err != nil {
+		return nil, err
+	}
 	sc := s.scope(in.Scope)
 	old, had := sc.values[in.Key]
 	switch fn {
@@ -102,6 +106,13 @@ func (s *State) Put(scopeName, key, value string) {
 		sc.keys = append(sc.keys, key)
 	}
 	sc.values[key] = json.RawMessage(value)
+}
+
+// FailWith makes every later call of fn fail with err.
+func (s *State) FailWith(fn string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail[fn] = err
 }
 
 // Value returns the raw value stored at key, or "" when there is none.
