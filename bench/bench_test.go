@@ -21,6 +21,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
 	"github.com/iii-hq/skills-go/internal/roots"
+	"github.com/iii-hq/skills-go/internal/search"
 )
 
 // rig is one engine, the registry worker (with its catalog, as the
@@ -307,6 +308,6 @@ func BenchmarkFS5k(b *testing.B) {
 // then the MCP Skills extension's, all over reg's view.
 func workerFunctions(reg *registry.Registry) []iii.Function {
 	fns := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
-	fns = append(fns, reg.SearchFunction(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
+	fns = append(fns, search.NewSearcher(search.SearcherConfig{View: reg.View()}).Function(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
 	return append(fns, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
 	"github.com/iii-hq/skills-go/internal/roots"
+	"github.com/iii-hq/skills-go/internal/search"
 	"github.com/iii-hq/skills-go/internal/tools"
 	"github.com/iii-hq/skills-go/internal/toolset"
 )
@@ -196,17 +197,16 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
 	})
-	diag := diagnostics.New(diagnostics.Config{View: reg.View(), Logger: log.Named("registry"),
-		Add: func(rep *diagnostics.Report) {
-			rep.Engine = &diagnostics.Engine{Connected: client.Connection() != "", StateTrigger: cat.Mode() == catalog.ModeLive}
-			if rep.Catalog != nil {
-				rep.Catalog.Mode = cat.Mode()
-			}
-			if toolSet != nil {
-				rep.Tools = toolRows(toolSet.Entries())
-			}
-		}})
-	functions := surfaceFunctions(reg, diag, cfg)
+	surf := newSurfaces(reg, cfg, log.Named("registry"), func(rep *diagnostics.Report) {
+		rep.Engine = &diagnostics.Engine{Connected: client.Connection() != "", StateTrigger: cat.Mode() == catalog.ModeLive}
+		if rep.Catalog != nil {
+			rep.Catalog.Mode = cat.Mode()
+		}
+		if toolSet != nil {
+			rep.Tools = toolRows(toolSet.Entries())
+		}
+	})
+	functions := surf.functions()
 	for _, f := range functions {
 		client.RegisterFunction(f)
 	}
@@ -227,7 +227,11 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 
 	var wg sync.WaitGroup
 	readyCtx, cancelReady := context.WithCancel(ctx)
-	wg.Add(1)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		surf.search.Follow(readyCtx) // the search index follows the view's change feed
+	}()
 	go func() {
 		defer wg.Done()
 		if client.WaitReady(readyCtx) != nil {
@@ -244,7 +248,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 			log.Debug("could not confirm registration with engine::functions::list", zap.Error(err))
 		}
 		log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(functions), len(triggerTypes)), zap.String("worker_id", client.WorkerID()))
-		diag.LogFSHealth(readyCtx)
+		surf.diag.LogFSHealth(readyCtx)
 	}()
 
 	var result error
@@ -270,14 +274,36 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 	return result
 }
 
-// surfaceFunctions are the functions of every surface over reg's view,
-// in registration order: 0.2's thirteen, the roots functions, search,
-// diagnostics, then the MCP Skills extension's.
-func surfaceFunctions(reg *registry.Registry, diag *diagnostics.Diagnoser, cfg config.Config) []iii.Function {
-	fns := append(reg.Functions(), roots.New(roots.Config{View: reg.View(), Configured: cfg.RootsSet}).Functions()...)
-	fns = append(fns, reg.SearchFunction(), diag.Function())
-	ext := mcpskills.New(mcpskills.Config{View: reg.View(), PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes})
-	return append(fns, ext.Functions()...)
+// surfaces are the worker's surfaces over one content view, the
+// registry's.
+type surfaces struct {
+	reg    *registry.Registry
+	roots  *roots.Roots
+	search *search.Searcher
+	diag   *diagnostics.Diagnoser
+	mcp    *mcpskills.Extension
+}
+
+// newSurfaces builds the surfaces over reg's view; log is where search
+// and the boot scan log, add completes the diagnostics report.
+func newSurfaces(reg *registry.Registry, cfg config.Config, log *zap.Logger, add func(*diagnostics.Report)) surfaces {
+	view := reg.View()
+	return surfaces{
+		reg:    reg,
+		roots:  roots.New(roots.Config{View: view, Configured: cfg.RootsSet}),
+		search: search.NewSearcher(search.SearcherConfig{View: view, Logger: log}),
+		diag:   diagnostics.New(diagnostics.Config{View: view, Add: add, Logger: log}),
+		mcp:    mcpskills.New(mcpskills.Config{View: view, PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes}),
+	}
+}
+
+// functions are the surfaces' functions in registration order: 0.2's
+// thirteen, the roots functions, search, diagnostics, then the MCP Skills
+// extension's.
+func (s surfaces) functions() []iii.Function {
+	fns := append(s.reg.Functions(), s.roots.Functions()...)
+	fns = append(fns, s.search.Function(), s.diag.Function())
+	return append(fns, s.mcp.Functions()...)
 }
 
 // describeFunctions counts functions by id prefix for the boot log, in

@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/config"
-	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
@@ -221,7 +222,7 @@ func writeFile(t *testing.T, path, content string) {
 // function table rather than spelled out.
 func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
 	reg := registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})})
-	got := describeFunctions(surfaceFunctions(reg, diagnostics.New(diagnostics.Config{View: reg.View()}), config.Default()))
+	got := describeFunctions(newSurfaces(reg, config.Default(), zap.NewNop(), nil).functions())
 	if want := "15 skills::*, 2 skill::* and 5 prompts::* functions"; got != want {
 		t.Errorf("describeFunctions = %q, want %q", got, want)
 	}
@@ -233,7 +234,7 @@ func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
 func TestSurfaceFunctionsOrder(t *testing.T) {
 	reg := registry.New(registry.Config{Caller: iii.New(iii.Options{URL: "ws://127.0.0.1:1"})})
 	var got []string
-	for _, f := range surfaceFunctions(reg, diagnostics.New(diagnostics.Config{View: reg.View()}), config.Default()) {
+	for _, f := range newSurfaces(reg, config.Default(), zap.NewNop(), nil).functions() {
 		got = append(got, f.ID)
 	}
 	want := []string{

@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 )
 
+// Scheme prefixes every resource URI the worker serves (iii://{id},
+// iii://skills, iii://fn/…).
+const Scheme = "iii://"
+
 // MIME types of resource contents.
 const (
 	MIMEMarkdown = "text/markdown"

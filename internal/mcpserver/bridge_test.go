@@ -24,6 +24,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
 	"github.com/iii-hq/skills-go/internal/roots"
+	"github.com/iii-hq/skills-go/internal/search"
 )
 
 const waitTimeout = 10 * time.Second
@@ -57,9 +58,9 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
 	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
 		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})
-	// The worker's functions, in its order (cmd/skills surfaceFunctions).
+	// The worker's functions, in its order (cmd/skills surfaces.functions).
 	functions := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
-	functions = append(functions, reg.SearchFunction(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
+	functions = append(functions, search.NewSearcher(search.SearcherConfig{View: reg.View()}).Function(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
 	functions = append(functions, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
 	for _, f := range functions {
 		worker.RegisterFunction(f)

@@ -9,12 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/search"
 )
 
 func TestFunctionsTable(t *testing.T) {
 	f := newFixture(t, nil)
 	var got []string
-	for _, fn := range append(f.reg.Functions(), f.reg.SearchFunction()) {
+	for _, fn := range append(f.reg.Functions(), search.NewSearcher(search.SearcherConfig{View: f.reg.View()}).Function()) {
 		got = append(got, fn.ID+" | "+fn.Description)
 		if fn.Handler == nil || len(fn.RequestFormat) == 0 || len(fn.ResponseFormat) == 0 {
 			t.Errorf("%s: handler or schemas missing", fn.ID)
@@ -37,7 +38,7 @@ func TestFunctionsTable(t *testing.T) {
 		"prompts::list | List registered prompts (name, function_id, arg count, registered_at, origin). `origin` is `state` for state-backed entries, `fs` for filesystem-backed.",
 		"prompts::mcp-list | Internal: returns the MCP prompts/list envelope (full arguments schema for each registered prompt).",
 		"prompts::mcp-get | Internal: dispatches a registered prompt handler and normalizes the result for MCP prompts/get.",
-		"skill::search | " + descSearch,
+		"skill::search | Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Use it instead of reading the whole iii://skills index when you know what you need; then fetch the best hits with skill::fetch.",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("functions (-want +got):\n%s", diff)
@@ -47,7 +48,7 @@ func TestFunctionsTable(t *testing.T) {
 func TestFunctionMetadata(t *testing.T) {
 	f := newFixture(t, nil)
 	meta := map[string]string{}
-	for _, fn := range append(f.reg.Functions(), f.reg.SearchFunction()) {
+	for _, fn := range append(f.reg.Functions(), search.NewSearcher(search.SearcherConfig{View: f.reg.View()}).Function()) {
 		meta[fn.ID] = string(fn.Metadata)
 	}
 	var got any

@@ -1,9 +1,13 @@
-// Package registry is the skills worker's content registry: markdown skills
+// Package registry is the 0.2 surface of the skills worker: markdown skills
 // served as iii://{id}, the iii://skills index, function-backed sections at
-// iii://fn/…, the batched fetch tool and slash-command prompts. It holds
-// the function handlers (Functions lists them); it reaches the engine only
-// through the Caller and Notifier interfaces, and lists skills through the
-// catalog's view (docs/data-path.md#the-content-view).
+// iii://fn/…, the batched fetch tool and slash-command prompts — the
+// thirteen functions of 0.2 (Functions lists them), with their ids, URIs,
+// index and resolver. It reads and writes skills and prompts only through
+// the catalog's content view (docs/data-path.md#the-content-view), which
+// owns state::*; it reaches the engine otherwise only through the Caller
+// (section and prompt handlers) and Notifier interfaces. The surfaces
+// added after 0.2 are packages of their own over the same view: roots,
+// search (skill::search), diagnostics and mcpskills.
 //
 // Behaviour follows the Rust worker (docs/reference.md) as amended by the
 // decisions in docs/decisions.md.
@@ -101,7 +105,6 @@ type Registry struct {
 	indexCache     versionCache[string]
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
-	searcher       *searcher
 	pageSize       int
 	indexMaxTokens int
 	maxResponse    int
@@ -146,7 +149,6 @@ func New(cfg Config) *Registry {
 			Source: cfg.FS, Watch: cfg.FSWatch, BodyCacheBytes: cfg.FSCacheBytes,
 		}),
 		maxResponse:    cfg.MaxResponseBytes,
-		searcher:       newSearcher(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // Scheme prefixes every resource URI this worker serves.
-const Scheme = "iii://"
+const Scheme = contract.Scheme
 
 // IndexURI is the auto-rendered index of every skill.
 const IndexURI = Scheme + "skills"

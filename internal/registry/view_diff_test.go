@@ -21,6 +21,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/mcpskills"
+	"github.com/iii-hq/skills-go/internal/search"
 )
 
 // The content view against a rebuild from scratch (docs/data-path.md#the-content-view):
@@ -54,6 +55,7 @@ type diffWorld struct {
 	f      *fixture
 	watch  *fsource.Watch
 	mcp    *mcpskills.Extension // over f.reg's view, kept across steps
+	search *search.Searcher     // likewise: its index is kept up to date, never rebuilt
 	stored map[string]bool      // ids registered now
 	seen   int                  // skill events already checked
 	serial int
@@ -78,6 +80,7 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 		SkillsChanged: d.f.skillEvents, PromptsChanged: d.f.promptEvents, StateTimeout: 2 * time.Second,
 		Now: func() time.Time { return fixedNow }})
 	d.mcp = mcpskills.New(mcpskills.Config{View: d.f.reg.View()})
+	d.search = search.NewSearcher(search.SearcherConfig{View: d.f.reg.View()})
 	d.watch.Start(t.Context())
 	t.Cleanup(d.watch.Close)
 	return d
@@ -314,9 +317,13 @@ func (d *diffWorld) check(step string, want []string) {
 			return callFunction(ctx, ext.Functions(), contract.FnMCPSkillsList, `{}`)
 		}},
 		{"skill::search", func(r *Registry) (any, error) {
-			var out []searchOutput
+			searcher := d.search
+			if r != d.f.reg {
+				searcher = search.NewSearcher(search.SearcherConfig{View: r.View()})
+			}
+			var out []search.Results
 			for _, q := range []string{"backup", "deploy invoice", "certificate", "kubernetes", "folder skill guide", "skill"} {
-				res, err := r.search(ctx, searchRequest{Query: q, Limit: 50})
+				res, err := searcher.Search(ctx, search.Request{Query: q, Limit: 50})
 				if err != nil {
 					return nil, err
 				}

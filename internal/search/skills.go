@@ -1,4 +1,4 @@
-package registry
+package search
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/search"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -37,15 +36,17 @@ const (
 // searchToolMetadata exposes skill::search to MCP like skill::fetch (D16).
 var searchToolMetadata = json.RawMessage(`{"tool":{"label":"Search skills"},"mcp":{"expose":true},"mcp.expose":true}`)
 
-// searchRequest documents the request for its schema; the handler reads
+// Request documents the request for its schema; the handler reads
 // the payload itself, to word every problem.
-type searchRequest struct {
+type Request struct {
 	Query     string `json:"query" jsonschema:"minLength=1,maxLength=1000" jsonschema_description:"What you need, in words: a task, a symptom, a tool name."`
 	Limit     int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=8" jsonschema_description:"How many results at most (1 to 50, default 8)."`
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Drop results from the end until the response fits this many tokens (bytes/4)."`
 }
 
-type searchResult struct {
+// Result is one skill found: its id and iii:// URI, title and index
+// description, relevance score and the tokens its body costs to read.
+type Result struct {
 	ID          string  `json:"id"`
 	URI         string  `json:"uri"`
 	Title       string  `json:"title"`
@@ -54,33 +55,35 @@ type searchResult struct {
 	Tokens      int     `json:"tokens"`
 }
 
-type searchOutput struct {
-	Results []searchResult `json:"results"`
-	Total   int            `json:"total"`
+// Results is a skill::search answer: the results, best first, and how
+// many skills matched at all.
+type Results struct {
+	Results []Result `json:"results"`
+	Total   int      `json:"total"`
 }
 
-// SearchFunction is skill::search, registered after the roots functions.
-func (r *Registry) SearchFunction() iii.Function {
+// Function is skill::search.
+func (s *Searcher) Function() iii.Function {
 	return iii.Function{
 		ID:             contract.FnSkillSearch,
 		Description:    descSearch,
-		RequestFormat:  iii.SchemaOf[searchRequest](),
-		ResponseFormat: iii.SchemaOf[searchOutput](),
+		RequestFormat:  iii.SchemaOf[Request](),
+		ResponseFormat: iii.SchemaOf[Results](),
 		Metadata:       searchToolMetadata,
 		Handler: func(ctx context.Context, req iii.Request) (any, error) {
 			in, err := parseSearchRequest(req.Data)
 			if err != nil {
 				return nil, err
 			}
-			return r.search(ctx, in)
+			return s.Search(ctx, in)
 		},
 	}
 }
 
 // parseSearchRequest reads and checks a search payload, naming what is
 // wrong and what is allowed.
-func parseSearchRequest(data json.RawMessage) (searchRequest, error) {
-	in := searchRequest{Limit: defaultSearchLimit}
+func parseSearchRequest(data json.RawMessage) (Request, error) {
+	in := Request{Limit: defaultSearchLimit}
 	var fields map[string]json.RawMessage
 	if s := strings.TrimSpace(string(data)); s != "" && s != "null" {
 		if err := json.Unmarshal(data, &fields); err != nil {
@@ -144,16 +147,17 @@ func wholeNumber(raw json.RawMessage) (int64, error) {
 	return strconv.ParseInt(n.String(), 10, 64)
 }
 
-// search runs one query over a current index.
-func (r *Registry) search(ctx context.Context, in searchRequest) (searchOutput, error) {
-	if err := r.searcher.refresh(ctx, r); err != nil {
-		return searchOutput{}, err
+// Search runs one request, as parsed from a skill::search payload, over
+// an index brought up to date with the view.
+func (s *Searcher) Search(ctx context.Context, in Request) (Results, error) {
+	if err := s.refresh(ctx); err != nil {
+		return Results{}, err
 	}
-	hits, total := r.searcher.idx.Search(in.Query, in.Limit)
-	out := searchOutput{Results: make([]searchResult, 0, len(hits)), Total: total}
+	hits, total := s.idx.Search(in.Query, in.Limit)
+	out := Results{Results: make([]Result, 0, len(hits)), Total: total}
 	for _, h := range hits {
-		e, _ := r.searcher.entry(h.ID)
-		out.Results = append(out.Results, searchResult{ID: h.ID, URI: Scheme + h.ID, Title: e.title,
+		e, _ := s.entry(h.ID)
+		out.Results = append(out.Results, Result{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
 			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4})
 	}
 	if in.MaxTokens > 0 {
@@ -176,30 +180,54 @@ func estimateTokens(v any) int {
 	return (len(b) + 3) / 4
 }
 
-// searcher keeps the search index in step with the view.
-type searcher struct {
-	idx *search.Index
+// Searcher serves skill::search over the content view, keeping its index
+// in step with the view. Its methods may run concurrently.
+type Searcher struct {
+	view *catalog.View
+	log  *zap.Logger
+	idx  *Index
 
 	refreshMu sync.Mutex // one refresh at a time
 	key       any
 	keyValid  bool
 
 	mu    sync.RWMutex
-	known map[string]searchEntry // by id
+	known map[string]indexed // by id
+
+	built     chan struct{} // closed once the index was first built
+	buildOnce sync.Once
 }
 
-// searchEntry is what the index holds for an id, and what a result shows.
-type searchEntry struct {
+// SearcherConfig is what a Searcher needs.
+type SearcherConfig struct {
+	// View is the content view searched; required.
+	View *catalog.View
+	// Logger says when a skill could not be read for the index; default:
+	// no logging.
+	Logger *zap.Logger
+}
+
+// NewSearcher returns a Searcher over cfg.View with an empty index, built
+// at the first search. It panics if the view is nil: that is a wiring
+// mistake, caught at start-up.
+func NewSearcher(cfg SearcherConfig) *Searcher {
+	if cfg.View == nil {
+		panic("search: SearcherConfig.View is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	return &Searcher{view: cfg.View, log: cfg.Logger, idx: New(), known: map[string]indexed{}, built: make(chan struct{})}
+}
+
+// indexed is what the index holds for an id, and what a result shows.
+type indexed struct {
 	fingerprint        string // changes when the skill does
 	title, description string
 	bytes              int
 }
 
-func newSearcher() *searcher {
-	return &searcher{idx: search.New(), known: map[string]searchEntry{}}
-}
-
-func (s *searcher) entry(id string) (searchEntry, bool) {
+func (s *Searcher) entry(id string) (indexed, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e, ok := s.known[id]
@@ -213,10 +241,10 @@ func (s *searcher) entry(id string) (searchEntry, bool) {
 // file edit is searchable on the very next call. Every skill is indexed
 // by its frontmatter fields and its body without the frontmatter, whatever
 // its origin.
-func (s *searcher) refresh(ctx context.Context, r *Registry) error {
+func (s *Searcher) refresh(ctx context.Context) error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
-	l, err := r.skillListing(ctx)
+	l, err := s.view.Skills(ctx)
 	if err != nil {
 		return err
 	}
@@ -225,8 +253,8 @@ func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 		return nil
 	}
 	want := make(map[string]string, len(l.Skills))
-	var put []search.Doc
-	entries := map[string]searchEntry{}
+	var put []Doc
+	entries := map[string]indexed{}
 	s.mu.RLock()
 	known := s.known
 	s.mu.RUnlock()
@@ -236,20 +264,20 @@ func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 		if known[sk.ID].fingerprint == fp {
 			continue
 		}
-		text, err := r.searchText(ctx, sk)
+		text, err := s.text(ctx, sk)
 		if err != nil {
-			r.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(sk.ID)), zap.Error(err))
+			s.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(sk.ID)), zap.Error(err))
 			delete(want, sk.ID)
 			continue
 		}
 		d := skillmd.Parse(text)
 		desc := sk.Summary.Description()
-		put = append(put, search.DocOf(sk.ID, d.Name, desc, d.Body))
+		put = append(put, DocOf(sk.ID, d.Name, desc, d.Body))
 		served := len(d.Body) // a read of a file serves its body
-		if sk.Origin == originState {
+		if sk.Origin == catalog.OriginState {
 			served = len(text) // a stored skill is read as registered
 		}
-		entries[sk.ID] = searchEntry{fingerprint: fp, title: sk.Summary.Title, description: desc, bytes: served}
+		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: desc, bytes: served}
 	}
 	var drop []string
 	for id := range known {
@@ -259,7 +287,7 @@ func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 	}
 	s.idx.Update(put, drop)
 	s.mu.Lock()
-	next := make(map[string]searchEntry, len(want))
+	next := make(map[string]indexed, len(want))
 	for id := range want {
 		if e, ok := entries[id]; ok {
 			next[id] = e
@@ -270,19 +298,46 @@ func (s *searcher) refresh(ctx context.Context, r *Registry) error {
 	s.known = next
 	s.mu.Unlock()
 	s.key, s.keyValid = version, cacheable && len(want) == len(next)
+	s.buildOnce.Do(func() { close(s.built) })
 	return nil
 }
 
-// searchText is what is indexed of a skill: its stored body, or its whole
-// file (frontmatter included; the caller parses both alike).
-func (r *Registry) searchText(ctx context.Context, sk catalog.Skill) (string, error) {
-	if sk.Origin == originState {
-		body, found, err := r.view.StoredSkill(ctx, sk.ID)
+// text is what is indexed of a skill: its stored body, or its whole file
+// (frontmatter included; the caller parses both alike).
+func (s *Searcher) text(ctx context.Context, sk catalog.Skill) (string, error) {
+	if sk.Origin == catalog.OriginState {
+		body, found, err := s.view.StoredSkill(ctx, sk.ID)
 		if err == nil && !found {
-			err = skillNotFound(sk.ID)
+			err = contract.NotFoundf("Skill not found: %s", ids.Unquoted(sk.ID))
 		}
 		return body, err
 	}
-	b, err := r.fs.ReadFile(sk.File.Path)
+	b, err := s.view.Source().ReadFile(sk.File.Path)
 	return string(b), err
+}
+
+// Follow keeps the index in step with the view until ctx ends: once the
+// first search has built the index (a worker nobody searches holds none),
+// it indexes after each change the view's feed reports
+// (catalog.View.Next), so a search after a change seldom indexes on the
+// request path. Searches bring the index up to date anyway; Follow only
+// moves the work. Run it on a goroutine the caller owns and stops with
+// ctx.
+func (s *Searcher) Follow(ctx context.Context) {
+	select {
+	case <-s.built:
+	case <-ctx.Done():
+		return
+	}
+	version := s.view.Version()
+	for {
+		if err := s.refresh(ctx); err != nil && ctx.Err() == nil {
+			s.log.Debug("search: the index could not follow a change; the next search tries again", zap.Error(err))
+		}
+		next, err := s.view.Next(ctx, version)
+		if err != nil {
+			return
+		}
+		version = next
+	}
 }
