@@ -87,7 +87,7 @@ func (r *Registry) runPromptHandler(ctx context.Context, row catalog.PromptRow, 
 // staticPrompt serves an fs prompt: its body, frontmatter removed, as one
 // user message. fs prompts have no templating, so arguments are ignored.
 func (r *Registry) staticPrompt(p fsource.Prompt, args json.RawMessage) (promptGetOutput, error) {
-	body, err := r.fs.ReadBody(p.Path)
+	body, err := r.view.Source().ReadBody(p.Path)
 	if err != nil {
 		return promptGetOutput{}, contract.UnavailableMsg(err)
 	}

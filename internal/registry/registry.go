@@ -95,8 +95,6 @@ type Notifier interface {
 type Registry struct {
 	timeout        time.Duration
 	caller         Caller
-	fs             *fsource.Source
-	fsWatch        *fsource.Watch
 	skillsChanged  Notifier
 	promptsChanged Notifier
 	log            *zap.Logger
@@ -137,8 +135,6 @@ func New(cfg Config) *Registry {
 	return &Registry{
 		timeout:        cfg.StateTimeout,
 		caller:         cfg.Caller,
-		fs:             cfg.FS,
-		fsWatch:        cfg.FSWatch,
 		skillsChanged:  cfg.SkillsChanged,
 		promptsChanged: cfg.PromptsChanged,
 		log:            cfg.Logger,
