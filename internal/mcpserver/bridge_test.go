@@ -258,7 +258,7 @@ func TestTools(t *testing.T) {
 	if err != nil || out.IsError {
 		t.Fatalf("search: %+v, %v", out, err)
 	}
-	var found searchOutput
+	var found contract.SearchResults
 	b, _ := json.Marshal(out.StructuredContent)
 	if json.Unmarshal(b, &found) != nil || found.Total != 1 || found.Results[0].URI != "iii://pg/backup" {
 		t.Errorf("search structured result = %s", b)

@@ -22,21 +22,6 @@ type searchInput struct {
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"drop results from the end until the response fits this many tokens"`
 }
 
-// searchOutput is skill__search's structured result.
-type searchOutput struct {
-	Results []searchResult `json:"results"`
-	Total   int            `json:"total"`
-}
-
-type searchResult struct {
-	ID          string  `json:"id"`
-	URI         string  `json:"uri"`
-	Title       string  `json:"title"`
-	Description string  `json:"description"`
-	Score       float64 `json:"score"`
-	Tokens      int     `json:"tokens"`
-}
-
 // addTools registers skill__fetch and skill__search, the names the iii
 // mcp worker gives skill::fetch and skill::search, with real input
 // schemas. A registry error is the tool's error result, which the model
@@ -67,7 +52,7 @@ func addTools(b *Bridge) {
 		Title:       "Search skills",
 		Description: "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Then read the best hits with skill__fetch.",
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, contract.SearchResults, error) {
 		payload := map[string]any{"query": in.Query}
 		if in.Limit != 0 {
 			payload["limit"] = in.Limit
@@ -75,9 +60,9 @@ func addTools(b *Bridge) {
 		if in.MaxTokens != 0 {
 			payload["max_tokens"] = in.MaxTokens
 		}
-		var out searchOutput
+		var out contract.SearchResults
 		if err := b.call(ctx, contract.FnSkillSearch, payload, &out); err != nil {
-			return toolError(err), searchOutput{}, nil
+			return toolError(err), contract.SearchResults{}, nil
 		}
 		text, _ := json.Marshal(out)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, out, nil

@@ -321,7 +321,7 @@ func (d *diffWorld) check(step string, want []string) {
 			if r != d.f.reg {
 				searcher = search.NewSearcher(search.SearcherConfig{View: r.View()})
 			}
-			var out []search.Results
+			var out []contract.SearchResults
 			for _, q := range []string{"backup", "deploy invoice", "certificate", "kubernetes", "folder skill guide", "skill"} {
 				res, err := searcher.Search(ctx, search.Request{Query: q, Limit: 50})
 				if err != nil {

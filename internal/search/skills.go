@@ -44,31 +44,13 @@ type Request struct {
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Drop results from the end until the response fits this many tokens (bytes/4)."`
 }
 
-// Result is one skill found: its id and iii:// URI, title and index
-// description, relevance score and the tokens its body costs to read.
-type Result struct {
-	ID          string  `json:"id"`
-	URI         string  `json:"uri"`
-	Title       string  `json:"title"`
-	Description string  `json:"description"`
-	Score       float64 `json:"score"`
-	Tokens      int     `json:"tokens"`
-}
-
-// Results is a skill::search answer: the results, best first, and how
-// many skills matched at all.
-type Results struct {
-	Results []Result `json:"results"`
-	Total   int      `json:"total"`
-}
-
 // Function is skill::search.
 func (s *Searcher) Function() iii.Function {
 	return iii.Function{
 		ID:             contract.FnSkillSearch,
 		Description:    descSearch,
 		RequestFormat:  iii.SchemaOf[Request](),
-		ResponseFormat: iii.SchemaOf[Results](),
+		ResponseFormat: iii.SchemaOf[contract.SearchResults](),
 		Metadata:       searchToolMetadata,
 		Handler: func(ctx context.Context, req iii.Request) (any, error) {
 			in, err := parseSearchRequest(req.Data)
@@ -149,15 +131,15 @@ func wholeNumber(raw json.RawMessage) (int64, error) {
 
 // Search runs one request, as parsed from a skill::search payload, over
 // an index brought up to date with the view.
-func (s *Searcher) Search(ctx context.Context, in Request) (Results, error) {
+func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResults, error) {
 	if err := s.refresh(ctx); err != nil {
-		return Results{}, err
+		return contract.SearchResults{}, err
 	}
 	hits, total := s.idx.Search(in.Query, in.Limit)
-	out := Results{Results: make([]Result, 0, len(hits)), Total: total}
+	out := contract.SearchResults{Results: make([]contract.SearchResult, 0, len(hits)), Total: total}
 	for _, h := range hits {
 		e, _ := s.entry(h.ID)
-		out.Results = append(out.Results, Result{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
+		out.Results = append(out.Results, contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
 			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4})
 	}
 	if in.MaxTokens > 0 {
