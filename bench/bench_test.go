@@ -13,11 +13,15 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/roots"
+	"github.com/iii-hq/skills-go/internal/search"
 )
 
 // rig is one engine, the registry worker (with its catalog, as the
@@ -50,8 +54,8 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 	cfg := registry.Config{Caller: worker}
 	var cat *catalog.Catalog
 	if !opts.noCatalog {
-		cfg.SkillsMirror = registry.NewSkillsMirror("skills", 256<<20)
-		cfg.PromptsMirror = registry.NewPromptsMirror("prompts")
+		cfg.SkillsMirror = catalog.NewSkillsScope("skills", 256<<20)
+		cfg.PromptsMirror = catalog.NewPromptsScope("prompts")
 		cat = catalog.New(worker, 10*time.Second, nil, cfg.SkillsMirror, cfg.PromptsMirror)
 	}
 	if opts.fsDir != "" {
@@ -62,7 +66,7 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 		tb.Cleanup(cfg.FSWatch.Close)
 	}
 	reg := registry.New(cfg)
-	for _, f := range append(reg.Functions(), opts.extra...) {
+	for _, f := range append(workerFunctions(reg), opts.extra...) {
 		worker.RegisterFunction(f)
 	}
 	worker.Start()
@@ -81,7 +85,7 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 			tb.Fatal(err)
 		}
 	}
-	for _, f := range append(reg.Functions(), opts.extra...) {
+	for _, f := range append(workerFunctions(reg), opts.extra...) {
 		if err := srv.WaitFunction(ctx, f.ID); err != nil {
 			tb.Fatal(err)
 		}
@@ -297,4 +301,13 @@ func BenchmarkFS5k(b *testing.B) {
 			r.call(b, "skills::resources-read", read)
 		}
 	})
+}
+
+// workerFunctions are the functions the worker registers over reg, in
+// its order: 0.2's thirteen, the roots functions, search, diagnostics,
+// then the MCP Skills extension's, all over reg's view.
+func workerFunctions(reg *registry.Registry) []iii.Function {
+	fns := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
+	fns = append(fns, search.NewSearcher(search.SearcherConfig{View: reg.View()}).Function(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
+	return append(fns, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
 }

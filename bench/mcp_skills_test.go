@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/registry"
 )
 
 // BenchmarkMCPSkillsList measures the MCP Skills extension's listing
@@ -35,7 +35,7 @@ func BenchmarkMCPSkillsList(b *testing.B) {
 			}
 		}})
 		start := time.Now()
-		out := r.call(b, registry.FnMCPSkillsList, map[string]any{})
+		out := r.call(b, contract.FnMCPSkillsList, map[string]any{})
 		var list struct {
 			Skills []json.RawMessage `json:"skills"`
 		}
@@ -43,7 +43,7 @@ func BenchmarkMCPSkillsList(b *testing.B) {
 			b.Fatalf("skills::mcp-skills-list gave %d skills (%v), want %d", len(list.Skills), err, n)
 		}
 		b.Logf("the first listing of %d skills (every body read and hashed) took %s, %d bytes", n, time.Since(start).Round(time.Millisecond), len(out))
-		handler := handlerOf(b, r.reg, registry.FnMCPSkillsList)
+		handler := handlerOf(b, r.reg, contract.FnMCPSkillsList)
 		b.Run(fmt.Sprintf("worker-%d", n), func(b *testing.B) {
 			for range b.N {
 				if _, err := handler(context.Background(), iii.Request{Data: json.RawMessage(`{}`)}); err != nil {
@@ -58,7 +58,7 @@ func BenchmarkMCPSkillsList(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("list-%d", n), func(b *testing.B) {
 			for range b.N {
-				r.call(b, registry.FnMCPSkillsList, map[string]any{})
+				r.call(b, contract.FnMCPSkillsList, map[string]any{})
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/registry"
@@ -29,7 +30,7 @@ func BenchmarkReregisterAfterOutage(b *testing.B) {
 	}
 	addr := strings.TrimPrefix(srv.URL(), "ws://")
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
-	for _, f := range registry.New(registry.Config{Caller: worker}).Functions() {
+	for _, f := range workerFunctions(registry.New(registry.Config{Caller: worker})) {
 		worker.RegisterFunction(f)
 	}
 	worker.Start()
@@ -38,7 +39,7 @@ func BenchmarkReregisterAfterOutage(b *testing.B) {
 		start := time.Now()
 		waitCtx, cancel := context.WithTimeout(ctx, *outage+30*time.Second)
 		defer cancel()
-		if err := e.WaitFunction(waitCtx, registry.FnSkillsRegister); err != nil {
+		if err := e.WaitFunction(waitCtx, contract.FnSkillsRegister); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start)

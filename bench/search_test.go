@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -75,7 +76,7 @@ func BenchmarkSearch(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("call-%d", n), func(b *testing.B) {
 			for i := range b.N {
-				r.call(b, registry.FnSkillSearch, map[string]any{"query": queries[i%len(queries)]})
+				r.call(b, contract.FnSkillSearch, map[string]any{"query": queries[i%len(queries)]})
 			}
 		})
 	}
@@ -121,13 +122,13 @@ func corpusQueries(tb testing.TB) []string {
 }
 
 func searchHandler(tb testing.TB, reg *registry.Registry) iii.Handler {
-	return handlerOf(tb, reg, registry.FnSkillSearch)
+	return handlerOf(tb, reg, contract.FnSkillSearch)
 }
 
-// handlerOf is the handler of one of the registry's functions, to time it
+// handlerOf is the handler of one of the worker's functions, to time it
 // in the worker without the engine.
 func handlerOf(tb testing.TB, reg *registry.Registry, id string) iii.Handler {
-	for _, f := range reg.Functions() {
+	for _, f := range workerFunctions(reg) {
 		if f.ID == id {
 			return f.Handler
 		}

@@ -221,7 +221,7 @@ func (w *world) failed() (callError, error) {
 		error
 		ErrorCode() string
 	}](w.err); ok {
-		return callError{Code: e.ErrorCode(), Message: w.err.Error()}, nil // e.g. *registry.Error
+		return callError{Code: e.ErrorCode(), Message: w.err.Error()}, nil // e.g. *contract.Error
 	}
 	return callError{Message: w.err.Error()}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/registry"
 )
@@ -47,7 +48,7 @@ var pureOps = map[string]func(in string) (any, error){
 	"prompt_output": func(in string) (any, error) {
 		return registry.PromptMessages(json.RawMessage(in))
 	},
-	"internal_namespace": func(in string) (any, error) { return registry.IsInternal(in), nil },
+	"internal_namespace": func(in string) (any, error) { return contract.IsInternal(in), nil },
 }
 
 func (w *world) markdownSteps(sc *godog.ScenarioContext) {

@@ -81,16 +81,16 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 // keys), absent from the default path (the worker boots with the defaults
 // then, so that is no problem), or missing where --config said (a problem:
 // the path is most likely wrong). loadErr is Load's error, nil or not-exist.
-func configReport(path string, named bool, cfg config.Config, loadErr error) diagnostics.Config {
+func configReport(path string, named bool, cfg config.Config, loadErr error) diagnostics.ConfigFile {
 	switch {
 	case loadErr != nil && named:
-		return diagnostics.Config{Path: path, Status: diagnostics.ConfigMissing,
+		return diagnostics.ConfigFile{Path: path, Status: diagnostics.ConfigMissing,
 			Reason: "no such file; give the path of an existing config file to --config, or leave --config out to use ./config.yaml if present"}
 	case loadErr != nil:
-		return diagnostics.Config{Path: path, Status: diagnostics.ConfigDefault,
+		return diagnostics.ConfigFile{Path: path, Status: diagnostics.ConfigDefault,
 			Reason: "no such file: the defaults apply, as they do for a worker started here without --config"}
 	}
-	c := diagnostics.Config{Path: path, Status: diagnostics.ConfigLoaded}
+	c := diagnostics.ConfigFile{Path: path, Status: diagnostics.ConfigLoaded}
 	for _, u := range cfg.UnknownKeys {
 		c.UnknownKeys = append(c.UnknownKeys, diagnostics.UnknownKey{Key: u.Key, Line: u.Line, Reason: u.String()})
 	}

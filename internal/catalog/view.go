@@ -95,49 +95,60 @@ type viewKey struct{ state, fs uint64 }
 
 // ViewConfig is what a View reads.
 type ViewConfig struct {
-	// Skills is the catalog's scope of skill rows, decoded by DecodeSkill
-	// (whose Summary is a StateSkill); nil reads every listing through.
-	Skills *Scope
-	// DecodeSkill decodes a stored skill row, for rows read through.
-	DecodeSkill Decoder
-	// Caller, ScopeName and Timeout read the rows through when the scope
-	// is not loaded.
-	Caller    Caller
-	ScopeName string
-	Timeout   time.Duration
+	// Skills and Prompts are the catalog's scopes of skill and prompt rows
+	// (NewSkillsScope, NewPromptsScope); nil reads every call through.
+	Skills, Prompts *Scope
+	// Caller, SkillsScope, PromptsScope and Timeout reach the rows in
+	// state: every write, and every read the scopes cannot vouch for.
+	Caller                    Caller
+	SkillsScope, PromptsScope string
+	Timeout                   time.Duration
 	// Source is the files; Watch, when set, is a started watch over it.
 	// Without a watch every listing scans.
 	Source *fsource.Source
 	Watch  *fsource.Watch
+	// BodyCacheBytes bounds the file bodies kept in memory (each checked
+	// against its file's Stamp on every read); 0 keeps none.
+	BodyCacheBytes int64
 }
 
 // View merges the stored skills with the files. It is safe for
 // concurrent use.
 type View struct {
-	skills      *Scope
-	decodeSkill Decoder
-	caller      Caller
-	scopeName   string
-	timeout     time.Duration
-	src         *fsource.Source
-	watch       *fsource.Watch
-	readThrough *rowCache
-	files       *fileMetas
+	skills, prompts       *Scope
+	skillRows, promptRows store
+	src                   *fsource.Source
+	watch                 *fsource.Watch
+	readThrough           *rowCache
+	skillMetas            *byStamp[Meta]
+	promptSums            *byStamp[string]
+	bodies                *fileBodies
+	reads                 readCounts
 
 	mu      sync.Mutex
 	last    Listing // the last keyed listing, reused while its key holds
 	hasLast bool
 	scanned fsource.Snapshot // without a watch: the last scan, versioned here
+	// scanChanged is closed and replaced when scanned changes.
+	scanChanged chan struct{}
 }
 
 // NewView returns the view over cfg.
 func NewView(cfg ViewConfig) *View {
-	return &View{skills: cfg.Skills, decodeSkill: cfg.DecodeSkill, caller: cfg.Caller, scopeName: cfg.ScopeName,
-		timeout: cfg.Timeout, src: cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), files: newFileMetas()}
+	return &View{
+		skills: cfg.Skills, prompts: cfg.Prompts,
+		skillRows:  store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
+		promptRows: store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
+		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
+		skillMetas: newByStamp[Meta](), promptSums: newByStamp[string](), bodies: newFileBodies(cfg.BodyCacheBytes),
+	}
 }
 
 // Source is the files' source (nil without one).
 func (v *View) Source() *fsource.Source { return v.src }
+
+// Watch is the watch over the files (nil without one).
+func (v *View) Watch() *fsource.Watch { return v.watch }
 
 // Skills returns the view now. When the stored rows cannot be listed the
 // error says why and the listing holds the files alone (none shadowed).
@@ -167,23 +178,14 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 	return l, nil
 }
 
-// merge is the precedence rule, written once: a stored row wins its id;
-// the file scan has already ordered globs before roots.
+// merge is the precedence rule for skills: a stored row wins its id
+// (shadow); the file scan has already ordered globs before roots.
 func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
 	l := Listing{Skills: make([]Skill, 0, len(rows)+len(files.Skills)), Skips: files.SkillSkips, Files: files}
-	stored := make(map[string]struct{}, len(rows))
-	for _, r := range rows {
-		stored[r.ID] = struct{}{}
-	}
 	var served []fsource.Skill
-	for _, f := range files.Skills {
-		if _, ok := stored[f.ID]; ok {
-			l.Shadowed = append(l.Shadowed, f)
-		} else {
-			served = append(served, f)
-		}
-	}
-	metas := v.files.metas(served, v.src)
+	served, l.Shadowed = shadow(files.Skills, func(f fsource.Skill) string { return f.ID },
+		rows, func(r StateSkill) string { return r.ID })
+	metas := v.skillMetas.values(listedOf(served, skillFile), func(i int) Meta { return fileMetaOf(served[i], v.src) })
 	// Both lists are sorted by id and disjoint: merge them in order.
 	i, j := 0, 0
 	for i < len(rows) || j < len(served) {
@@ -198,6 +200,24 @@ func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
 		j++
 	}
 	return l
+}
+
+// shadow is the precedence rule, written once for skills and prompts:
+// a file whose key a stored row has is shadowed; the others are served,
+// in their order.
+func shadow[F, R any](files []F, fileKey func(F) string, rows []R, rowKey func(R) string) (served, shadowed []F) {
+	stored := make(map[string]struct{}, len(rows))
+	for _, r := range rows {
+		stored[rowKey(r)] = struct{}{}
+	}
+	for _, f := range files {
+		if _, ok := stored[fileKey(f)]; ok {
+			shadowed = append(shadowed, f)
+		} else {
+			served = append(served, f)
+		}
+	}
+	return served, shadowed
 }
 
 // Files is the current file scan: the watch's (after checking that no
@@ -218,6 +238,8 @@ func (v *View) Files(ctx context.Context) fsource.Snapshot {
 	}
 	next.Version = v.scanned.Version + 1
 	v.scanned = next
+	close(v.scanChanged)
+	v.scanChanged = make(chan struct{})
 	return next
 }
 

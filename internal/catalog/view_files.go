@@ -13,37 +13,47 @@ import (
 // same size, could look unchanged (the rule git uses for its index).
 const racyWindow = 2 * time.Second
 
-// fileMetas keeps the Meta of each listed file while its Stamp holds: a
-// listing reads a file only when it changed.
-type fileMetas struct {
+// Settled reports whether what was read of a file at stamp may be kept
+// while the stamp holds: its mtime is older than the racy window.
+func Settled(stamp fsource.Stamp) bool { return time.Since(stamp.ModTime()) >= racyWindow }
+
+// byStamp keeps what was read of each listed file while its Stamp holds
+// (docs/decisions.md D20, D41): a listing reads a file only when it
+// changed. Files no longer listed are forgotten.
+type byStamp[T any] struct {
 	mu     sync.Mutex
-	byPath map[string]fileMeta
+	byPath map[string]stamped[T]
 }
 
-type fileMeta struct {
+type stamped[T any] struct {
 	stamp fsource.Stamp
-	meta  Meta
+	value T
 }
 
-func newFileMetas() *fileMetas { return &fileMetas{byPath: map[string]fileMeta{}} }
+func newByStamp[T any]() *byStamp[T] { return &byStamp[T]{byPath: map[string]stamped[T]{}} }
 
-// metas returns the Meta of each file, in order, reading those whose
-// stamp changed since they were last read; files no longer listed are
-// forgotten.
-func (c *fileMetas) metas(files []fsource.Skill, src *fsource.Source) []Meta {
+// listed is a file as a listing names it.
+type listed struct {
+	path  string
+	stamp fsource.Stamp
+}
+
+// values returns the value of each file, in order, calling read(i) for
+// those whose stamp changed since they were last read.
+func (c *byStamp[T]) values(files []listed, read func(i int) T) []T {
 	c.mu.Lock()
 	old := c.byPath
 	c.mu.Unlock()
-	out := make([]Meta, len(files))
-	next := make(map[string]fileMeta, len(files))
+	out := make([]T, len(files))
+	next := make(map[string]stamped[T], len(files))
 	for i, f := range files {
-		if m, ok := old[f.Path]; ok && m.stamp.Equal(f.Stamp) {
-			out[i], next[f.Path] = m.meta, m
+		if m, ok := old[f.path]; ok && m.stamp.Equal(f.stamp) {
+			out[i], next[f.path] = m.value, m
 			continue
 		}
-		out[i] = fileMetaOf(f, src)
-		if time.Since(f.ModTime) >= racyWindow {
-			next[f.Path] = fileMeta{stamp: f.Stamp, meta: out[i]}
+		out[i] = read(i)
+		if Settled(f.stamp) {
+			next[f.path] = stamped[T]{stamp: f.stamp, value: out[i]}
 		}
 	}
 	c.mu.Lock()
@@ -51,6 +61,18 @@ func (c *fileMetas) metas(files []fsource.Skill, src *fsource.Source) []Meta {
 	c.mu.Unlock()
 	return out
 }
+
+// listedOf names each file, by its path and Stamp, for byStamp.
+func listedOf[F any](files []F, file func(F) (string, fsource.Stamp)) []listed {
+	out := make([]listed, len(files))
+	for i, f := range files {
+		out[i].path, out[i].stamp = file(f)
+	}
+	return out
+}
+
+func skillFile(f fsource.Skill) (string, fsource.Stamp)   { return f.Path, f.Stamp }
+func promptFile(f fsource.Prompt) (string, fsource.Stamp) { return f.Path, f.Stamp }
 
 // fileMetaOf reads a listed file: its frontmatter and body as
 // skillmd.Parse reads any skill, its digest, and its size as listed. A

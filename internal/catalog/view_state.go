@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"hash/maphash"
 	"slices"
 	"sync"
@@ -14,8 +13,7 @@ import (
 )
 
 // StateSkill is what the view keeps of a stored skill row: everything a
-// listing needs, so no listing reads a body. A Decoder of skill rows
-// returns it as the Summary.
+// listing needs, so no listing reads a body; the skills scope's Summary.
 type StateSkill struct {
 	ID           string
 	RegisteredAt string
@@ -45,32 +43,12 @@ func (v *View) stateSkills(ctx context.Context) (out []StateSkill, version uint6
 			return out, version, true, nil
 		}
 	}
-	values, err := v.listState(ctx)
+	values, err := v.skillRows.values(ctx)
 	if err != nil {
 		return nil, 0, false, err
 	}
-	return v.readThrough.decode(values, v.decodeSkill), 0, false, nil
+	return v.readThrough.decode(values), 0, false, nil
 }
-
-func (v *View) listState(ctx context.Context) ([]json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, v.timeout)
-	defer cancel()
-	res, err := v.caller.Call(ctx, "state::list", map[string]string{"scope": v.scopeName})
-	if err != nil {
-		return nil, &StateError{Fn: "state::list", Err: err}
-	}
-	return ListValues(res), nil
-}
-
-// StateError is a state call that failed; the registry maps it to its
-// unavailable error.
-type StateError struct {
-	Fn  string
-	Err error
-}
-
-func (e *StateError) Error() string { return fmt.Sprintf("%s: %v", e.Fn, e.Err) }
-func (e *StateError) Unwrap() error { return e.Err }
 
 // rowCache remembers the summaries of the rows of the last read-through
 // listing, keyed by a seeded hash of each row's bytes.
@@ -86,7 +64,7 @@ func newRowCache() *rowCache {
 
 // decode turns values into summaries sorted by id, skipping rows that do
 // not decode (as the Rust worker does).
-func (c *rowCache) decode(values []json.RawMessage, decode Decoder) []StateSkill {
+func (c *rowCache) decode(values []json.RawMessage) []StateSkill {
 	c.mu.Lock()
 	old := c.entries
 	c.mu.Unlock()
@@ -96,7 +74,7 @@ func (c *rowCache) decode(values []json.RawMessage, decode Decoder) []StateSkill
 		h := maphash.Bytes(c.seed, raw)
 		s, ok := old[h]
 		if !ok {
-			d, keyed := decode(raw)
+			d, keyed := decodeSkillEntry(raw)
 			if !keyed || d.Err != nil {
 				continue
 			}

@@ -40,6 +40,12 @@ const (
 // `skills dev` serves them when its config has no roots key.
 var ConventionalRoots = []string{"./skills", "./.agents/skills", "~/.claude/skills", "~/.codex/skills"}
 
+// UpstreamDefaultRoots are what skills::roots::* scan when a worker's
+// config has no roots key (Resolve, ModeWorker; docs/decisions.md D32):
+// the upstream worker's defaults. The view then serves no roots, so a 0.2
+// config is unchanged.
+var UpstreamDefaultRoots = []string{"./skills", "~/.iii/skills", "~/.claude/skills", "~/.codex/skills"}
+
 // The range max_frame_bytes accepts: 1 MiB to the largest int32.
 const (
 	MinMaxFrameBytes = 1 << 20

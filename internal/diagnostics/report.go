@@ -1,7 +1,8 @@
 // Package diagnostics is the report an operator reads instead of the logs
 // (docs/decisions.md D42): every file found and what became of it, the
 // roots, the tool skills, the catalog, the engine link, the watch and the
-// reads per skill. skills::diagnostics answers it over the protocol;
+// reads per skill. skills::diagnostics answers it over the protocol
+// (Diagnoser, over the content view; it also logs the boot scan);
 // `skills doctor` prints it offline, where the engine parts are absent.
 package diagnostics
 
@@ -36,7 +37,7 @@ const (
 
 // Report is the whole diagnosis. Fields may be added.
 type Report struct {
-	Config  *Config           `json:"config,omitempty"` // absent from skills::diagnostics
+	Config  *ConfigFile       `json:"config,omitempty"` // absent from skills::diagnostics
 	Files   []File            `json:"files"`
 	Roots   []Root            `json:"roots"`
 	Tools   []Tool            `json:"tools"`
@@ -46,8 +47,8 @@ type Report struct {
 	Reads   map[string]uint64 `json:"reads"`
 }
 
-// Config is the config file skills doctor read.
-type Config struct {
+// ConfigFile is the config file skills doctor read.
+type ConfigFile struct {
 	Path        string       `json:"path"`
 	Status      string       `json:"status"`
 	Reason      string       `json:"reason,omitempty"`

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -107,7 +108,7 @@ func (b *Bridge) call(ctx context.Context, fn string, data, out any) error {
 // read answers resources/read through skills::resources-read.
 func (b *Bridge) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var out mcp.ReadResourceResult
-	if err := b.call(ctx, "skills::resources-read", map[string]string{"uri": req.Params.URI}, &out); err != nil {
+	if err := b.call(ctx, contract.FnSkillsResourcesRead, map[string]string{"uri": req.Params.URI}, &out); err != nil {
 		return nil, mapError(err, req.Params.URI)
 	}
 	return &out, nil
@@ -116,9 +117,9 @@ func (b *Bridge) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.R
 // subscribe accepts a subscription to a resource that can be read: an
 // iii:// one, or a skill:// file of the MCP Skills extension.
 func (b *Bridge) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	fn := "skills::resources-read"
+	fn := contract.FnSkillsResourcesRead
 	if strings.HasPrefix(req.Params.URI, skillScheme) {
-		fn = fnMCPSkillsRead
+		fn = contract.FnMCPSkillsRead
 	}
 	if err := b.call(ctx, fn, map[string]string{"uri": req.Params.URI}, nil); err != nil {
 		return mapError(err, req.Params.URI)
@@ -132,9 +133,9 @@ func (b *Bridge) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 func mapError(err error, uri string) error {
 	var ie *iii.Error
 	switch {
-	case errors.As(err, &ie) && ie.Code == "not_found":
+	case errors.As(err, &ie) && ie.Code == contract.CodeNotFound:
 		return mcp.ResourceNotFoundError(uri)
-	case errors.As(err, &ie) && ie.Code == "invalid_argument":
+	case errors.As(err, &ie) && ie.Code == contract.CodeInvalidArgument:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ie.Message}
 	}
 	return err
@@ -180,7 +181,7 @@ func (b *Bridge) Sync(ctx context.Context) error {
 		if cursor != "" {
 			payload["cursor"] = cursor
 		}
-		if err := b.call(ctx, "skills::resources-list", payload, &page); err != nil {
+		if err := b.call(ctx, contract.FnSkillsResourcesList, payload, &page); err != nil {
 			return err
 		}
 		resources = append(resources, page.Resources...)
@@ -191,7 +192,7 @@ func (b *Bridge) Sync(ctx context.Context) error {
 	var prompts struct {
 		Prompts []promptEntry `json:"prompts"`
 	}
-	if err := b.call(ctx, "prompts::mcp-list", map[string]any{}, &prompts); err != nil {
+	if err := b.call(ctx, contract.FnPromptsMCPList, map[string]any{}, &prompts); err != nil {
 		return err
 	}
 	b.syncResources(ctx, resources)
@@ -275,7 +276,7 @@ func (b *Bridge) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 	for k, v := range req.Params.Arguments {
 		args[k] = v
 	}
-	if err := b.call(ctx, "prompts::mcp-get", map[string]any{"name": req.Params.Name, "arguments": args}, &out); err != nil {
+	if err := b.call(ctx, contract.FnPromptsMCPGet, map[string]any{"name": req.Params.Name, "arguments": args}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -16,10 +16,15 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/roots"
+	"github.com/iii-hq/skills-go/internal/search"
 )
 
 const waitTimeout = 10 * time.Second
@@ -47,13 +52,17 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	defer cancel()
 
 	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
-	skillsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: registry.SkillsOnChange, Description: registry.SkillsOnChangeDescription})
-	promptsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: registry.PromptsOnChange, Description: registry.PromptsOnChangeDescription})
-	skills, prompts := registry.NewSkillsMirror("skills", 1<<20), registry.NewPromptsMirror("prompts")
+	skillsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: contract.SkillsOnChange, Description: contract.SkillsOnChangeDescription})
+	promptsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: contract.PromptsOnChange, Description: contract.PromptsOnChangeDescription})
+	skills, prompts := catalog.NewSkillsScope("skills", 1<<20), catalog.NewPromptsScope("prompts")
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
 	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
 		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})
-	for _, f := range reg.Functions() {
+	// The worker's functions, in its order (cmd/skills surfaces.functions).
+	functions := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
+	functions = append(functions, search.NewSearcher(search.SearcherConfig{View: reg.View()}).Function(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
+	functions = append(functions, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
+	for _, f := range functions {
 		worker.RegisterFunction(f)
 	}
 	worker.Start()
@@ -90,7 +99,7 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 		}
 	}
 	// The caller's functions too: the first Sync lists the exposed ones.
-	for _, id := range append(functionIDs(reg.Functions()), "acme::greet", "acme::private", "test::prompt") {
+	for _, id := range append(functionIDs(functions), "acme::greet", "acme::private", "test::prompt") {
 		if err := srv.WaitFunction(ctx, id); err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +258,7 @@ func TestTools(t *testing.T) {
 	if err != nil || out.IsError {
 		t.Fatalf("search: %+v, %v", out, err)
 	}
-	var found searchOutput
+	var found contract.SearchResults
 	b, _ := json.Marshal(out.StructuredContent)
 	if json.Unmarshal(b, &found) != nil || found.Total != 1 || found.Results[0].URI != "iii://pg/backup" {
 		t.Errorf("search structured result = %s", b)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // Functions other workers expose to MCP (metadata "mcp.expose": true, or
@@ -14,11 +16,8 @@ import (
 // them: every "::" becomes "__". The registry's own fetch and search are
 // served natively, and the namespaces the mcp worker hides are left out.
 
-// hiddenPrefixes are the namespaces the iii mcp worker never exposes.
-var hiddenPrefixes = []string{"engine::", "state::", "stream::", "iii.", "iii::", "mcp::", "a2a::", "skills::", "prompts::"}
-
 // native are exposed functions the bridge serves itself.
-var native = map[string]bool{"skill::fetch": true, "skill::search": true}
+var native = map[string]bool{contract.FnSkillFetch: true, contract.FnSkillSearch: true}
 
 type functionRow struct {
 	ID          string          `json:"function_id"`
@@ -54,7 +53,7 @@ func (b *Bridge) syncExposed(ctx context.Context) error {
 	}
 	want := map[string]functionRow{}
 	for _, f := range list.Functions {
-		if native[f.ID] || !exposed(f.Metadata) || hidden(f.ID) {
+		if native[f.ID] || !exposed(f.Metadata) || contract.IsInternal(f.ID) {
 			continue
 		}
 		want[f.ID] = f
@@ -93,15 +92,6 @@ func (b *Bridge) syncExposed(ctx context.Context) error {
 		b.server.RemoveTools(gone...)
 	}
 	return nil
-}
-
-func hidden(id string) bool {
-	for _, p := range hiddenPrefixes {
-		if strings.HasPrefix(id, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // toolName is the mcp worker's name for a function: "::" becomes "__".

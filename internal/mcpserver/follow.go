@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -44,7 +45,7 @@ func (b *Bridge) Follow(reg Registrar) (stop func()) {
 	})
 	// engine::functions-available says a function came or went: an
 	// exposed one (an approved typed tool) is a tool to add or remove.
-	for _, typ := range []string{"skills::on-change", "prompts::on-change", "engine::functions-available"} {
+	for _, typ := range []string{contract.SkillsOnChange, contract.PromptsOnChange, "engine::functions-available"} {
 		reg.RegisterTrigger(iii.Trigger{ID: id + "-" + typ, Type: typ, FunctionID: id})
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -33,14 +34,6 @@ const (
 
 // skillScheme prefixes the extension's file URIs.
 const skillScheme = "skill://"
-
-// The registry functions behind the extension.
-const (
-	fnMCPSkillsList = "skills::mcp-skills-list"
-	fnMCPSkillsGet  = "skills::mcp-skills-get"
-	fnMCPSkillsRead = "skills::mcp-skills-read"
-	fnMCPSkillsDir  = "skills::mcp-skills-dir"
-)
 
 // MaxPageSize is the largest page skills/list asks the registry for.
 const MaxPageSize = 100000
@@ -75,21 +68,21 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 	var out map[string]json.RawMessage
 	switch method {
 	case MethodSkillsList:
-		if err := b.call(ctx, fnMCPSkillsList, b.paged(map[string]any{}, in.Cursor), &out); err != nil {
+		if err := b.call(ctx, contract.FnMCPSkillsList, b.paged(map[string]any{}, in.Cursor), &out); err != nil {
 			return nil, registryError(err)
 		}
 	case MethodSkillsGet:
 		if in.URI == nil || *in.URI == "" {
 			return nil, invalidParams("skills/get: params.uri is required: the skill://<id>/SKILL.md URI of a skill")
 		}
-		if err := b.call(ctx, fnMCPSkillsGet, map[string]string{"uri": *in.URI}, &out); err != nil {
+		if err := b.call(ctx, contract.FnMCPSkillsGet, map[string]string{"uri": *in.URI}, &out); err != nil {
 			return nil, registryError(err)
 		}
 	case MethodDirRead:
 		if in.URI == nil || *in.URI == "" {
 			return nil, invalidParams("resources/directory/read: params.uri is required: a directory of a skill, skill://<id> or skill://<id>/<folder>")
 		}
-		if err := b.call(ctx, fnMCPSkillsDir, b.paged(map[string]any{"uri": *in.URI}, in.Cursor), &out); err != nil {
+		if err := b.call(ctx, contract.FnMCPSkillsDir, b.paged(map[string]any{"uri": *in.URI}, in.Cursor), &out); err != nil {
 			return nil, registryError(err)
 		}
 	default:
@@ -129,7 +122,7 @@ func invalidParams(format string, args ...any) *jsonrpc.Error {
 // names it.
 func registryError(err error) *jsonrpc.Error {
 	var ie *iii.Error
-	if errors.As(err, &ie) && (ie.Code == "not_found" || ie.Code == "invalid_argument") {
+	if errors.As(err, &ie) && (ie.Code == contract.CodeNotFound || ie.Code == contract.CodeInvalidArgument) {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ie.Message}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
@@ -138,7 +131,7 @@ func registryError(err error) *jsonrpc.Error {
 // readSkillFile answers resources/read of a skill:// URI.
 func (b *Bridge) readSkillFile(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var out mcp.ReadResourceResult
-	if err := b.call(ctx, fnMCPSkillsRead, map[string]string{"uri": req.Params.URI}, &out); err != nil {
+	if err := b.call(ctx, contract.FnMCPSkillsRead, map[string]string{"uri": req.Params.URI}, &out); err != nil {
 		return nil, mapError(err, req.Params.URI)
 	}
 	return &out, nil

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // fetchInput is skill__fetch's input: the iii:// links to read.
@@ -18,21 +20,6 @@ type searchInput struct {
 	Query     string `json:"query" jsonschema:"what you need, in words: a task, a symptom, a tool name (1 to 1000 characters)"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"how many results at most, 1 to 50 (default 8)"`
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"drop results from the end until the response fits this many tokens"`
-}
-
-// searchOutput is skill__search's structured result.
-type searchOutput struct {
-	Results []searchResult `json:"results"`
-	Total   int            `json:"total"`
-}
-
-type searchResult struct {
-	ID          string  `json:"id"`
-	URI         string  `json:"uri"`
-	Title       string  `json:"title"`
-	Description string  `json:"description"`
-	Score       float64 `json:"score"`
-	Tokens      int     `json:"tokens"`
 }
 
 // addTools registers skill__fetch and skill__search, the names the iii
@@ -55,7 +42,7 @@ func addTools(b *Bridge) {
 			payload["uris"] = in.URIs
 		}
 		var text string
-		if err := b.call(ctx, "skill::fetch", payload, &text); err != nil {
+		if err := b.call(ctx, contract.FnSkillFetch, payload, &text); err != nil {
 			return toolError(err), nil, nil
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
@@ -65,7 +52,7 @@ func addTools(b *Bridge) {
 		Title:       "Search skills",
 		Description: "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Then read the best hits with skill__fetch.",
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, contract.SearchResults, error) {
 		payload := map[string]any{"query": in.Query}
 		if in.Limit != 0 {
 			payload["limit"] = in.Limit
@@ -73,9 +60,9 @@ func addTools(b *Bridge) {
 		if in.MaxTokens != 0 {
 			payload["max_tokens"] = in.MaxTokens
 		}
-		var out searchOutput
-		if err := b.call(ctx, "skill::search", payload, &out); err != nil {
-			return toolError(err), searchOutput{}, nil
+		var out contract.SearchResults
+		if err := b.call(ctx, contract.FnSkillSearch, payload, &out); err != nil {
+			return toolError(err), contract.SearchResults{}, nil
 		}
 		text, _ := json.Marshal(out)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, out, nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // One skill::fetch naming a 256 KiB skill 300 times once dropped the
@@ -23,8 +25,8 @@ func TestFetchOverTheBudgetIsRefusedAfterOneRead(t *testing.T) {
 	msg, code := errText(err)
 	// 300 × (13 + 262,136) + 299 × 7 bytes = 75.0 MiB.
 	want := "skill::fetch response would exceed 16 MiB (at least 75.0 MiB for 300 uris, 1 distinct); fetch fewer uris"
-	if code != CodeInvalidArgument || msg != want {
-		t.Errorf("error = %q (%s), want %s (%s)", msg, code, want, CodeInvalidArgument)
+	if code != contract.CodeInvalidArgument || msg != want {
+		t.Errorf("error = %q (%s), want %s (%s)", msg, code, want, contract.CodeInvalidArgument)
 	}
 	if n := len(f.engine.callsTo("state::get")); n != 1 {
 		t.Errorf("state::get called %d times for one distinct uri, want 1", n)
@@ -88,8 +90,8 @@ func TestSectionOverTheBudgetIsRefused(t *testing.T) {
 	msg, code := errText(err)
 	// 2 KiB of text plus its resources-read envelope.
 	want := "section function docs::huge returned 2.1 KiB, over the worker's response budget of 1 KiB (max_response_bytes); make the section smaller or split it"
-	if code != CodeUnavailable || msg != want {
-		t.Errorf("error = %q (%s)\n want %q (%s)", msg, code, want, CodeUnavailable)
+	if code != contract.CodeUnavailable || msg != want {
+		t.Errorf("error = %q (%s)\n want %q (%s)", msg, code, want, contract.CodeUnavailable)
 	}
 }
 

@@ -67,13 +67,4 @@ func ExampleRegistry_Functions() {
 	// prompts::list
 	// prompts::mcp-list
 	// prompts::mcp-get
-	// skills::roots::index
-	// skills::roots::load
-	// skills::roots::rescan
-	// skill::search
-	// skills::diagnostics
-	// skills::mcp-skills-list
-	// skills::mcp-skills-get
-	// skills::mcp-skills-read
-	// skills::mcp-skills-dir
 }

@@ -4,29 +4,27 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
 // fakeEngine is an in-memory Caller that serves state::get/set/delete/list
-// the way the engine's state worker does — including the quirk that a
-// missing key answers with no result at all (nil) — plus any functions a
-// test registers. It records every call.
+// the way the engine's state worker does (catalogtest.State: a missing key
+// answers with no result at all) plus any functions a test registers. It
+// records every call.
 type fakeEngine struct {
-	mu     sync.Mutex
-	scopes map[string]*fakeScope
-	funcs  map[string]func(ctx context.Context, data json.RawMessage) (json.RawMessage, error)
-	fail   map[string]error // function id → error every call returns
-	calls  []fakeCall
-}
-
-type fakeScope struct {
-	keys   []string // insertion order of first write, as the engine lists
-	values map[string]json.RawMessage
+	state *catalogtest.State
+	mu    sync.Mutex
+	funcs map[string]func(ctx context.Context, data json.RawMessage) (json.RawMessage, error)
+	fail  map[string]error // function id → error every call returns
+	calls []fakeCall
 }
 
 type fakeCall struct {
@@ -36,9 +34,9 @@ type fakeCall struct {
 
 func newFakeEngine() *fakeEngine {
 	return &fakeEngine{
-		scopes: map[string]*fakeScope{},
-		funcs:  map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){},
-		fail:   map[string]error{},
+		state: catalogtest.NewState(),
+		funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){},
+		fail:  map[string]error{},
 	}
 }
 
@@ -59,89 +57,17 @@ func (f *fakeEngine) Call(ctx context.Context, functionID string, data any) (jso
 	if fn != nil {
 		return fn(ctx, payload)
 	}
-	var in struct {
-		Scope string          `json:"scope"`
-		Key   string          `json:"key"`
-		Value json.RawMessage `json:"value"`
+	if strings.HasPrefix(functionID, "state::") {
+		return f.state.Call(ctx, functionID, data)
 	}
-	switch functionID {
-	case "state::get", "state::set", "state::delete", "state::list":
-		if err := json.Unmarshal(payload, &in); err != nil {
-			return nil, &iii.Error{Code: "deserialization_error", Message: err.Error()}
-		}
-	default:
-		return nil, &iii.Error{Code: iii.CodeFunctionNotFound, Message: fmt.Sprintf("Function %s not found", functionID)}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	sc := f.scope(in.Scope)
-	switch functionID {
-	case "state::get":
-		return sc.values[in.Key], nil // nil for a missing key: no result
-	case "state::set":
-		old, had := sc.values[in.Key]
-		if !had {
-			sc.keys = append(sc.keys, in.Key)
-			old = json.RawMessage("null")
-		}
-		sc.values[in.Key] = in.Value
-		return json.RawMessage(fmt.Sprintf(`{"old_value":%s,"new_value":%s}`, old, in.Value)), nil
-	case "state::delete":
-		old, had := sc.values[in.Key]
-		if !had {
-			return nil, nil
-		}
-		delete(sc.values, in.Key)
-		for i, k := range sc.keys {
-			if k == in.Key {
-				sc.keys = append(sc.keys[:i:i], sc.keys[i+1:]...)
-				break
-			}
-		}
-		return old, nil
-	default: // state::list: values only, insertion order
-		size := 2 + len(sc.keys)
-		for _, v := range sc.values {
-			size += len(v)
-		}
-		out := make([]byte, 1, size)
-		out[0] = '['
-		for i, k := range sc.keys {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, sc.values[k]...)
-		}
-		return append(out, ']'), nil
-	}
-}
-
-func (f *fakeEngine) scope(name string) *fakeScope {
-	sc := f.scopes[name]
-	if sc == nil {
-		sc = &fakeScope{values: map[string]json.RawMessage{}}
-		f.scopes[name] = sc
-	}
-	return sc
+	return nil, &iii.Error{Code: iii.CodeFunctionNotFound, Message: fmt.Sprintf("Function %s not found", functionID)}
 }
 
 // put stores a raw row, as another worker (e.g. the Rust one) would.
-func (f *fakeEngine) put(scope, key, value string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	sc := f.scope(scope)
-	if _, had := sc.values[key]; !had {
-		sc.keys = append(sc.keys, key)
-	}
-	sc.values[key] = json.RawMessage(value)
-}
+func (f *fakeEngine) put(scope, key, value string) { f.state.Put(scope, key, value) }
 
 // value returns the raw row stored at key, or "" when absent.
-func (f *fakeEngine) value(scope, key string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return string(f.scope(scope).values[key])
-}
+func (f *fakeEngine) value(scope, key string) string { return f.state.Value(scope, key) }
 
 // handle registers a function the registry may trigger.
 func (f *fakeEngine) handle(id string, fn func(ctx context.Context, data json.RawMessage) (json.RawMessage, error)) {
@@ -257,11 +183,10 @@ func errText(err error) (msg, code string) {
 	if err == nil {
 		return "", ""
 	}
-	if e, ok := err.(interface{ ErrorCode() string }); ok {
-		code = e.ErrorCode()
-	}
-	return err.Error(), code
+	return err.Error(), contract.CodeOf(err)
 }
 
 // readIn is a resources-read payload with uri set.
 func readIn(uri string) readResourceInput { return readResourceInput{URI: &uri} }
+
+func ptr[T any](v T) *T { return &v }

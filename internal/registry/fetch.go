@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -54,7 +55,7 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		size += count[uri] * (len(head) + len(text))
 		wire += count[uri] * (jsonTextLen(head) + jsonTextLen(text))
 		if wire > r.maxResponse {
-			return "", invalidf("skill::fetch response would exceed %s (at least %s for %d uris, %d distinct); fetch fewer uris",
+			return "", contract.Invalidf("skill::fetch response would exceed %s (at least %s for %d uris, %d distinct); fetch fewer uris",
 				formatBytes(r.maxResponse), formatBytes(wire), len(uris), len(count))
 		}
 	}
@@ -88,11 +89,11 @@ func fetchURIs(in fetchSkillInput) ([]string, error) {
 		}
 	}
 	if len(uris) == 0 {
-		return nil, invalidf("Provide uri or a non-empty uris array")
+		return nil, contract.Invalidf("Provide uri or a non-empty uris array")
 	}
 	for _, u := range uris {
 		if !strings.HasPrefix(u, Scheme) {
-			return nil, invalidf("Invalid URI (must start with iii://): %s", ids.Unquoted(u))
+			return nil, contract.Invalidf("Invalid URI (must start with iii://): %s", ids.Unquoted(u))
 		}
 	}
 	return uris, nil

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 func TestFetchURIs(t *testing.T) {
@@ -33,8 +35,8 @@ func TestFetchURIs(t *testing.T) {
 			if msg != tt.wantErr {
 				t.Fatalf("error = %q, want %q", msg, tt.wantErr)
 			}
-			if err != nil && code != CodeInvalidArgument {
-				t.Errorf("code = %q, want %q", code, CodeInvalidArgument)
+			if err != nil && code != contract.CodeInvalidArgument {
+				t.Errorf("code = %q, want %q", code, contract.CodeInvalidArgument)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -77,7 +79,7 @@ func TestFetchFirstErrorAborts(t *testing.T) {
 	f.mustRegisterSkill(t, "a", "# a")
 	f.engine.returns("later::fn", `"x"`)
 	_, err := f.reg.fetch(f.ctx, fetchSkillInput{URIs: []string{"iii://a", "iii://does-not-exist-xyz", "iii://fn/later/fn"}})
-	if msg, code := errText(err); msg != "Skill not found: does-not-exist-xyz" || code != CodeNotFound {
+	if msg, code := errText(err); msg != "Skill not found: does-not-exist-xyz" || code != contract.CodeNotFound {
 		t.Errorf("error = %q (%s)", msg, code)
 	}
 	if calls := f.engine.callsTo("later::fn"); len(calls) != 0 {

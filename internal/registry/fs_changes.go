@@ -30,12 +30,14 @@ func (r *Registry) FSChanged(ctx context.Context, old, updated fsource.Snapshot)
 	}
 	if r.promptsChanged != nil {
 		stored := map[string]bool{}
-		if rows, err := r.promptRows(ctx); err == nil {
-			for _, row := range rows {
-				stored[row.Name] = true
+		if l, err := r.view.Prompts(ctx); err == nil {
+			for _, p := range l.Prompts {
+				if p.Origin == originState {
+					stored[p.Name] = true
+				}
 			}
 		}
-		diffFS(old.Prompts, updated.Prompts, promptName, fsource.Prompt.Same, stored, func(op, name string) {
+		diffFS(old.Prompts, updated.Prompts, func(p fsource.Prompt) string { return p.Name }, fsource.Prompt.Same, stored, func(op, name string) {
 			r.notify(ctx, r.promptsChanged, promptChange{Op: op, Name: name, Source: originFS})
 		})
 	}

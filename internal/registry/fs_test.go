@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
@@ -68,10 +69,10 @@ func TestFSSkillsList(t *testing.T) {
 	// tokens are bytes/4 rounded up; sha256 is of the body for state, of
 	// the whole file for fs (D41).
 	fsRow := func(id, content string) skillEntry {
-		return skillEntry{ID: id, Bytes: int64(len(content)), RegisteredAt: fsMTimeText, Origin: "fs", Tokens: int64(len(content)+3) / 4, SHA256: sha256Hex(content)}
+		return skillEntry{ID: id, Bytes: int64(len(content)), RegisteredAt: fsMTimeText, Origin: "fs", Tokens: int64(len(content)+3) / 4, SHA256: hexSHA(content)}
 	}
 	stateRow := func(id, body string) skillEntry {
-		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: sha256Hex(body)}
+		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: hexSHA(body)}
 	}
 	want := listSkillsOutput{Skills: []skillEntry{
 		fsRow("alpha", "# Alpha\n\nFirst.\n"),
@@ -114,7 +115,7 @@ func TestFSSkillRead(t *testing.T) {
 
 	_, err := read("iii://empty")
 	wantErr := "file " + filepath.Join(dir, "fs-skills", "empty.md") + " has empty body"
-	if msg, code := errText(err); msg != wantErr || code != CodeUnavailable {
+	if msg, code := errText(err); msg != wantErr || code != contract.CodeUnavailable {
 		t.Errorf("empty body error = %q (%s), want %q", msg, code, wantErr)
 	}
 
@@ -226,11 +227,8 @@ func TestNilOverlayIsNoOverlay(t *testing.T) {
 	if s, p := f.reg.fsSkills(f.ctx); s != nil || p != nil {
 		t.Errorf("fsSkills = %v, %v", s, p)
 	}
-	if s, p := f.reg.fsPrompts(f.ctx); s != nil || p != nil {
-		t.Errorf("fsPrompts = %v, %v", s, p)
-	}
-	if b := f.reg.fsBase(); b != "" {
-		t.Errorf("fsBase = %q", b)
+	if files := f.reg.view.Files(f.ctx); files.Prompts != nil || files.PromptSkips != nil {
+		t.Errorf("prompt files = %v, %v", files.Prompts, files.PromptSkips)
 	}
 	if _, err := f.reg.getPrompt(f.ctx, promptGetInput{Name: "x"}); err == nil {
 		t.Error("want not found")

@@ -3,24 +3,8 @@ package registry
 import (
 	"encoding/json"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
-)
-
-// Function ids the worker registers.
-const (
-	FnSkillsRegister           = "skills::register"
-	FnSkillsUnregister         = "skills::unregister"
-	FnSkillsList               = "skills::list"
-	FnSkillsResourcesList      = "skills::resources-list"
-	FnSkillsResourcesRead      = "skills::resources-read"
-	FnSkillsResourcesTemplates = "skills::resources-templates"
-	FnSkillsFetch              = "skills::fetch_skill"
-	FnSkillFetch               = "skill::fetch" // public alias of skills::fetch_skill
-	FnPromptsRegister          = "prompts::register"
-	FnPromptsUnregister        = "prompts::unregister"
-	FnPromptsList              = "prompts::list"
-	FnPromptsMCPList           = "prompts::mcp-list"
-	FnPromptsMCPGet            = "prompts::mcp-get"
 )
 
 // Registered descriptions (docs/reference.md#function-descriptions), exact.
@@ -47,32 +31,24 @@ var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{
 // Functions returns the functions the worker registers, in a stable
 // order: the 13 of 0.2, with descriptions, request and response schemas
 // reflected from the Go types, and lenient decoding (unknown keys ignored,
-// a null payload is {}); then the three skills::roots::* functions of the
-// upstream v0.3 (raw JSON, no schemas; D32), skill::search (D40),
-// skills::diagnostics (D42) and the MCP Skills extension's four (D45).
+// a null payload is {}). The worker registers the other surfaces'
+// functions after these.
 func (r *Registry) Functions() []iii.Function {
-	fetchAlias := iii.NewFunction(FnSkillFetch, descFetch, r.fetch)
+	fetchAlias := iii.NewFunction(contract.FnSkillFetch, descFetch, r.fetch)
 	fetchAlias.Metadata = fetchToolMetadata
-	fns := []iii.Function{
-		iii.NewFunction(FnSkillsRegister, descSkillsRegister, r.registerSkill),
-		iii.NewFunction(FnSkillsUnregister, descSkillsUnregister, r.unregisterSkill),
-		iii.NewFunction(FnSkillsList, descSkillsList, r.listSkills),
-		iii.NewFunction(FnSkillsResourcesList, descResourcesList, r.resourcesList),
-		iii.NewFunction(FnSkillsResourcesRead, descResourcesRead, r.resourcesRead),
-		iii.NewFunction(FnSkillsResourcesTemplates, descResourcesTemplates, r.resourcesTemplates),
-		iii.NewFunction(FnSkillsFetch, descFetch, r.fetch),
+	return []iii.Function{
+		iii.NewFunction(contract.FnSkillsRegister, descSkillsRegister, r.registerSkill),
+		iii.NewFunction(contract.FnSkillsUnregister, descSkillsUnregister, r.unregisterSkill),
+		iii.NewFunction(contract.FnSkillsList, descSkillsList, r.listSkills),
+		iii.NewFunction(contract.FnSkillsResourcesList, descResourcesList, r.resourcesList),
+		iii.NewFunction(contract.FnSkillsResourcesRead, descResourcesRead, r.resourcesRead),
+		iii.NewFunction(contract.FnSkillsResourcesTemplates, descResourcesTemplates, r.resourcesTemplates),
+		iii.NewFunction(contract.FnSkillsFetch, descFetch, r.fetch),
 		fetchAlias,
-		iii.NewFunction(FnPromptsRegister, descPromptsRegister, r.registerPrompt),
-		iii.NewFunction(FnPromptsUnregister, descPromptsUnregister, r.unregisterPrompt),
-		iii.NewFunction(FnPromptsList, descPromptsList, r.listPrompts),
-		iii.NewFunction(FnPromptsMCPList, descPromptsMCPList, r.mcpListPrompts),
-		iii.NewFunction(FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
+		iii.NewFunction(contract.FnPromptsRegister, descPromptsRegister, r.registerPrompt),
+		iii.NewFunction(contract.FnPromptsUnregister, descPromptsUnregister, r.unregisterPrompt),
+		iii.NewFunction(contract.FnPromptsList, descPromptsList, r.listPrompts),
+		iii.NewFunction(contract.FnPromptsMCPList, descPromptsMCPList, r.mcpListPrompts),
+		iii.NewFunction(contract.FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
 	}
-	fns = append(fns, r.rootsFunctions()...)
-	fns = append(fns, r.searchFunction(), r.diagnosticsFunction())
-	return append(fns,
-		iii.NewFunction(FnMCPSkillsList, descMCPSkillsList, r.mcpSkillsList),
-		iii.NewFunction(FnMCPSkillsGet, descMCPSkillsGet, r.mcpSkillsGet),
-		iii.NewFunction(FnMCPSkillsRead, descMCPSkillsRead, r.mcpSkillsRead),
-		iii.NewFunction(FnMCPSkillsDir, descMCPSkillsDir, r.mcpSkillsDir))
 }

@@ -7,20 +7,18 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/search"
 )
 
 func TestFunctionsTable(t *testing.T) {
 	f := newFixture(t, nil)
 	var got []string
-	for _, fn := range f.reg.Functions() {
+	for _, fn := range append(f.reg.Functions(), search.NewSearcher(search.SearcherConfig{View: f.reg.View()}).Function()) {
 		got = append(got, fn.ID+" | "+fn.Description)
-		raw := strings.HasPrefix(fn.ID, "skills::roots::") // raw JSON, as upstream registered them (D32)
-		if fn.Handler == nil || !raw && (len(fn.RequestFormat) == 0 || len(fn.ResponseFormat) == 0) {
+		if fn.Handler == nil || len(fn.RequestFormat) == 0 || len(fn.ResponseFormat) == 0 {
 			t.Errorf("%s: handler or schemas missing", fn.ID)
-		}
-		if raw && (len(fn.RequestFormat) != 0 || len(fn.ResponseFormat) != 0) {
-			t.Errorf("%s: has schemas; upstream registered it with raw JSON", fn.ID)
 		}
 		if strings.Contains(fn.ID, "__") {
 			t.Errorf("%s: '__' would break the mcp worker's name mapping", fn.ID)
@@ -40,15 +38,7 @@ func TestFunctionsTable(t *testing.T) {
 		"prompts::list | List registered prompts (name, function_id, arg count, registered_at, origin). `origin` is `state` for state-backed entries, `fs` for filesystem-backed.",
 		"prompts::mcp-list | Internal: returns the MCP prompts/list envelope (full arguments schema for each registered prompt).",
 		"prompts::mcp-get | Internal: dispatches a registered prompt handler and normalizes the result for MCP prompts/get.",
-		"skills::roots::index | Slim list { id, title, description, path }[] of every SKILL.md discovered across configured roots. No body in the response.",
-		"skills::roots::load | Read the full SKILL.md body for one discovered id. Returns { id, title, description, path, body }.",
-		"skills::roots::rescan | Re-walk the configured roots and rebuild the in-memory index. Returns the new count.",
-		"skill::search | " + descSearch,
-		"skills::diagnostics | " + descSkillsDiagnostics,
-		"skills::mcp-skills-list | " + descMCPSkillsList,
-		"skills::mcp-skills-get | " + descMCPSkillsGet,
-		"skills::mcp-skills-read | " + descMCPSkillsRead,
-		"skills::mcp-skills-dir | " + descMCPSkillsDir,
+		"skill::search | Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Use it instead of reading the whole iii://skills index when you know what you need; then fetch the best hits with skill::fetch.",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("functions (-want +got):\n%s", diff)
@@ -58,26 +48,26 @@ func TestFunctionsTable(t *testing.T) {
 func TestFunctionMetadata(t *testing.T) {
 	f := newFixture(t, nil)
 	meta := map[string]string{}
-	for _, fn := range f.reg.Functions() {
+	for _, fn := range append(f.reg.Functions(), search.NewSearcher(search.SearcherConfig{View: f.reg.View()}).Function()) {
 		meta[fn.ID] = string(fn.Metadata)
 	}
 	var got any
-	if err := json.Unmarshal([]byte(meta[FnSkillFetch]), &got); err != nil {
-		t.Fatalf("skill::fetch metadata %q: %v", meta[FnSkillFetch], err)
+	if err := json.Unmarshal([]byte(meta[contract.FnSkillFetch]), &got); err != nil {
+		t.Fatalf("skill::fetch metadata %q: %v", meta[contract.FnSkillFetch], err)
 	}
 	want := map[string]any{"tool": map[string]any{"label": "Fetch skill"}, "mcp": map[string]any{"expose": true}, "mcp.expose": true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("skill::fetch metadata (-want +got):\n%s", diff)
 	}
 	var searchMeta any
-	if err := json.Unmarshal([]byte(meta[FnSkillSearch]), &searchMeta); err != nil {
-		t.Fatalf("skill::search metadata %q: %v", meta[FnSkillSearch], err)
+	if err := json.Unmarshal([]byte(meta[contract.FnSkillSearch]), &searchMeta); err != nil {
+		t.Fatalf("skill::search metadata %q: %v", meta[contract.FnSkillSearch], err)
 	}
 	if diff := cmp.Diff(map[string]any{"tool": map[string]any{"label": "Search skills"}, "mcp": map[string]any{"expose": true}, "mcp.expose": true}, searchMeta); diff != "" {
 		t.Errorf("skill::search metadata (-want +got):\n%s", diff)
 	}
 	for id, m := range meta {
-		if id != FnSkillFetch && id != FnSkillSearch && m != "" {
+		if id != contract.FnSkillFetch && id != contract.FnSkillSearch && m != "" {
 			t.Errorf("%s has metadata %s, want none", id, m)
 		}
 	}
@@ -106,17 +96,17 @@ func TestRequestSchemas(t *testing.T) {
 		required []any
 		docs     map[string]string // property → description substring
 	}{
-		{FnSkillsRegister, []any{"id", "skill"}, map[string]string{"id": "64 chars per segment, 1024 in total", "skill": "Markdown body served at iii://{id}."}},
-		{FnSkillsUnregister, []any{"id"}, nil},
-		{FnSkillsResourcesRead, []any{"uri"}, nil},
-		{FnSkillFetch, nil, map[string]string{"uri": `A single iii:// URI to read. Must start with "iii://".`, "uris": "Multiple iii:// URIs to read and concatenate into one response."}},
-		{FnPromptsRegister, []any{"name", "description", "function_id"}, map[string]string{
+		{contract.FnSkillsRegister, []any{"id", "skill"}, map[string]string{"id": "64 chars per segment, 1024 in total", "skill": "Markdown body served at iii://{id}."}},
+		{contract.FnSkillsUnregister, []any{"id"}, nil},
+		{contract.FnSkillsResourcesRead, []any{"uri"}, nil},
+		{contract.FnSkillFetch, nil, map[string]string{"uri": `A single iii:// URI to read. Must start with "iii://".`, "uris": "Multiple iii:// URIs to read and concatenate into one response."}},
+		{contract.FnPromptsRegister, []any{"name", "description", "function_id"}, map[string]string{
 			"name":        "Unique prompt name (lowercase ASCII, kebab/underscore, max 64 chars).",
 			"description": "Free-text description shown in the client's prompt picker.",
 			"function_id": "Handler function called on prompts/get with the supplied arguments.",
 		}},
-		{FnPromptsMCPGet, []any{"name"}, nil},
-		{FnSkillsList, nil, nil},
+		{contract.FnPromptsMCPGet, []any{"name"}, nil},
+		{contract.FnSkillsList, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
@@ -171,16 +161,16 @@ func TestLenientPayloads(t *testing.T) {
 	tests := []struct {
 		id, payload, wantPrefix string
 	}{
-		{FnSkillsList, ``, `{"skills":[{"id":"a"`},
-		{FnSkillsList, `null`, `{"skills":[{"id":"a"`},
-		{FnSkillsList, `{"_caller_worker_id":"w-1"}`, `{"skills":[{"id":"a"`},
-		{FnSkillsResourcesList, `{"cursor":"c","_meta":{"progressToken":1}}`, `{"resources":[{"uri":"iii://skills"`},
-		{FnSkillsResourcesTemplates, `null`, `{"resourceTemplates":[`},
-		{FnSkillsResourcesRead, `{"uri":"iii://a","_meta":{}}`, `{"contents":[{"uri":"iii://a","mimeType":"text/markdown","text":"# A"}]}`},
-		{FnPromptsMCPList, `null`, `{"prompts":[]}`},
-		{FnPromptsList, `{}`, `{"prompts":[]}`},
-		{FnSkillFetch, `{"uri":"iii://a","uris":null}`, `"# iii://a\n\n# A"`},
-		{FnSkillsRegister, `{"id":"b","skill":"x","tools":[{"name":"b::t"}],"_caller_worker_id":"w"}`, `{"id":"b","registered_at":`},
+		{contract.FnSkillsList, ``, `{"skills":[{"id":"a"`},
+		{contract.FnSkillsList, `null`, `{"skills":[{"id":"a"`},
+		{contract.FnSkillsList, `{"_caller_worker_id":"w-1"}`, `{"skills":[{"id":"a"`},
+		{contract.FnSkillsResourcesList, `{"cursor":"c","_meta":{"progressToken":1}}`, `{"resources":[{"uri":"iii://skills"`},
+		{contract.FnSkillsResourcesTemplates, `null`, `{"resourceTemplates":[`},
+		{contract.FnSkillsResourcesRead, `{"uri":"iii://a","_meta":{}}`, `{"contents":[{"uri":"iii://a","mimeType":"text/markdown","text":"# A"}]}`},
+		{contract.FnPromptsMCPList, `null`, `{"prompts":[]}`},
+		{contract.FnPromptsList, `{}`, `{"prompts":[]}`},
+		{contract.FnSkillFetch, `{"uri":"iii://a","uris":null}`, `"# iii://a\n\n# A"`},
+		{contract.FnSkillsRegister, `{"id":"b","skill":"x","tools":[{"name":"b::t"}],"_caller_worker_id":"w"}`, `{"id":"b","registered_at":`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id+" "+tt.payload, func(t *testing.T) {
@@ -200,13 +190,13 @@ func TestWirePayloadErrors(t *testing.T) {
 	tests := []struct {
 		id, payload, wantCode, wantSubstr string
 	}{
-		{FnSkillsRegister, `{"id":5,"skill":"x"}`, iii.CodeInvalidArgument, `"id"`},
-		{FnSkillFetch, `{"uris":"iii://a"}`, iii.CodeInvalidArgument, `"uris"`},
-		{FnSkillsList, `[]`, iii.CodeInvalidArgument, "payload"},
-		{FnSkillsRegister, `{}`, CodeInvalidArgument, "id must be non-empty"},
-		{FnSkillFetch, `{}`, CodeInvalidArgument, "Provide uri or a non-empty uris array"},
-		{FnPromptsMCPGet, `{"name":"ghost","arguments":null}`, CodeNotFound, "Prompt not found: ghost"},
-		{FnSkillsResourcesRead, `{"uri":"iii://fn/state/set"}`, CodeForbidden, "internal namespace"},
+		{contract.FnSkillsRegister, `{"id":5,"skill":"x"}`, iii.CodeInvalidArgument, `"id"`},
+		{contract.FnSkillFetch, `{"uris":"iii://a"}`, iii.CodeInvalidArgument, `"uris"`},
+		{contract.FnSkillsList, `[]`, iii.CodeInvalidArgument, "payload"},
+		{contract.FnSkillsRegister, `{}`, contract.CodeInvalidArgument, "id must be non-empty"},
+		{contract.FnSkillFetch, `{}`, contract.CodeInvalidArgument, "Provide uri or a non-empty uris array"},
+		{contract.FnPromptsMCPGet, `{"name":"ghost","arguments":null}`, contract.CodeNotFound, "Prompt not found: ghost"},
+		{contract.FnSkillsResourcesRead, `{"uri":"iii://fn/state/set"}`, contract.CodeForbidden, "internal namespace"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id+" "+tt.payload, func(t *testing.T) {
@@ -224,8 +214,8 @@ func TestAliasMatchesCanonicalFetch(t *testing.T) {
 	f.mustRegisterSkill(t, "alpha", "# alpha\n\nA.")
 	f.mustRegisterSkill(t, "beta", "# beta\n\nB.")
 	payload := `{"uris":["iii://alpha","iii://beta"]}`
-	canonical, err1 := call(t, f.reg, FnSkillsFetch, payload)
-	alias, err2 := call(t, f.reg, FnSkillFetch, payload)
+	canonical, err1 := call(t, f.reg, contract.FnSkillsFetch, payload)
+	alias, err2 := call(t, f.reg, contract.FnSkillFetch, payload)
 	if err1 != nil || err2 != nil || canonical != alias {
 		t.Errorf("skills::fetch_skill = %s (%v), skill::fetch = %s (%v)", canonical, err1, alias, err2)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -154,7 +155,7 @@ func renderBullets(state, fs []bullet, maxResponse int) string {
 		}
 	}
 	text := b.String()
-	if maxResponse > 0 && readEnvelope(IndexURI, mimeMarkdown)+jsonTextLen(text) > maxResponse {
+	if maxResponse > 0 && readEnvelope(IndexURI, contract.MIMEMarkdown)+jsonTextLen(text) > maxResponse {
 		return renderCut(state, fs, maxResponse)
 	}
 	return text
@@ -171,7 +172,7 @@ func renderCut(state, fs []bullet, maxResponse int) string {
 	total := len(state) + len(fs)
 	var b strings.Builder
 	b.WriteString(indexIntro)
-	room := maxResponse - readEnvelope(IndexURI, mimeMarkdown) - jsonTextLen(indexIntro) -
+	room := maxResponse - readEnvelope(IndexURI, contract.MIMEMarkdown) - jsonTextLen(indexIntro) -
 		jsonTextLen(fmt.Sprintf(indexCutNote, total, maxResponse))
 	var line strings.Builder
 	fits := func(write func(*strings.Builder)) bool {

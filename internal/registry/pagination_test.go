@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // With page_size, resources-list pages through every entry in order with
@@ -46,7 +48,7 @@ func TestResourcesListPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := f.reg.resourcesList(f.ctx, listInput{Cursor: &first.NextCursor})
-	if msg, code := errText(err); code != CodeInvalidArgument || !strings.Contains(msg, `stale cursor: "iii://0-first" is no longer in the list`) {
+	if msg, code := errText(err); code != contract.CodeInvalidArgument || !strings.Contains(msg, `stale cursor: "iii://0-first" is no longer in the list`) {
 		t.Errorf("a stale cursor: %s %q", code, msg)
 	}
 }
@@ -78,26 +80,12 @@ func TestCursorErrors(t *testing.T) {
 		prompts.NextCursor: "cursor is for the prompts list, not the resources list",
 	} {
 		_, err := f.reg.resourcesList(f.ctx, listInput{Cursor: &cursor})
-		if msg, code := errText(err); code != CodeInvalidArgument || !strings.Contains(msg, want) {
+		if msg, code := errText(err); code != contract.CodeInvalidArgument || !strings.Contains(msg, want) {
 			t.Errorf("cursor %q: %s %q, want %q", cursor, code, msg, want)
 		}
 	}
 	rest, err := f.reg.mcpListPrompts(f.ctx, listInput{Cursor: &prompts.NextCursor})
 	if err != nil || len(rest.Prompts) != 1 || rest.Prompts[0].Name != "p2" || rest.NextCursor != "" {
 		t.Errorf("second prompts page: %+v, %v", rest, err)
-	}
-}
-
-// A listing over the response budget says how to get it (D26 with D43).
-func TestOversizeHint(t *testing.T) {
-	for fn, want := range map[string]string{
-		FnSkillsResourcesList: "set page_size in the worker's config",
-		FnPromptsMCPList:      "set page_size in the worker's config",
-		FnSkillsList:          "skill::search",
-		FnSkillFetch:          "",
-	} {
-		if got := OversizeHint(fn); want == "" && got != "" || !strings.Contains(got, want) {
-			t.Errorf("OversizeHint(%s) = %q, want %q", fn, got, want)
-		}
 	}
 }

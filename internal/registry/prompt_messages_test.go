@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // A prompt handler's messages reach MCP clients, whose schema validation
@@ -59,8 +61,8 @@ func TestGetPromptChecksHandlerMessages(t *testing.T) {
 			got, err := f.reg.getPrompt(f.ctx, promptGetInput{Name: "greet"})
 			if tt.wantErr != "" {
 				msg, code := errText(err)
-				if msg != prefix+tt.wantErr || code != CodeUnavailable {
-					t.Errorf("error = %q (%s)\n want %q (%s)", msg, code, prefix+tt.wantErr, CodeUnavailable)
+				if msg != prefix+tt.wantErr || code != contract.CodeUnavailable {
+					t.Errorf("error = %q (%s)\n want %q (%s)", msg, code, prefix+tt.wantErr, contract.CodeUnavailable)
 				}
 				return
 			}

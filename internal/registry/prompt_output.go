@@ -10,6 +10,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
@@ -42,29 +44,29 @@ var errUnsupportedShape = errors.New("prompt handler returned unsupported shape;
 // handler with the caller's arguments; an fs prompt is its static body.
 func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetOutput, error) {
 	if err := ids.ValidatePromptName(in.Name); err != nil {
-		return promptGetOutput{}, invalid(err)
+		return promptGetOutput{}, contract.Invalid(err)
 	}
-	row, found, err := r.storedPrompt(ctx, in.Name)
+	row, found, err := r.view.StoredPrompt(ctx, in.Name)
 	if err != nil {
 		return promptGetOutput{}, err
 	}
 	if found {
 		return r.runPromptHandler(ctx, row, in.Arguments)
 	}
-	fsPrompts, _ := r.fsPrompts(ctx)
+	fsPrompts := r.view.Files(ctx).Prompts
 	if i := slices.IndexFunc(fsPrompts, func(p fsource.Prompt) bool { return p.Name == in.Name }); i >= 0 {
 		return r.staticPrompt(fsPrompts[i], in.Arguments)
 	}
-	return promptGetOutput{}, notFoundf("Prompt not found: %s", ids.Unquoted(in.Name))
+	return promptGetOutput{}, contract.NotFoundf("Prompt not found: %s", ids.Unquoted(in.Name))
 }
 
 // runPromptHandler triggers the prompt's handler with the arguments as its
 // payload ({} when absent or null) and normalises what it returns.
-func (r *Registry) runPromptHandler(ctx context.Context, row promptRow, args json.RawMessage) (promptGetOutput, error) {
-	if isInternal(strings.TrimSpace(row.FunctionID)) {
-		return promptGetOutput{}, forbiddenf("Prompt handler '%s' is in an internal namespace and cannot back a prompt", ids.Unquoted(row.FunctionID))
+func (r *Registry) runPromptHandler(ctx context.Context, row catalog.PromptRow, args json.RawMessage) (promptGetOutput, error) {
+	if contract.IsInternal(strings.TrimSpace(row.FunctionID)) {
+		return promptGetOutput{}, contract.Forbiddenf("Prompt handler '%s' is in an internal namespace and cannot back a prompt", ids.Unquoted(row.FunctionID))
 	}
-	payload := present(args)
+	payload := contract.Present(args)
 	if payload == nil {
 		payload = json.RawMessage("{}")
 	}
@@ -77,7 +79,7 @@ func (r *Registry) runPromptHandler(ctx context.Context, row promptRow, args jso
 		messages, err = checkMessages(row.FunctionID, messages)
 	}
 	if err != nil {
-		return promptGetOutput{}, unavailableMsg(err)
+		return promptGetOutput{}, contract.UnavailableMsg(err)
 	}
 	return promptGetOutput{Description: row.Description, Messages: messages}, nil
 }
@@ -85,11 +87,11 @@ func (r *Registry) runPromptHandler(ctx context.Context, row promptRow, args jso
 // staticPrompt serves an fs prompt: its body, frontmatter removed, as one
 // user message. fs prompts have no templating, so arguments are ignored.
 func (r *Registry) staticPrompt(p fsource.Prompt, args json.RawMessage) (promptGetOutput, error) {
-	body, err := r.fs.ReadBody(p.Path)
+	body, err := r.view.Source().ReadBody(p.Path)
 	if err != nil {
-		return promptGetOutput{}, unavailableMsg(err)
+		return promptGetOutput{}, contract.UnavailableMsg(err)
 	}
-	if a := present(args); a != nil && !bytes.Equal(a, []byte("{}")) {
+	if a := contract.Present(args); a != nil && !bytes.Equal(a, []byte("{}")) {
 		r.log.Debug("fs prompt ignoring caller-supplied arguments (no templating)", zap.String("prompt", p.Name))
 	}
 	return promptGetOutput{Description: p.Description, Messages: userMessage(body)}, nil
@@ -99,7 +101,7 @@ func (r *Registry) staticPrompt(p fsource.Prompt, args json.RawMessage) (promptG
 // string} becomes one user text message, {messages: [...]} passes through
 // untouched (checked first), anything else is an error.
 func promptMessages(res json.RawMessage) (json.RawMessage, error) {
-	res = present(res)
+	res = contract.Present(res)
 	if s, ok := jsonString(res); ok {
 		return userMessage(s), nil
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -96,27 +97,27 @@ func TestGetPromptErrors(t *testing.T) {
 		wantErr  string
 		wantCode string
 	}{
-		{"unknown prompt", func(*fixture) {}, "no-such-prompt", "Prompt not found: no-such-prompt", CodeNotFound},
-		{"invalid name", func(*fixture) {}, "Bad", `name may only contain lowercase ASCII letters, digits, '-' and '_': "Bad"`, CodeInvalidArgument},
+		{"unknown prompt", func(*fixture) {}, "no-such-prompt", "Prompt not found: no-such-prompt", contract.CodeNotFound},
+		{"invalid name", func(*fixture) {}, "Bad", `name may only contain lowercase ASCII letters, digits, '-' and '_': "Bad"`, contract.CodeInvalidArgument},
 		{"internal handler", func(f *fixture) {
 			f.engine.put("prompts", "p", `{"name":"p","description":"d","function_id":"state::set","registered_at":"t","arguments":[]}`)
-		}, "p", internalMsg, CodeForbidden},
+		}, "p", internalMsg, contract.CodeForbidden},
 		{"internal handler with padding", func(f *fixture) {
 			f.engine.put("prompts", "p", `{"name":"p","description":"d","function_id":" skills::register","registered_at":"t","arguments":[]}`)
-		}, "p", "Prompt handler ' skills::register' is in an internal namespace and cannot back a prompt", CodeForbidden},
+		}, "p", "Prompt handler ' skills::register' is in an internal namespace and cannot back a prompt", contract.CodeForbidden},
 		{"handler fails", func(f *fixture) {
 			f.engine.put("prompts", "p", `{"name":"p","description":"d","function_id":"w::gone","registered_at":"t"}`)
-		}, "p", "trigger w::gone: function_not_found: Function w::gone not found", CodeUnavailable},
+		}, "p", "trigger w::gone: function_not_found: Function w::gone not found", contract.CodeUnavailable},
 		{"unsupported shape", func(f *fixture) {
 			f.engine.put("prompts", "p", `{"name":"p","description":"d","function_id":"w::num","registered_at":"t"}`)
 			f.engine.returns("w::num", `42`)
-		}, "p", "prompt handler returned unsupported shape; expected string, { content }, or { messages: [...] }", CodeUnavailable},
+		}, "p", "prompt handler returned unsupported shape; expected string, { content }, or { messages: [...] }", contract.CodeUnavailable},
 		{"corrupt row", func(f *fixture) {
 			f.engine.put("prompts", "p", `{"name":"p"}`)
-		}, "p", "decode stored prompt p: missing field `description`", CodeUnavailable},
+		}, "p", "decode stored prompt p: missing field `description`", contract.CodeUnavailable},
 		{"state down", func(f *fixture) {
 			f.engine.failWith("state::get", &iii.Error{Code: "GET_ERROR", Message: "boom"})
-		}, "p", "state::get: GET_ERROR: boom", CodeUnavailable},
+		}, "p", "state::get: GET_ERROR: boom", contract.CodeUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,13 +2,14 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
-	"slices"
 	"strings"
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/paging"
 )
 
 type registerPromptInput struct {
@@ -62,9 +63,9 @@ type mcpListOutput struct {
 }
 
 type mcpPrompt struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	Arguments   []promptArgRow `json:"arguments"`
+	Name        string              `json:"name"`
+	Description string              `json:"description"`
+	Arguments   []catalog.PromptArg `json:"arguments"`
 }
 
 // promptChange is the prompts::on-change payload.
@@ -76,13 +77,13 @@ type promptChange struct {
 
 func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (registerPromptOutput, error) {
 	if err := ids.ValidatePromptName(in.Name); err != nil {
-		return registerPromptOutput{}, invalid(err)
+		return registerPromptOutput{}, contract.Invalid(err)
 	}
 	if strings.TrimSpace(in.Description) == "" {
-		return registerPromptOutput{}, invalidf("description must be non-empty")
+		return registerPromptOutput{}, contract.Invalidf("description must be non-empty")
 	}
 	if strings.TrimSpace(in.FunctionID) == "" {
-		return registerPromptOutput{}, invalidf("function_id must be non-empty")
+		return registerPromptOutput{}, contract.Invalidf("function_id must be non-empty")
 	}
 	args, err := promptArguments(in.Arguments)
 	if err != nil {
@@ -90,8 +91,8 @@ func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (
 	}
 	// description and function_id are stored as given, as the Rust worker
 	// stores them; only their validation trims.
-	row := promptRow{Name: in.Name, Description: in.Description, Arguments: args, FunctionID: in.FunctionID, RegisteredAt: timestamp(r.now())}
-	if err := r.prompts.set(ctx, in.Name, row); err != nil {
+	row := catalog.PromptRow{Name: in.Name, Description: in.Description, Arguments: args, FunctionID: in.FunctionID, RegisteredAt: catalog.Timestamp(r.now())}
+	if err := r.view.PutPrompt(ctx, row); err != nil {
 		return registerPromptOutput{}, err
 	}
 	r.log.Info("prompt registered", zap.String("prompt", in.Name))
@@ -101,27 +102,27 @@ func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (
 
 // promptArguments validates declared arguments in order: names must be
 // non-blank and unique (compared exactly, as given).
-func promptArguments(in []promptArgument) ([]promptArgRow, error) {
-	rows := make([]promptArgRow, 0, len(in))
+func promptArguments(in []promptArgument) ([]catalog.PromptArg, error) {
+	rows := make([]catalog.PromptArg, 0, len(in))
 	seen := make(map[string]struct{}, len(in))
 	for _, a := range in {
 		if strings.TrimSpace(a.Name) == "" {
-			return nil, invalidf("argument name must be non-empty")
+			return nil, contract.Invalidf("argument name must be non-empty")
 		}
 		if _, dup := seen[a.Name]; dup {
-			return nil, invalidf("duplicate argument name: %s", ids.Unquoted(a.Name))
+			return nil, contract.Invalidf("duplicate argument name: %s", ids.Unquoted(a.Name))
 		}
 		seen[a.Name] = struct{}{}
-		rows = append(rows, promptArgRow(a))
+		rows = append(rows, catalog.PromptArg(a))
 	}
 	return rows, nil
 }
 
 func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInput) (unregisterPromptOutput, error) {
 	if err := ids.ValidatePromptName(in.Name); err != nil {
-		return unregisterPromptOutput{}, invalid(err)
+		return unregisterPromptOutput{}, contract.Invalid(err)
 	}
-	removed, err := r.prompts.delete(ctx, in.Name)
+	removed, err := r.view.DeletePrompt(ctx, in.Name)
 	if err != nil {
 		return unregisterPromptOutput{}, err
 	}
@@ -133,37 +134,22 @@ func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInpu
 }
 
 func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOutput, error) {
-	rows, err := r.promptRows(ctx)
+	l, err := r.view.Prompts(ctx)
 	if err != nil {
 		return listPromptsOutput{}, err
 	}
-	fsPrompts, _ := r.fsPrompts(ctx)
-	fsPrompts = unshadowedPrompts(fsPrompts, rows)
-	out := listPromptsOutput{Prompts: make([]promptEntry, 0, len(rows)+len(fsPrompts))}
-	for _, row := range rows {
-		out.Prompts = append(out.Prompts, promptEntry{Name: row.Name, FunctionID: row.FunctionID, Arguments: len(row.Arguments), RegisteredAt: row.RegisteredAt, Origin: originState,
-			SHA256: promptDigest(row)})
+	out := listPromptsOutput{Prompts: make([]promptEntry, len(l.Prompts))}
+	for i, p := range l.Prompts {
+		if p.Origin == originState {
+			out.Prompts[i] = promptEntry{Name: p.Name, FunctionID: p.Row.FunctionID, Arguments: len(p.Row.Arguments), RegisteredAt: p.Row.RegisteredAt, Origin: originState,
+				SHA256: p.SHA256}
+			continue
+		}
+		size, tokens := p.File.Size, tokensOf(p.File.Size)
+		out.Prompts[i] = promptEntry{Name: p.Name, RegisteredAt: catalog.Timestamp(p.File.ModTime), Origin: originFS,
+			Bytes: &size, Tokens: &tokens, SHA256: p.SHA256}
 	}
-	sums := r.promptDigests.sums(listedPromptFiles(fsPrompts), r.fs.ReadFile)
-	for _, p := range fsPrompts {
-		size, tokens := p.Size, tokensOf(p.Size)
-		out.Prompts = append(out.Prompts, promptEntry{Name: p.Name, RegisteredAt: timestamp(p.ModTime), Origin: originFS,
-			Bytes: &size, Tokens: &tokens, SHA256: sums[p.Path]})
-	}
-	slices.SortStableFunc(out.Prompts, func(a, b promptEntry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
-}
-
-// promptDigest is the hex SHA-256 of what defines a state prompt, not
-// when it was registered.
-func promptDigest(row promptRow) string {
-	b, _ := json.Marshal(struct {
-		Name        string         `json:"name"`
-		Description string         `json:"description"`
-		Arguments   []promptArgRow `json:"arguments"`
-		FunctionID  string         `json:"function_id"`
-	}{row.Name, row.Description, row.Arguments, row.FunctionID})
-	return sha256Hex(string(b))
 }
 
 func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOutput, error) {
@@ -175,7 +161,7 @@ func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOut
 	for i, p := range out.Prompts {
 		keys[i] = p.Name
 	}
-	start, end, next, err := page("prompts", keys, in.Cursor, r.pageSize)
+	start, end, next, err := paging.Cut("prompts", keys, in.Cursor, r.pageSize)
 	if err != nil {
 		return mcpListOutput{}, err
 	}
@@ -185,59 +171,27 @@ func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOut
 // allMCPPrompts is the whole mcp-list, rendered once per catalog version
 // and overlay snapshot, like the index (D19).
 func (r *Registry) allMCPPrompts(ctx context.Context) mcpListOutput {
-	version, cacheable := r.promptsVersion(ctx)
+	version, cacheable := r.view.PromptsVersion(ctx)
 	if cacheable {
 		if out, ok := r.mcpListCache.get(version); ok {
 			return out
 		}
 	}
-	rows, err := r.promptRows(ctx)
+	l, err := r.view.Prompts(ctx)
 	if err != nil {
 		// The fs prompts are still worth listing.
 		r.log.Warn("mcp-list: state unavailable, listing fs prompts only", zap.Error(err))
 	}
-	fsPrompts, _ := r.fsPrompts(ctx)
-	fsPrompts = unshadowedPrompts(fsPrompts, rows)
-	out := mcpListOutput{Prompts: make([]mcpPrompt, 0, len(rows)+len(fsPrompts))}
-	for _, row := range rows {
-		out.Prompts = append(out.Prompts, mcpPrompt{Name: row.Name, Description: row.Description, Arguments: row.Arguments})
+	out := mcpListOutput{Prompts: make([]mcpPrompt, len(l.Prompts))}
+	for i, p := range l.Prompts {
+		if p.Origin == originState {
+			out.Prompts[i] = mcpPrompt{Name: p.Name, Description: p.Row.Description, Arguments: p.Row.Arguments}
+		} else {
+			out.Prompts[i] = mcpPrompt{Name: p.Name, Description: p.File.Description, Arguments: []catalog.PromptArg{}}
+		}
 	}
-	for _, p := range fsPrompts {
-		out.Prompts = append(out.Prompts, mcpPrompt{Name: p.Name, Description: p.Description, Arguments: []promptArgRow{}})
-	}
-	slices.SortStableFunc(out.Prompts, func(a, b mcpPrompt) int { return strings.Compare(a.Name, b.Name) })
 	if cacheable && err == nil {
 		r.mcpListCache.put(version, out)
 	}
 	return out
-}
-
-// promptRows returns the decodable prompt rows in state, sorted by name.
-func (r *Registry) promptRows(ctx context.Context) ([]promptRow, error) {
-	if rows, ok := r.mirroredPromptRows(); ok {
-		return rows, nil
-	}
-	res, err := r.prompts.list(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows := decodeRows[promptWire, promptRow](res)
-	slices.SortStableFunc(rows, func(a, b promptRow) int { return strings.Compare(a.Name, b.Name) })
-	return rows, nil
-}
-
-// promptsKey is the pair of versions a prompts listing was rendered from.
-type promptsKey struct{ prompts, fs uint64 }
-
-// promptsVersion identifies what the prompts listing is rendered from,
-// when that can be known without reading it (docs/decisions.md D19): the
-// catalog's version of the prompts scope and the view's file scan.
-func (r *Registry) promptsVersion(ctx context.Context) (promptsKey, bool) {
-	m := r.prompts.mirror
-	if m == nil || !m.Valid() {
-		return promptsKey{}, false
-	}
-	key := promptsKey{prompts: m.Version()}
-	key.fs = r.view.Files(ctx).Version
-	return key, m.Valid()
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -43,8 +45,8 @@ func TestRegisterPromptValidation(t *testing.T) {
 			tt.edit(&in)
 			_, err := f.reg.registerPrompt(f.ctx, in)
 			msg, code := errText(err)
-			if msg != tt.wantErr || code != CodeInvalidArgument {
-				t.Errorf("error = %q (%s), want %q (%s)", msg, code, tt.wantErr, CodeInvalidArgument)
+			if msg != tt.wantErr || code != contract.CodeInvalidArgument {
+				t.Errorf("error = %q (%s), want %q (%s)", msg, code, tt.wantErr, contract.CodeInvalidArgument)
 			}
 			if len(f.engine.callsTo("state::set")) != 0 || len(f.promptEvents.fired()) != 0 {
 				t.Error("a rejected register wrote state or notified")
@@ -107,7 +109,7 @@ func TestUnregisterPrompt(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	_, err := f.reg.unregisterPrompt(f.ctx, unregisterPromptInput{Name: ""})
-	if msg, code := errText(err); msg != "name must be non-empty" || code != CodeInvalidArgument {
+	if msg, code := errText(err); msg != "name must be non-empty" || code != contract.CodeInvalidArgument {
 		t.Errorf("error = %q (%s)", msg, code)
 	}
 }
@@ -142,8 +144,8 @@ func TestListPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantMCP := mcpListOutput{Prompts: []mcpPrompt{
-		{Name: "open-pr", Description: "Open a GitHub pull request.", Arguments: []promptArgRow{}},
-		{Name: "send-email", Description: "Compose and send an email", Arguments: []promptArgRow{{Name: "to", Description: ptr("Recipient address"), Required: true}, {Name: "cc"}}},
+		{Name: "open-pr", Description: "Open a GitHub pull request.", Arguments: []catalog.PromptArg{}},
+		{Name: "send-email", Description: "Compose and send an email", Arguments: []catalog.PromptArg{{Name: "to", Description: ptr("Recipient address"), Required: true}, {Name: "cc"}}},
 	}}
 	if diff := cmp.Diff(wantMCP, mcp); diff != "" {
 		t.Errorf("prompts::mcp-list (-want +got):\n%s", diff)

@@ -34,10 +34,6 @@ func SectionOutput(result json.RawMessage) (mime, text string) { return sectionO
 // messages array, or fails with the reference "unsupported shape" text.
 func PromptMessages(result json.RawMessage) (json.RawMessage, error) { return promptMessages(result) }
 
-// IsInternal reports whether the recursion guard refuses functionID as a
-// section or prompt handler (docs/decisions.md D2).
-func IsInternal(functionID string) bool { return isInternal(functionID) }
-
 // ValidatePromptArguments checks a prompts::register arguments array, given
 // as JSON, with the handler's rules and texts (docs/reference.md#prompt-arguments).
 func ValidatePromptArguments(arguments json.RawMessage) error {

@@ -1,9 +1,13 @@
-// Package registry is the skills worker's content registry: markdown skills
+// Package registry is the 0.2 surface of the skills worker: markdown skills
 // served as iii://{id}, the iii://skills index, function-backed sections at
-// iii://fn/…, the batched fetch tool and slash-command prompts. It holds
-// the function handlers (Functions lists them); it reaches the engine only
-// through the Caller and Notifier interfaces, and lists skills through the
-// catalog's view (docs/data-path.md#the-content-view).
+// iii://fn/…, the batched fetch tool and slash-command prompts — the
+// thirteen functions of 0.2 (Functions lists them), with their ids, URIs,
+// index and resolver. It reads and writes skills and prompts only through
+// the catalog's content view (docs/data-path.md#the-content-view), which
+// owns state::*; it reaches the engine otherwise only through the Caller
+// (section and prompt handlers) and Notifier interfaces. The surfaces
+// added after 0.2 are packages of their own over the same view: roots,
+// search (skill::search), diagnostics and mcpskills.
 //
 // Behaviour follows the Rust worker (docs/reference.md) as amended by the
 // decisions in docs/decisions.md.
@@ -12,23 +16,14 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
-	"github.com/iii-hq/skills-go/internal/diagnostics"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
-)
-
-// Trigger types the worker provides, with the descriptions it registers.
-const (
-	SkillsOnChange             = "skills::on-change"
-	SkillsOnChangeDescription  = "Fires after any mutation of the skills registry (register / unregister)."
-	PromptsOnChange            = "prompts::on-change"
-	PromptsOnChangeDescription = "Fires after any mutation of the prompts registry (register / unregister)."
 )
 
 // Config is what a Registry needs. Zero scopes, timeout, logger and clock
@@ -60,9 +55,10 @@ type Config struct {
 	SkillsMirror  *catalog.Scope
 	PromptsMirror *catalog.Scope
 
-	// Diagnose adds to skills::diagnostics what the worker knows and the
-	// registry does not: the engine link, the tool skills (D42).
-	Diagnose func(*diagnostics.Report)
+	// View, when set, is the content view the registry serves (built by
+	// the composition root and shared with the other surfaces); nil builds
+	// one from the fields above.
+	View *catalog.View
 
 	// IndexMaxTokens bounds iii://skills (bytes/4): deeper levels fold
 	// first; 0 is no bound (D44).
@@ -72,11 +68,6 @@ type Config struct {
 	// holds; 0 is everything (D43).
 	PageSize int
 
-	// RootsConfigured says the config has a roots key: skills::roots::*
-	// then read the overlay's roots; without it they scan
-	// UpstreamDefaultRoots (docs/decisions.md D32).
-	RootsConfigured bool
-
 	// MaxResponseBytes bounds every response the registry builds
 	// (docs/decisions.md D26); zero means 16 MiB.
 	MaxResponseBytes int
@@ -85,19 +76,30 @@ type Config struct {
 	Now    func() time.Time // clock for registered_at; default time.Now
 }
 
+// Caller makes synchronous calls to engine functions. A nil result means
+// the function answered with no result or with null (state::get of a
+// missing key answers with no result at all). Remote failures are
+// *iii.Error. The iii client satisfies it.
+type Caller interface {
+	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
+}
+
+// Notifier fans a payload out to the subscribers of one trigger type
+// (skills::on-change or prompts::on-change) without waiting for them, and
+// returns how many it reached. The iii client's trigger-type provider
+// satisfies it.
+type Notifier interface {
+	Fire(ctx context.Context, payload any) int
+}
+
 // Registry serves the skills and prompts registries. Its handlers may run
 // concurrently: its only mutable state is a cache of listing summaries
 // keyed by row content, and nothing is locked across engine calls
 // (concurrent writes to one id are last-writer-wins in state, as with the
 // Rust worker).
 type Registry struct {
-	skills         store
-	prompts        store
 	timeout        time.Duration
 	caller         Caller
-	fs             *fsource.Source
-	fsWatch        *fsource.Watch
-	fsBodies       *fsBodies
 	skillsChanged  Notifier
 	promptsChanged Notifier
 	log            *zap.Logger
@@ -106,14 +108,8 @@ type Registry struct {
 	indexCache     versionCache[string]
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
-	roots          rootsIndex
-	searcher       *searcher
-	promptDigests  *fsDigests
-	mcpDigests     *mcpDigests
 	pageSize       int
 	indexMaxTokens int
-	diagnose       func(*diagnostics.Report)
-	reads          *readCounts
 	maxResponse    int
 }
 
@@ -141,31 +137,24 @@ func New(cfg Config) *Registry {
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = config.DefaultMaxResponseBytes
 	}
+	if cfg.View == nil {
+		cfg.View = catalog.NewView(catalog.ViewConfig{
+			Skills: cfg.SkillsMirror, Prompts: cfg.PromptsMirror, Caller: cfg.Caller,
+			SkillsScope: cfg.SkillsScope, PromptsScope: cfg.PromptsScope, Timeout: cfg.StateTimeout,
+			Source: cfg.FS, Watch: cfg.FSWatch, BodyCacheBytes: cfg.FSCacheBytes,
+		})
+	}
 	return &Registry{
-		skills:         store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.StateTimeout, mirror: cfg.SkillsMirror},
-		prompts:        store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.StateTimeout, mirror: cfg.PromptsMirror},
 		timeout:        cfg.StateTimeout,
 		caller:         cfg.Caller,
-		fs:             cfg.FS,
-		fsWatch:        cfg.FSWatch,
-		fsBodies:       newFSBodies(cfg.FSCacheBytes),
 		skillsChanged:  cfg.SkillsChanged,
 		promptsChanged: cfg.PromptsChanged,
 		log:            cfg.Logger,
 		now:            cfg.Now,
-		view: catalog.NewView(catalog.ViewConfig{
-			Skills: cfg.SkillsMirror, DecodeSkill: decodeSkillEntry, Caller: cfg.Caller,
-			ScopeName: cfg.SkillsScope, Timeout: cfg.StateTimeout, Source: cfg.FS, Watch: cfg.FSWatch,
-		}),
+		view:           cfg.View,
 		maxResponse:    cfg.MaxResponseBytes,
-		roots:          rootsIndex{configured: cfg.RootsConfigured},
-		searcher:       newSearcher(),
-		promptDigests:  newFSDigests(),
-		mcpDigests:     newMCPDigests(),
 		pageSize:       cfg.PageSize,
 		indexMaxTokens: cfg.IndexMaxTokens,
-		diagnose:       cfg.Diagnose,
-		reads:          &readCounts{n: map[string]uint64{}},
 	}
 }
 
@@ -176,7 +165,7 @@ func (r *Registry) trigger(ctx context.Context, functionID string, payload any) 
 	defer cancel()
 	res, err := r.caller.Call(ctx, functionID, payload)
 	if err != nil {
-		return nil, unavailable("trigger "+functionID, err)
+		return nil, contract.Unavailable("trigger "+functionID, err)
 	}
 	return res, nil
 }
@@ -195,50 +184,13 @@ func (r *Registry) notify(ctx context.Context, n Notifier, payload any) {
 // catalog): every listing reads it.
 func (r *Registry) View() *catalog.View { return r.view }
 
-// skillListing is the view now, with a state failure as the registry's
-// unavailable error.
+// skillListing is the view now; a state failure is an unavailable error.
 func (r *Registry) skillListing(ctx context.Context) (catalog.Listing, error) {
-	l, err := r.view.Skills(ctx)
-	if se, ok := errors.AsType[*catalog.StateError](err); ok {
-		return l, unavailable(se.Fn, se.Err)
-	}
-	return l, err
+	return r.view.Skills(ctx)
 }
 
 // fsSkills lists the overlay's skills; none without an overlay.
 func (r *Registry) fsSkills(ctx context.Context) ([]fsource.Skill, []fsource.Skip) {
 	snap := r.view.Files(ctx)
 	return snap.Skills, snap.SkillSkips
-}
-
-// fsSkill finds the overlay's skill with id: in the watch's snapshot (no
-// glob), else by scanning.
-func (r *Registry) fsSkill(ctx context.Context, id string) (fsource.Skill, bool) {
-	if r.fsWatch != nil {
-		// A known id needs no directory check: its body is read fresh.
-		if sk, ok := r.fsWatch.Snapshot().Skill(id); ok {
-			return sk, true
-		}
-	}
-	return r.view.Files(ctx).Skill(id)
-}
-
-// fsPrompts lists the overlay's prompts; none without an overlay.
-func (r *Registry) fsPrompts(ctx context.Context) ([]fsource.Prompt, []fsource.Skip) {
-	if r.fsWatch != nil {
-		snap := r.fsWatch.Fresh(ctx)
-		return snap.Prompts, snap.PromptSkips
-	}
-	if r.fs == nil {
-		return nil, nil
-	}
-	return r.fs.PromptsContext(ctx)
-}
-
-// fsBase is the overlay's glob base directory, "" without an overlay.
-func (r *Registry) fsBase() string {
-	if r.fs == nil {
-		return ""
-	}
-	return r.fs.Base()
 }

@@ -24,8 +24,8 @@ type replica struct {
 func newReplica(t *testing.T, srv *engine.Engine, name string, cacheBytes int64) *replica {
 	t.Helper()
 	client := iii.New(iii.Options{URL: srv.URL(), Name: name})
-	skills := NewSkillsMirror("skills", cacheBytes)
-	prompts := NewPromptsMirror("prompts")
+	skills := catalog.NewSkillsScope("skills", cacheBytes)
+	prompts := catalog.NewPromptsScope("prompts")
 	cat := catalog.New(client, 5*time.Second, nil, skills, prompts)
 	reg := New(Config{Caller: client, SkillsMirror: skills, PromptsMirror: prompts})
 	client.Start()

@@ -2,14 +2,14 @@ package registry
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"slices"
 	"strings"
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/paging"
 )
 
 // The MCP resource envelopes, produced here and forwarded verbatim by the
@@ -54,7 +54,7 @@ type resourceAnnotations struct {
 
 // skillResource is a skill's entry in resources-list.
 func skillResource(id, title string, size int64, lastModified string) resource {
-	r := resource{URI: Scheme + id, Name: title, MimeType: mimeMarkdown, Title: title, Size: &size}
+	r := resource{URI: Scheme + id, Name: title, MimeType: contract.MIMEMarkdown, Title: title, Size: &size}
 	if lastModified != "" {
 		r.Annotations = &resourceAnnotations{LastModified: lastModified}
 	}
@@ -73,7 +73,7 @@ type resourceTemplate struct {
 }
 
 // indexResource is always the first entry of resources/list.
-var indexResource = resource{URI: IndexURI, Name: "skills", Description: "Index of every registered skill", MimeType: mimeMarkdown}
+var indexResource = resource{URI: IndexURI, Name: "skills", Description: "Index of every registered skill", MimeType: contract.MIMEMarkdown}
 
 // resourceTemplates is the constant resources/templates/list envelope.
 var resourceTemplates = []resourceTemplate{
@@ -81,13 +81,13 @@ var resourceTemplates = []resourceTemplate{
 		URITemplate: "iii://{skill_id}",
 		Name:        "Skill",
 		Description: "Markdown body of a registered skill (1+ segments separated by '/')",
-		MimeType:    mimeMarkdown,
+		MimeType:    contract.MIMEMarkdown,
 	},
 	{
 		URITemplate: "iii://fn/{function_path}",
 		Name:        "Skill section",
 		Description: "Trigger the function at `function_path` (each '/' becomes '::') with empty input and serve its output. e.g. `iii://fn/scope/echo` triggers `scope::echo`.",
-		MimeType:    mimeMarkdown,
+		MimeType:    contract.MIMEMarkdown,
 	},
 }
 
@@ -100,7 +100,7 @@ func (r *Registry) resourcesList(ctx context.Context, in listInput) (resourcesLi
 	for i, res := range out.Resources {
 		keys[i] = res.URI
 	}
-	start, end, next, err := page("resources", keys, in.Cursor, r.pageSize)
+	start, end, next, err := paging.Cut("resources", keys, in.Cursor, r.pageSize)
 	if err != nil {
 		return resourcesListOutput{}, err
 	}
@@ -139,7 +139,7 @@ func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error
 
 func (r *Registry) resourcesRead(ctx context.Context, in readResourceInput) (readResourceOutput, error) {
 	if in.URI == nil {
-		return readResourceOutput{}, invalidf("missing field `uri`: pass the iii:// URI to read, e.g. iii://skills or iii://{skill_id}")
+		return readResourceOutput{}, contract.Invalidf("missing field `uri`: pass the iii:// URI to read, e.g. iii://skills or iii://{skill_id}")
 	}
 	uri := *in.URI
 	mime, text, err := r.read(ctx, uri)
@@ -161,66 +161,43 @@ func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err
 	}
 	switch u.Kind {
 	case KindIndex:
-		return mimeMarkdown, r.index(ctx), nil
+		return contract.MIMEMarkdown, r.index(ctx), nil
 	case KindSection:
 		return r.section(ctx, u.FunctionID)
 	default:
 		body, err := r.skillBody(ctx, u.Key)
-		return mimeMarkdown, body, err
+		return contract.MIMEMarkdown, body, err
 	}
 }
 
-// skillBody returns the body stored at key: the state row first, then a
-// fresh read of the fs file with that id. A key that fails id validation
+// skillBody returns the body the view serves for key (the state row
+// first, then the file with that id, catalog.View.Body). A key that fails id validation
 // cannot be registered, so it is simply not found (docs/decisions.md D3).
 func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	if ids.ValidateSkillID(key) != nil {
 		return "", skillNotFound(key)
 	}
-	body, found, err := r.storedSkill(ctx, key)
-	if err != nil {
+	body, found, err := r.view.Body(ctx, key)
+	switch {
+	case err != nil:
 		return "", err
+	case !found:
+		return "", skillNotFound(key)
 	}
-	if found {
-		r.reads.add(key)
-		return body, nil
-	}
-	if sk, ok := r.fsSkill(ctx, key); ok {
-		body, stamp, err := r.fsBodies.read(sk.Path, r.fs.ReadBody)
-		if err == nil && !stamp.Equal(sk.Stamp) {
-			// Changed since the listing: the view catches up now, so no
-			// listing is behind what this read serves.
-			r.view.Refresh(ctx)
-		}
-		if errors.Is(err, fs.ErrNotExist) && r.fsWatch != nil {
-			// Removed since the overlay was last scanned; another file may
-			// provide the id now.
-			if again, ok := r.fsWatch.Fresh(ctx).Skill(key); ok && again.Path != sk.Path {
-				body, _, err = r.fsBodies.read(again.Path, r.fs.ReadBody)
-			}
-		}
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return "", skillNotFound(key)
-		case err != nil:
-			return "", unavailableMsg(err)
-		}
-		r.reads.add(key)
-		return body, nil
-	}
-	return "", skillNotFound(key)
+	r.view.NoteRead(key)
+	return body, nil
 }
 
 // skillNotFound answers a read of an unregistered key. A key with "::" is
 // almost always a v0.1 link (iii://x/worker::fn), so the message says how
 // such links are written now.
-func skillNotFound(key string) *Error {
+func skillNotFound(key string) *contract.Error {
 	if !strings.Contains(key, "::") {
-		return notFoundf("Skill not found: %s", ids.Unquoted(key))
+		return contract.NotFoundf("Skill not found: %s", ids.Unquoted(key))
 	}
 	fn := key
 	if _, after, ok := strings.Cut(key, "/"); ok {
 		fn = after // v0.1 links were iii://{skill}/{function_id}
 	}
-	return notFoundf("Skill not found: %s (function links are written %s since v0.2.0)", ids.Unquoted(key), ids.Unquoted(SectionURI(fn)))
+	return contract.NotFoundf("Skill not found: %s (function links are written %s since v0.2.0)", ids.Unquoted(key), ids.Unquoted(SectionURI(fn)))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
@@ -22,10 +23,10 @@ func TestResourcesRead(t *testing.T) {
 	tests := []struct {
 		uri, mime, text string
 	}{
-		{"iii://resend", mimeMarkdown, "# resend\n\nEmail provider integration.\n"},
-		{"iii://parent/sub/leaf", mimeMarkdown, "deep body"},
-		{"iii://fn/scope/echo", mimeMarkdown, "# echoed"},
-		{"iii://fn/resend/health", mimeMarkdown, "# Resend health\n\nAPI: ok."},
+		{"iii://resend", contract.MIMEMarkdown, "# resend\n\nEmail provider integration.\n"},
+		{"iii://parent/sub/leaf", contract.MIMEMarkdown, "deep body"},
+		{"iii://fn/scope/echo", contract.MIMEMarkdown, "# echoed"},
+		{"iii://fn/resend/health", contract.MIMEMarkdown, "# Resend health\n\nAPI: ok."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
@@ -45,7 +46,7 @@ func TestResourcesRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := got.Contents[0]
-		if c.MimeType != mimeMarkdown || !strings.HasPrefix(c.Text, "# Skills\n\n") || !strings.Contains(c.Text, "- [`resend`](iii://resend) — resend — Email provider integration.\n") {
+		if c.MimeType != contract.MIMEMarkdown || !strings.HasPrefix(c.Text, "# Skills\n\n") || !strings.Contains(c.Text, "- [`resend`](iii://resend) — resend — Email provider integration.\n") {
 			t.Errorf("index contents = %+v", c)
 		}
 	})
@@ -62,26 +63,26 @@ func TestResourcesReadErrors(t *testing.T) {
 	tests := []struct {
 		uri, wantErr, wantCode string
 	}{
-		{"https://example.com", "Resource URI must start with iii://: https://example.com", CodeInvalidArgument},
-		{"iii://fn", "Section URI 'iii://fn' is missing a function path: expected iii://fn/{a}/{b}/...: iii://fn", CodeInvalidArgument},
-		{"iii://fn/", "Resource URI may not contain empty segments (no leading, trailing, or doubled '/'): iii://fn/", CodeInvalidArgument},
-		{"iii://", "Empty resource id: iii://", CodeInvalidArgument},
-		{"iii://no-such-skill", "Skill not found: no-such-skill", CodeNotFound},
-		{"iii://no-parent/no-child", "Skill not found: no-parent/no-child", CodeNotFound},
-		{"iii://x/echo", "Skill not found: x/echo", CodeNotFound},
+		{"https://example.com", "Resource URI must start with iii://: https://example.com", contract.CodeInvalidArgument},
+		{"iii://fn", "Section URI 'iii://fn' is missing a function path: expected iii://fn/{a}/{b}/...: iii://fn", contract.CodeInvalidArgument},
+		{"iii://fn/", "Resource URI may not contain empty segments (no leading, trailing, or doubled '/'): iii://fn/", contract.CodeInvalidArgument},
+		{"iii://", "Empty resource id: iii://", contract.CodeInvalidArgument},
+		{"iii://no-such-skill", "Skill not found: no-such-skill", contract.CodeNotFound},
+		{"iii://no-parent/no-child", "Skill not found: no-parent/no-child", contract.CodeNotFound},
+		{"iii://x/echo", "Skill not found: x/echo", contract.CodeNotFound},
 		// docs/decisions.md D3: keys that fail validation are simply not found; a
 		// "::" key is a v0.1 link and gets the new spelling.
-		{"iii://Skills", "Skill not found: Skills", CodeNotFound},
-		{"iii://x/worker::fn", "Skill not found: x/worker::fn (function links are written iii://fn/worker/fn since v0.2.0)", CodeNotFound},
-		{"iii://brain/brain::summarize", "Skill not found: brain/brain::summarize (function links are written iii://fn/brain/summarize since v0.2.0)", CodeNotFound},
-		{"iii://demo::guide", "Skill not found: demo::guide (function links are written iii://fn/demo/guide since v0.2.0)", CodeNotFound},
-		{"iii://x/state::get", "Skill not found: x/state::get (function links are written iii://fn/state/get since v0.2.0)", CodeNotFound},
+		{"iii://Skills", "Skill not found: Skills", contract.CodeNotFound},
+		{"iii://x/worker::fn", "Skill not found: x/worker::fn (function links are written iii://fn/worker/fn since v0.2.0)", contract.CodeNotFound},
+		{"iii://brain/brain::summarize", "Skill not found: brain/brain::summarize (function links are written iii://fn/brain/summarize since v0.2.0)", contract.CodeNotFound},
+		{"iii://demo::guide", "Skill not found: demo::guide (function links are written iii://fn/demo/guide since v0.2.0)", contract.CodeNotFound},
+		{"iii://x/state::get", "Skill not found: x/state::get (function links are written iii://fn/state/get since v0.2.0)", contract.CodeNotFound},
 		// Caller input is echoed up to 200 characters, then its length (D27).
-		{"iii://" + strings.Repeat("a", 1025), "Skill not found: " + strings.Repeat("a", 200) + "… (1025 bytes)", CodeNotFound},
-		{"http://" + strings.Repeat("b", 10<<20), "Resource URI must start with iii://: http://" + strings.Repeat("b", 193) + "… (10485767 bytes)", CodeInvalidArgument},
-		{"iii://fn/state/set", "Function 'state::set' is in an internal namespace and cannot back a skill resource", CodeForbidden},
-		{"iii://fn/iii.on_foo", `invalid section URI segment "iii.on_foo": segment may only contain lowercase ASCII letters, digits, '-' and '_': "iii.on_foo"`, CodeInvalidArgument},
-		{"iii://fn/missing/fn", "trigger missing::fn: function_not_found: Function missing::fn not found", CodeUnavailable},
+		{"iii://" + strings.Repeat("a", 1025), "Skill not found: " + strings.Repeat("a", 200) + "… (1025 bytes)", contract.CodeNotFound},
+		{"http://" + strings.Repeat("b", 10<<20), "Resource URI must start with iii://: http://" + strings.Repeat("b", 193) + "… (10485767 bytes)", contract.CodeInvalidArgument},
+		{"iii://fn/state/set", "Function 'state::set' is in an internal namespace and cannot back a skill resource", contract.CodeForbidden},
+		{"iii://fn/iii.on_foo", `invalid section URI segment "iii.on_foo": segment may only contain lowercase ASCII letters, digits, '-' and '_': "iii.on_foo"`, contract.CodeInvalidArgument},
+		{"iii://fn/missing/fn", "trigger missing::fn: function_not_found: Function missing::fn not found", contract.CodeUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(ids.Clip(tt.uri), func(t *testing.T) {
@@ -105,14 +106,14 @@ func TestRecursionGuard(t *testing.T) {
 	blocked := []string{"engine::workers", "state::get", "stream::publish", "iii.on_foo", "iii::internal", "mcp::handler", "a2a::send", "skills::register", "prompts::register"}
 	for _, id := range blocked {
 		t.Run(id, func(t *testing.T) {
-			if !isInternal(id) {
+			if !contract.IsInternal(id) {
 				t.Errorf("%s is not blocked", id)
 			}
 		})
 	}
 	for _, id := range []string{"mem::observe", "brain::summarize", "my-worker::my-fn", "skill::fetch", "engine", "stateful::x"} {
 		t.Run(id, func(t *testing.T) {
-			if isInternal(id) {
+			if contract.IsInternal(id) {
 				t.Errorf("%s is blocked", id)
 			}
 		})
@@ -121,7 +122,7 @@ func TestRecursionGuard(t *testing.T) {
 		f := newFixture(t, nil)
 		for _, uri := range []string{"iii://fn/state/set", "iii://fn/mcp/handler", "iii://fn/skills/register", "iii://fn/prompts/list", "iii://fn/engine/functions/list", "iii://fn/stream/publish", "iii://fn/a2a/send", "iii://fn/iii/x"} {
 			_, err := f.reg.resourcesRead(f.ctx, readIn(uri))
-			if msg, code := errText(err); code != CodeForbidden || !strings.Contains(msg, "internal namespace") {
+			if msg, code := errText(err); code != contract.CodeForbidden || !strings.Contains(msg, "internal namespace") {
 				t.Errorf("%s: error = %q (%s)", uri, msg, code)
 			}
 		}
@@ -148,15 +149,15 @@ func TestSectionOutput(t *testing.T) {
 	tests := []struct {
 		name, res, mime, text string
 	}{
-		{"string", `"hello"`, mimeMarkdown, "hello"},
-		{"content", `{"content":"hi","other":1}`, mimeMarkdown, "hi"},
-		{"content not a string", `{"content":5}`, mimeJSON, "{\n  \"content\": 5\n}"},
-		{"other object, keys sorted", `{"z":1,"a":{"y":[1,2],"b":null},"count":3}`, mimeJSON, "{\n  \"a\": {\n    \"b\": null,\n    \"y\": [\n      1,\n      2\n    ]\n  },\n  \"count\": 3,\n  \"z\": 1\n}"},
-		{"array", `[1,"<b>"]`, mimeJSON, "[\n  1,\n  \"<b>\"\n]"},
-		{"number keeps its text", `12345678901234567890`, mimeJSON, "12345678901234567890"},
-		{"empty object", `{}`, mimeJSON, "{}"},
-		{"null", `null`, mimeJSON, "null"},
-		{"no result", ``, mimeJSON, "null"},
+		{"string", `"hello"`, contract.MIMEMarkdown, "hello"},
+		{"content", `{"content":"hi","other":1}`, contract.MIMEMarkdown, "hi"},
+		{"content not a string", `{"content":5}`, contract.MIMEJSON, "{\n  \"content\": 5\n}"},
+		{"other object, keys sorted", `{"z":1,"a":{"y":[1,2],"b":null},"count":3}`, contract.MIMEJSON, "{\n  \"a\": {\n    \"b\": null,\n    \"y\": [\n      1,\n      2\n    ]\n  },\n  \"count\": 3,\n  \"z\": 1\n}"},
+		{"array", `[1,"<b>"]`, contract.MIMEJSON, "[\n  1,\n  \"<b>\"\n]"},
+		{"number keeps its text", `12345678901234567890`, contract.MIMEJSON, "12345678901234567890"},
+		{"empty object", `{}`, contract.MIMEJSON, "{}"},
+		{"null", `null`, contract.MIMEJSON, "null"},
+		{"no result", ``, contract.MIMEJSON, "null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,8 +182,8 @@ func TestSectionJSONKeepsLineSeparators(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "{\n  \"a\": \"x\u2028y\u2029z\"\n}"
-	if mime != mimeJSON || text != want {
-		t.Errorf("section = %s %q, want %s %q", mime, text, mimeJSON, want)
+	if mime != contract.MIMEJSON || text != want {
+		t.Errorf("section = %s %q, want %s %q", mime, text, contract.MIMEJSON, want)
 	}
 }
 
@@ -194,7 +195,7 @@ func TestSectionTimeout(t *testing.T) {
 		return nil, ctx.Err()
 	})
 	_, err := f.reg.resourcesRead(f.ctx, readIn("iii://fn/slow/fn"))
-	if msg, code := errText(err); msg != "trigger slow::fn: invocation timed out" || code != CodeUnavailable {
+	if msg, code := errText(err); msg != "trigger slow::fn: invocation timed out" || code != contract.CodeUnavailable {
 		t.Errorf("error = %q (%s)", msg, code)
 	}
 	f.engine.failWith("slow::fn", iii.ErrTimeout)
@@ -208,12 +209,12 @@ func TestReadStateFailureAndCorruptRow(t *testing.T) {
 	f := newFixture(t, nil)
 	f.engine.put("skills", "corrupt", `{"id":"corrupt","skill":7,"registered_at":"t"}`)
 	_, err := f.reg.resourcesRead(f.ctx, readIn("iii://corrupt"))
-	if msg, code := errText(err); msg != "decode stored skill corrupt: invalid type for field `skill`: number, expected string" || code != CodeUnavailable {
+	if msg, code := errText(err); msg != "decode stored skill corrupt: invalid type for field `skill`: number, expected string" || code != contract.CodeUnavailable {
 		t.Errorf("corrupt row error = %q (%s)", msg, code)
 	}
 	f.engine.failWith("state::get", iii.ErrNotConnected)
 	_, err = f.reg.resourcesRead(f.ctx, readIn("iii://anything"))
-	if msg, code := errText(err); msg != "state::get: not connected to the engine (the worker reconnects on its own; retry shortly)" || code != CodeUnavailable {
+	if msg, code := errText(err); msg != "state::get: not connected to the engine (the worker reconnects on its own; retry shortly)" || code != contract.CodeUnavailable {
 		t.Errorf("state failure error = %q (%s)", msg, code)
 	}
 }
@@ -230,10 +231,10 @@ func TestResourcesList(t *testing.T) {
 	size := func(n int64) *int64 { return &n }
 	at := &resourceAnnotations{LastModified: f.fixedTimestamp}
 	want := resourcesListOutput{Resources: []resource{
-		{URI: "iii://skills", Name: "skills", Description: "Index of every registered skill", MimeType: mimeMarkdown},
-		{URI: "iii://blank", Name: "", MimeType: mimeMarkdown, Size: size(3), Annotations: at},
-		{URI: "iii://resend", Name: "resend", MimeType: mimeMarkdown, Title: "resend", Size: size(15), Annotations: at},
-		{URI: "iii://resend/email", Name: "Email flows", MimeType: mimeMarkdown, Title: "Email flows", Size: size(14), Annotations: at},
+		{URI: "iii://skills", Name: "skills", Description: "Index of every registered skill", MimeType: contract.MIMEMarkdown},
+		{URI: "iii://blank", Name: "", MimeType: contract.MIMEMarkdown, Size: size(3), Annotations: at},
+		{URI: "iii://resend", Name: "resend", MimeType: contract.MIMEMarkdown, Title: "resend", Size: size(15), Annotations: at},
+		{URI: "iii://resend/email", Name: "Email flows", MimeType: contract.MIMEMarkdown, Title: "Email flows", Size: size(14), Annotations: at},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -274,7 +275,7 @@ func TestResourcesReadMissingURI(t *testing.T) {
 	f := newFixture(t, nil)
 	_, err := f.reg.resourcesRead(f.ctx, readResourceInput{})
 	msg, code := errText(err)
-	if code != CodeInvalidArgument || !strings.Contains(msg, "missing field `uri`") {
+	if code != contract.CodeInvalidArgument || !strings.Contains(msg, "missing field `uri`") {
 		t.Errorf("resources-read {} = %q (%s), want invalid_argument naming the missing uri", msg, code)
 	}
 }
@@ -286,9 +287,9 @@ func TestResourcesReadMissingURI(t *testing.T) {
 // reported as missing.
 func TestResourcesReadExplicitEmptyURI(t *testing.T) {
 	f := newFixture(t, nil)
-	_, err := call(t, f.reg, FnSkillsResourcesRead, `{"uri":""}`)
+	_, err := call(t, f.reg, contract.FnSkillsResourcesRead, `{"uri":""}`)
 	msg, code := errText(err)
-	if want := "Resource URI must start with iii://: "; msg != want || code != CodeInvalidArgument {
-		t.Errorf("error = %q (%s), want %q (%s)", msg, code, want, CodeInvalidArgument)
+	if want := "Resource URI must start with iii://: "; msg != want || code != contract.CodeInvalidArgument {
+		t.Errorf("error = %q (%s), want %q (%s)", msg, code, want, contract.CodeInvalidArgument)
 	}
 }

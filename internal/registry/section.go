@@ -4,43 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
-
-// MIME types of resource contents.
-const (
-	mimeMarkdown = "text/markdown"
-	mimeJSON     = "application/json"
-)
-
-// internalPrefixes are the namespaces neither a section URI nor a prompt
-// handler may reach (docs/decisions.md D2): the engine's and the infrastructure
-// workers' functions, and this worker's own admin API, so that a crafted
-// iii://fn/state/set cannot tunnel into infra. skill:: (singular, the fetch
-// alias) is deliberately not listed: triggering it with {} fails its own
-// validation, so it cannot recurse.
-var internalPrefixes = []string{
-	"engine::", "state::", "stream::", "iii.", "iii::", "mcp::", "a2a::", "skills::", "prompts::",
-}
-
-// isInternal reports whether functionID is in an internal namespace.
-func isInternal(functionID string) bool {
-	for _, p := range internalPrefixes {
-		if strings.HasPrefix(functionID, p) {
-			return true
-		}
-	}
-	return false
-}
 
 // section triggers the function behind an iii://fn/… URI with {} and
 // serves its output.
 func (r *Registry) section(ctx context.Context, functionID string) (mime, text string, err error) {
-	if isInternal(functionID) {
-		return "", "", forbiddenf("Function '%s' is in an internal namespace and cannot back a skill resource", ids.Unquoted(functionID))
+	if contract.IsInternal(functionID) {
+		return "", "", contract.Forbiddenf("Function '%s' is in an internal namespace and cannot back a skill resource", ids.Unquoted(functionID))
 	}
 	res, err := r.trigger(ctx, functionID, struct{}{})
 	if err != nil {
@@ -62,23 +36,23 @@ func (r *Registry) section(ctx context.Context, functionID string) (mime, text s
 // sectionTooLarge is the error for a section whose output is over the
 // response budget.
 func sectionTooLarge(functionID string, size, budget int) error {
-	return &Error{Code: CodeUnavailable, Message: fmt.Sprintf(
+	return contract.Unavailablef(
 		"section function %s returned %s, over the worker's response budget of %s (max_response_bytes); make the section smaller or split it",
-		ids.Unquoted(functionID), formatBytes(size), formatBytes(budget))}
+		ids.Unquoted(functionID), formatBytes(size), formatBytes(budget))
 }
 
 // sectionOutput normalises a section function's result: a JSON string or
 // an object with a string "content" is markdown; anything else (null,
 // numbers, arrays, other objects) is pretty-printed JSON with sorted keys.
 func sectionOutput(res json.RawMessage) (mime, text string) {
-	res = present(res)
+	res = contract.Present(res)
 	if res == nil {
-		return mimeJSON, "null"
+		return contract.MIMEJSON, "null"
 	}
 	if s, ok := sectionText(res); ok {
-		return mimeMarkdown, s
+		return contract.MIMEMarkdown, s
 	}
-	return mimeJSON, prettyJSON(res)
+	return contract.MIMEJSON, prettyJSON(res)
 }
 
 // sectionText is a section result that is markdown: a JSON string, or an

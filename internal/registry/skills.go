@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
@@ -68,16 +69,16 @@ type skillChange struct {
 
 func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (registerSkillOutput, error) {
 	if err := ids.ValidateSkillID(in.ID); err != nil {
-		return registerSkillOutput{}, invalid(err)
+		return registerSkillOutput{}, contract.Invalid(err)
 	}
 	if strings.TrimSpace(in.Skill) == "" {
-		return registerSkillOutput{}, invalidf("skill must be non-empty")
+		return registerSkillOutput{}, contract.Invalidf("skill must be non-empty")
 	}
 	if len(in.Skill) > fsource.MaxBodyBytes {
-		return registerSkillOutput{}, invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), fsource.MaxBodyBytes)
+		return registerSkillOutput{}, contract.Invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), fsource.MaxBodyBytes)
 	}
-	row := skillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: timestamp(r.now())}
-	if err := r.skills.set(ctx, in.ID, row); err != nil {
+	row := catalog.SkillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: catalog.Timestamp(r.now())}
+	if err := r.view.PutSkill(ctx, row); err != nil {
 		return registerSkillOutput{}, err
 	}
 	r.log.Info("skill registered", zap.String("skill_id", ids.Unquoted(in.ID)))
@@ -87,9 +88,9 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 
 func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput) (unregisterSkillOutput, error) {
 	if err := ids.ValidateSkillID(in.ID); err != nil {
-		return unregisterSkillOutput{}, invalid(err)
+		return unregisterSkillOutput{}, contract.Invalid(err)
 	}
-	removed, err := r.skills.delete(ctx, in.ID)
+	removed, err := r.view.DeleteSkill(ctx, in.ID)
 	if err != nil {
 		return unregisterSkillOutput{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -35,8 +36,8 @@ func TestRegisterSkillValidation(t *testing.T) {
 			f := newFixture(t, nil)
 			_, err := f.reg.registerSkill(f.ctx, registerSkillInput{ID: tt.id, Skill: tt.body})
 			msg, code := errText(err)
-			if msg != tt.wantErr || code != CodeInvalidArgument {
-				t.Errorf("error = %q (%s), want %q (%s)", msg, code, tt.wantErr, CodeInvalidArgument)
+			if msg != tt.wantErr || code != contract.CodeInvalidArgument {
+				t.Errorf("error = %q (%s), want %q (%s)", msg, code, tt.wantErr, contract.CodeInvalidArgument)
 			}
 			if calls := f.engine.callsTo("state::set"); len(calls) != 0 {
 				t.Errorf("a rejected register wrote state: %v", calls)
@@ -92,8 +93,8 @@ func TestRegisterSkillStateFailure(t *testing.T) {
 	f.engine.failWith("state::set", &iii.Error{Code: "SET_ERROR", Message: "Failed to set value: full"})
 	_, err := f.reg.registerSkill(f.ctx, registerSkillInput{ID: "a", Skill: "b"})
 	msg, code := errText(err)
-	if want := "state::set: SET_ERROR: Failed to set value: full"; msg != want || code != CodeUnavailable {
-		t.Errorf("error = %q (%s), want %q (%s)", msg, code, want, CodeUnavailable)
+	if want := "state::set: SET_ERROR: Failed to set value: full"; msg != want || code != contract.CodeUnavailable {
+		t.Errorf("error = %q (%s), want %q (%s)", msg, code, want, contract.CodeUnavailable)
 	}
 	if ev := f.skillEvents.fired(); len(ev) != 0 {
 		t.Errorf("a failed register notified: %v", ev)
@@ -118,7 +119,7 @@ func TestUnregisterSkill(t *testing.T) {
 	}
 
 	_, err := f.reg.unregisterSkill(f.ctx, unregisterSkillInput{ID: "Bad"})
-	if msg, code := errText(err); !strings.Contains(msg, "lowercase") || code != CodeInvalidArgument {
+	if msg, code := errText(err); !strings.Contains(msg, "lowercase") || code != contract.CodeInvalidArgument {
 		t.Errorf("invalid id error = %q (%s)", msg, code)
 	}
 	if n := len(f.engine.callsTo("state::delete")); n != 2 {
@@ -127,7 +128,7 @@ func TestUnregisterSkill(t *testing.T) {
 
 	f.engine.failWith("state::delete", &iii.Error{Code: "DELETE_ERROR", Message: "nope"})
 	_, err = f.reg.unregisterSkill(f.ctx, unregisterSkillInput{ID: "gone"})
-	if msg, code := errText(err); msg != "state::delete: DELETE_ERROR: nope" || code != CodeUnavailable {
+	if msg, code := errText(err); msg != "state::delete: DELETE_ERROR: nope" || code != contract.CodeUnavailable {
 		t.Errorf("state failure = %q (%s)", msg, code)
 	}
 }
@@ -145,7 +146,7 @@ func TestListSkills(t *testing.T) {
 	at := f.fixedTimestamp
 	row := func(id string) skillEntry {
 		body := "body of " + id
-		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: sha256Hex(body)}
+		return skillEntry{ID: id, Bytes: int64(len(body)), RegisteredAt: at, Origin: "state", Tokens: int64(len(body)+3) / 4, SHA256: hexSHA(body)}
 	}
 	want := listSkillsOutput{Skills: []skillEntry{row("alpha"), row("beta"), row("tree"), row("tree/leaf")}}
 	if got := want.Skills[0]; got.Bytes != 13 || got.Tokens != 4 || got.SHA256 != "39bb9019035a4c2fb34f1b61711ce2103b210bbdfda6725443f0e9903c197173" {

@@ -3,11 +3,12 @@ package registry
 import (
 	"strings"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
 // Scheme prefixes every resource URI this worker serves.
-const Scheme = "iii://"
+const Scheme = contract.Scheme
 
 // IndexURI is the auto-rendered index of every skill.
 const IndexURI = Scheme + "skills"
@@ -53,32 +54,32 @@ type URI struct {
 
 // Parse parses an iii:// URI (docs/reference.md#uri-parsing). A skill key is
 // not validated here: a key that could never be registered simply reads as
-// not found. Errors are *Error with code invalid_argument and the
+// not found. Errors are *contract.Error with code invalid_argument and the
 // reference texts.
 func Parse(uri string) (URI, error) {
 	rest, ok := strings.CutPrefix(uri, Scheme)
 	if !ok {
-		return URI{}, invalidf("Resource URI must start with iii://: %s", ids.Unquoted(uri))
+		return URI{}, contract.Invalidf("Resource URI must start with iii://: %s", ids.Unquoted(uri))
 	}
 	if rest == "" {
-		return URI{}, invalidf("Empty resource id: %s", ids.Unquoted(uri))
+		return URI{}, contract.Invalidf("Empty resource id: %s", ids.Unquoted(uri))
 	}
 	if rest == "skills" {
 		return URI{Kind: KindIndex}, nil
 	}
 	if rest[0] == '/' || rest[len(rest)-1] == '/' || strings.Contains(rest, "//") {
-		return URI{}, invalidf("Resource URI may not contain empty segments (no leading, trailing, or doubled '/'): %s", ids.Unquoted(uri))
+		return URI{}, contract.Invalidf("Resource URI may not contain empty segments (no leading, trailing, or doubled '/'): %s", ids.Unquoted(uri))
 	}
 	first, path, nested := strings.Cut(rest, "/")
 	if first != sectionMarker {
 		return URI{Kind: KindSkill, Key: rest}, nil
 	}
 	if !nested {
-		return URI{}, invalidf("Section URI 'iii://fn' is missing a function path: expected iii://fn/{a}/{b}/...: %s", ids.Unquoted(uri))
+		return URI{}, contract.Invalidf("Section URI 'iii://fn' is missing a function path: expected iii://fn/{a}/{b}/...: %s", ids.Unquoted(uri))
 	}
 	for seg := range strings.SplitSeq(path, "/") {
 		if err := ids.ValidateSegment(seg); err != nil {
-			return URI{}, invalidf("invalid section URI segment %s: %s", ids.Quote(seg), err)
+			return URI{}, contract.Invalidf("invalid section URI segment %s: %s", ids.Quote(seg), err)
 		}
 	}
 	return URI{Kind: KindSection, FunctionID: strings.ReplaceAll(path, "/", "::")}, nil

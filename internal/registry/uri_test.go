@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 func TestParse(t *testing.T) {
@@ -53,8 +55,8 @@ func TestParse(t *testing.T) {
 				t.Fatalf("Parse(%q) error = %q, want %q", tt.uri, msg, tt.wantErr)
 			}
 			if err != nil {
-				if code != CodeInvalidArgument {
-					t.Errorf("code = %q, want %q", code, CodeInvalidArgument)
+				if code != contract.CodeInvalidArgument {
+					t.Errorf("code = %q, want %q", code, contract.CodeInvalidArgument)
 				}
 				if got != (URI{}) {
 					t.Errorf("a failed parse returned %+v, want the zero URI", got)

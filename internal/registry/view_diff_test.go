@@ -16,7 +16,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/mcpskills"
+	"github.com/iii-hq/skills-go/internal/search"
 )
 
 // The content view against a rebuild from scratch (docs/data-path.md#the-content-view):
@@ -49,8 +54,10 @@ type diffWorld struct {
 	dir    string
 	f      *fixture
 	watch  *fsource.Watch
-	stored map[string]bool // ids registered now
-	seen   int             // skill events already checked
+	mcp    *mcpskills.Extension // over f.reg's view, kept across steps
+	search *search.Searcher     // likewise: its index is kept up to date, never rebuilt
+	stored map[string]bool      // ids registered now
+	seen   int                  // skill events already checked
 	serial int
 }
 
@@ -63,7 +70,7 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 	d.f = &fixture{engine: newFakeEngine(), skillEvents: &fakeNotifier{}, promptEvents: &fakeNotifier{}, ctx: t.Context()}
 	var mirror *catalog.Scope
 	if mirrored {
-		mirror = NewSkillsMirror("skills", 1<<20)
+		mirror = catalog.NewSkillsScope("skills", 1<<20)
 		mirror.BeginLoad()
 		mirror.EndLoad(nil) // loaded, empty: the worker's own writes keep it current
 	}
@@ -71,7 +78,9 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 		OnChange: func(old, updated fsource.Snapshot) { d.f.reg.FSChanged(context.Background(), old, updated) }})
 	d.f.reg = New(Config{FS: src, FSWatch: d.watch, FSCacheBytes: 1 << 20, Caller: d.f.engine, SkillsMirror: mirror,
 		SkillsChanged: d.f.skillEvents, PromptsChanged: d.f.promptEvents, StateTimeout: 2 * time.Second,
-		RootsConfigured: true, Now: func() time.Time { return fixedNow }})
+		Now: func() time.Time { return fixedNow }})
+	d.mcp = mcpskills.New(mcpskills.Config{View: d.f.reg.View()})
+	d.search = search.NewSearcher(search.SearcherConfig{View: d.f.reg.View()})
 	d.watch.Start(t.Context())
 	t.Cleanup(d.watch.Close)
 	return d
@@ -291,8 +300,7 @@ func (d *diffWorld) check(step string, want []string) {
 		t.Fatalf("%s: on-change events (-want +got):\n%s", step, diff)
 	}
 
-	fresh := New(Config{FS: d.source(), Caller: d.f.engine, StateTimeout: 2 * time.Second, RootsConfigured: true,
-		Now: func() time.Time { return fixedNow }})
+	fresh := New(Config{FS: d.source(), Caller: d.f.engine, StateTimeout: 2 * time.Second, Now: func() time.Time { return fixedNow }})
 	ctx := d.f.ctx
 	surfaces := []struct {
 		name string
@@ -301,11 +309,21 @@ func (d *diffWorld) check(step string, want []string) {
 		{"skills::list", func(r *Registry) (any, error) { return r.listSkills(ctx, emptyInput{}) }},
 		{"the index", func(r *Registry) (any, error) { return r.index(ctx), nil }},
 		{"resources-list", func(r *Registry) (any, error) { return r.resourcesList(ctx, listInput{}) }},
-		{"the MCP skills list", func(r *Registry) (any, error) { return r.mcpSkillsList(ctx, mcpSkillsListInput{}) }},
+		{"the MCP skills list", func(r *Registry) (any, error) {
+			ext := d.mcp
+			if r != d.f.reg {
+				ext = mcpskills.New(mcpskills.Config{View: r.View()})
+			}
+			return callFunction(ctx, ext.Functions(), contract.FnMCPSkillsList, `{}`)
+		}},
 		{"skill::search", func(r *Registry) (any, error) {
-			var out []searchOutput
+			searcher := d.search
+			if r != d.f.reg {
+				searcher = search.NewSearcher(search.SearcherConfig{View: r.View()})
+			}
+			var out []contract.SearchResults
 			for _, q := range []string{"backup", "deploy invoice", "certificate", "kubernetes", "folder skill guide", "skill"} {
-				res, err := r.search(ctx, searchRequest{Query: q, Limit: 50})
+				res, err := searcher.Search(ctx, search.Request{Query: q, Limit: 50})
 				if err != nil {
 					return nil, err
 				}
@@ -314,7 +332,7 @@ func (d *diffWorld) check(step string, want []string) {
 			return out, nil
 		}},
 		{"diagnostics", func(r *Registry) (any, error) {
-			rep := r.Diagnose(ctx)
+			rep := diagnostics.New(diagnostics.Config{View: r.View()}).Diagnose(ctx)
 			return struct{ Files, Roots any }{rep.Files, rep.Roots}, nil
 		}},
 	}
@@ -367,4 +385,15 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// callFunction invokes the function id among fns with payload, as the
+// engine would, and returns its output.
+func callFunction(ctx context.Context, fns []iii.Function, id, payload string) (any, error) {
+	for _, fn := range fns {
+		if fn.ID == id {
+			return fn.Handler(ctx, iii.Request{FunctionID: id, Data: json.RawMessage(payload)})
+		}
+	}
+	return nil, fmt.Errorf("no function %s", id)
 }

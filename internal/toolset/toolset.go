@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/tools"
@@ -145,7 +146,7 @@ func (s *Set) reloadLockLocked() {
 
 // reservedNames are skill names whose functions would land in a namespace
 // the engine or this worker owns (the recursion guard's, D2).
-var reservedNames = []string{"engine", "state", "stream", "iii", "mcp", "a2a", "skills", "prompts", "skill"}
+var reservedNames = contract.ReservedSkillNames()
 
 // syncLocked works out the functions the files and the lock call for,
 // then registers and unregisters the difference.

@@ -19,6 +19,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -61,6 +62,7 @@ type Worker struct {
 	client       *iii.Client
 	cat          *catalog.Catalog
 	reg          *registry.Registry
+	surfaces     surfaces
 	watch        *fsource.Watch // nil without globs or roots
 	tools        *toolset.Set   // nil unless tools.enabled (D34)
 	changes      *changeQueue
@@ -96,19 +98,19 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		URL: opts.URL, Name: opts.Name, Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
 		MaxResultBytes: cfg.MaxResponseBytes,
-		OversizeHint:   registry.OversizeHint,
+		OversizeHint:   contract.OversizeHint,
 		MaxFrameBytes:  int64(cfg.MaxFrameBytes),
 	})
 	triggerTypes := []iii.TriggerType{
-		changeTrigger(registry.SkillsOnChange, registry.SkillsOnChangeDescription, log),
-		changeTrigger(registry.PromptsOnChange, registry.PromptsOnChangeDescription, log),
+		changeTrigger(contract.SkillsOnChange, contract.SkillsOnChangeDescription, log),
+		changeTrigger(contract.PromptsOnChange, contract.PromptsOnChangeDescription, log),
 	}
 	skillsChanged := w.client.ProvideTriggerType(triggerTypes[0])
 	promptsChanged := w.client.ProvideTriggerType(triggerTypes[1])
 	w.triggerTypes = len(triggerTypes)
-	skillsMirror := registry.NewSkillsMirror(cfg.Scopes.Skills, int64(cfg.CacheBytes))
-	promptsMirror := registry.NewPromptsMirror(cfg.Scopes.Prompts)
-	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsMirror, promptsMirror)
+	skillsScope := catalog.NewSkillsScope(cfg.Scopes.Skills, int64(cfg.CacheBytes))
+	promptsScope := catalog.NewPromptsScope(cfg.Scopes.Prompts)
+	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsScope, promptsScope)
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	w.tools = newToolSet(cfg, w.client, src, log)
@@ -120,27 +122,28 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 			PollInterval: cfg.FSPoll(), Logger: log.Named("fs"), OnChange: w.changes.put,
 		})
 	}
+	// The one content view every surface reads (docs/data-path.md#the-content-view).
+	view := catalog.NewView(catalog.ViewConfig{
+		Skills: skillsScope, Prompts: promptsScope, Caller: w.client,
+		SkillsScope: cfg.Scopes.Skills, PromptsScope: cfg.Scopes.Prompts, Timeout: cfg.StateTimeout(),
+		Source: src, Watch: w.watch, BodyCacheBytes: int64(cfg.CacheBytes),
+	})
 	w.reg = registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,
 		PromptsScope:   cfg.Scopes.Prompts,
 		StateTimeout:   cfg.StateTimeout(),
-		FS:             src,
-		FSWatch:        w.watch,
-		FSCacheBytes:   int64(cfg.CacheBytes),
 		Caller:         w.client,
 		SkillsChanged:  skillsChanged,
 		PromptsChanged: promptsChanged,
 		Logger:         log.Named("registry"),
+		View:           view,
 
 		MaxResponseBytes: cfg.MaxResponseBytes,
-		SkillsMirror:     skillsMirror,
-		PromptsMirror:    promptsMirror,
-		RootsConfigured:  cfg.RootsSet,
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
-		Diagnose:         w.diagnose,
 	})
-	w.functions = w.reg.Functions()
+	w.surfaces = newSurfaces(w.reg, cfg, log.Named("registry"), w.diagnose)
+	w.functions = w.surfaces.functions()
 	return w, nil
 }
 
@@ -211,6 +214,12 @@ func (w *Worker) Run(ctx context.Context) error {
 			f.run(fanCtx, synced)
 		}()
 	}
+	// The search index follows the view's change feed (internal/search).
+	fan.Add(1)
+	go func() {
+		defer fan.Done()
+		w.surfaces.search.Follow(fanCtx)
+	}()
 	if w.tools != nil {
 		w.tools.Start()
 	}
@@ -273,7 +282,7 @@ func (w *Worker) announceReady(ctx context.Context) {
 		w.log.Debug("could not confirm registration with engine::functions::list", zap.Error(err))
 	}
 	w.log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(w.functions), w.triggerTypes), zap.String("worker_id", w.client.WorkerID()))
-	w.reg.LogFSHealth(ctx)
+	w.surfaces.diag.LogFSHealth(ctx)
 }
 
 // Close stops the worker, as the end of Run's context does, and waits

@@ -1,0 +1,83 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/iii-hq/skills-go/internal/fsource"
+)
+
+// The prompts view merges the stored prompts with the prompt files by
+// the skills' rule: a stored row wins its name (docs/data-path.md#the-content-view).
+
+// Prompt is one entry of the prompts view.
+type Prompt struct {
+	Name   string
+	Origin string // OriginState or OriginFS
+	// Row is a stored prompt's row (OriginState).
+	Row PromptRow
+	// File is a prompt file as listed (OriginFS).
+	File fsource.Prompt
+	// SHA256 is the hex digest of what defines the prompt
+	// (docs/decisions.md D41): a file's bytes ("" when it cannot be
+	// read), or a stored prompt's name, description, arguments and
+	// function_id, not when it was registered.
+	SHA256 string
+}
+
+// PromptListing is the prompts view at one moment.
+type PromptListing struct {
+	Prompts  []Prompt         // sorted by name; one entry per name
+	Shadowed []fsource.Prompt // files whose name a stored row serves
+	Skips    []fsource.Skip   // files not served, and files served with a warning
+}
+
+// Prompt returns the entry with that name.
+func (l PromptListing) Prompt(name string) (Prompt, bool) {
+	i, ok := slices.BinarySearchFunc(l.Prompts, name, func(p Prompt, name string) int { return strings.Compare(p.Name, name) })
+	if !ok {
+		return Prompt{}, false
+	}
+	return l.Prompts[i], true
+}
+
+// Prompts returns the prompts view now. When the stored prompts cannot
+// be listed the error says why and the listing holds the files alone
+// (none shadowed).
+func (v *View) Prompts(ctx context.Context) (PromptListing, error) {
+	rows, err := v.StoredPrompts(ctx)
+	files := v.Files(ctx)
+	l := PromptListing{Skips: files.PromptSkips}
+	var served []fsource.Prompt
+	served, l.Shadowed = shadow(files.Prompts, func(f fsource.Prompt) string { return f.Name },
+		rows, func(r PromptRow) string { return r.Name })
+	sums := v.promptSums.values(listedOf(served, promptFile), func(i int) string {
+		b, err := v.src.ReadFile(served[i].Path)
+		if err != nil {
+			return ""
+		}
+		return sha256Hex(b)
+	})
+	l.Prompts = make([]Prompt, 0, len(rows)+len(served))
+	for _, r := range rows {
+		l.Prompts = append(l.Prompts, Prompt{Name: r.Name, Origin: OriginState, Row: r, SHA256: promptDigest(r)})
+	}
+	for i, f := range served {
+		l.Prompts = append(l.Prompts, Prompt{Name: f.Name, Origin: OriginFS, File: f, SHA256: sums[i]})
+	}
+	slices.SortStableFunc(l.Prompts, func(a, b Prompt) int { return strings.Compare(a.Name, b.Name) })
+	return l, err
+}
+
+// promptDigest is the hex SHA-256 of what defines a stored prompt.
+func promptDigest(row PromptRow) string {
+	b, _ := json.Marshal(struct {
+		Name        string      `json:"name"`
+		Description string      `json:"description"`
+		Arguments   []PromptArg `json:"arguments"`
+		FunctionID  string      `json:"function_id"`
+	}{row.Name, row.Description, row.Arguments, row.FunctionID})
+	return sha256Hex(b)
+}

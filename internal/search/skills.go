@@ -1,0 +1,325 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/skillmd"
+)
+
+// skill::search (docs/decisions.md D40): the skills ranked for a need, over
+// everything the registry serves (state, globs, roots), kept current with
+// every change: the index is brought up to date with the catalog and the
+// watched files before each search.
+const (
+	descSearch = "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Use it instead of reading the whole iii://skills index when you know what you need; then fetch the best hits with skill::fetch."
+)
+
+// Request limits (D40).
+const (
+	maxQueryChars      = 1000
+	defaultSearchLimit = 8
+	maxSearchLimit     = 50
+)
+
+// searchToolMetadata exposes skill::search to MCP like skill::fetch (D16).
+var searchToolMetadata = json.RawMessage(`{"tool":{"label":"Search skills"},"mcp":{"expose":true},"mcp.expose":true}`)
+
+// Request documents the request for its schema; the handler reads
+// the payload itself, to word every problem.
+type Request struct {
+	Query     string `json:"query" jsonschema:"minLength=1,maxLength=1000" jsonschema_description:"What you need, in words: a task, a symptom, a tool name."`
+	Limit     int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=8" jsonschema_description:"How many results at most (1 to 50, default 8)."`
+	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Drop results from the end until the response fits this many tokens (bytes/4)."`
+}
+
+// Function is skill::search.
+func (s *Searcher) Function() iii.Function {
+	return iii.Function{
+		ID:             contract.FnSkillSearch,
+		Description:    descSearch,
+		RequestFormat:  iii.SchemaOf[Request](),
+		ResponseFormat: iii.SchemaOf[contract.SearchResults](),
+		Metadata:       searchToolMetadata,
+		Handler: func(ctx context.Context, req iii.Request) (any, error) {
+			in, err := parseSearchRequest(req.Data)
+			if err != nil {
+				return nil, err
+			}
+			return s.Search(ctx, in)
+		},
+	}
+}
+
+// parseSearchRequest reads and checks a search payload, naming what is
+// wrong and what is allowed.
+func parseSearchRequest(data json.RawMessage) (Request, error) {
+	in := Request{Limit: defaultSearchLimit}
+	var fields map[string]json.RawMessage
+	if s := strings.TrimSpace(string(data)); s != "" && s != "null" {
+		if err := json.Unmarshal(data, &fields); err != nil {
+			return in, contract.Invalidf("the payload must be a JSON object {\"query\": string, \"limit\"?: 1-50, \"max_tokens\"?: int}")
+		}
+	}
+	raw, ok := fields["query"]
+	if !ok || string(raw) == "null" {
+		return in, contract.Invalidf("missing field `query`: say what you need in words, e.g. {\"query\": \"restore a postgres backup\"}")
+	}
+	if err := json.Unmarshal(raw, &in.Query); err != nil {
+		return in, contract.Invalidf("`query` must be a string of 1 to %d characters, got %s", maxQueryChars, ids.Unquoted(string(raw)))
+	}
+	if err := checkQuery(in.Query); err != nil {
+		return in, err
+	}
+	if v, ok := fields["limit"]; ok && string(v) != "null" {
+		n, err := wholeNumber(v)
+		if err != nil || n < 1 || n > maxSearchLimit {
+			return in, contract.Invalidf("`limit` must be a whole number from 1 to %d (default %d), got %s", maxSearchLimit, defaultSearchLimit, ids.Unquoted(string(v)))
+		}
+		in.Limit = int(n)
+	}
+	if v, ok := fields["max_tokens"]; ok && string(v) != "null" {
+		n, err := wholeNumber(v)
+		if err != nil || n < 1 {
+			return in, contract.Invalidf("`max_tokens` must be a whole number of tokens from 1, got %s", ids.Unquoted(string(v)))
+		}
+		in.MaxTokens = int(min(n, 1<<31-1))
+	}
+	return in, nil
+}
+
+// checkQuery refuses a query no search can use: blank, too long, with
+// control characters, or not valid UTF-8 (which JSON decoding turns into
+// U+FFFD).
+func checkQuery(q string) error {
+	if strings.TrimSpace(q) == "" {
+		return contract.Invalidf("`query` must have at least one character that is not a space")
+	}
+	if n := utf8.RuneCountInString(q); n > maxQueryChars {
+		return contract.Invalidf("`query` is %d characters; at most %d", n, maxQueryChars)
+	}
+	for i, c := range []rune(q) {
+		switch {
+		case c == utf8.RuneError:
+			return contract.Invalidf("`query` must be valid UTF-8 text (character %d is not)", i+1)
+		case unicode.IsControl(c) && c != '\t' && c != '\n' && c != '\r':
+			return contract.Invalidf("`query` may not hold control characters (U+%04X at character %d)", c, i+1)
+		}
+	}
+	return nil
+}
+
+// wholeNumber reads a JSON number with no fraction.
+func wholeNumber(raw json.RawMessage) (int64, error) {
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(n.String(), 10, 64)
+}
+
+// Search runs one request, as parsed from a skill::search payload, over
+// an index brought up to date with the view.
+func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResults, error) {
+	if err := s.refresh(ctx); err != nil {
+		return contract.SearchResults{}, err
+	}
+	hits, total := s.idx.Search(in.Query, in.Limit)
+	out := contract.SearchResults{Results: make([]contract.SearchResult, 0, len(hits)), Total: total}
+	for _, h := range hits {
+		e, _ := s.entry(h.ID)
+		out.Results = append(out.Results, contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
+			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4})
+	}
+	if in.MaxTokens > 0 {
+		for len(out.Results) > 0 && estimateTokens(out) > in.MaxTokens {
+			out.Results = out.Results[:len(out.Results)-1]
+		}
+	}
+	return out, nil
+}
+
+// roundScore keeps four decimals: enough to order, short to read.
+func roundScore(s float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(s, 'f', 4, 64), 64)
+	return v
+}
+
+// estimateTokens is a response's size in tokens, as bytes/4 rounded up.
+func estimateTokens(v any) int {
+	b, _ := json.Marshal(v)
+	return (len(b) + 3) / 4
+}
+
+// Searcher serves skill::search over the content view, keeping its index
+// in step with the view. Its methods may run concurrently.
+type Searcher struct {
+	view *catalog.View
+	log  *zap.Logger
+	idx  *Index
+
+	refreshMu sync.Mutex // one refresh at a time
+	key       any
+	keyValid  bool
+
+	mu    sync.RWMutex
+	known map[string]indexed // by id
+
+	built     chan struct{} // closed once the index was first built
+	buildOnce sync.Once
+}
+
+// SearcherConfig is what a Searcher needs.
+type SearcherConfig struct {
+	// View is the content view searched; required.
+	View *catalog.View
+	// Logger says when a skill could not be read for the index; default:
+	// no logging.
+	Logger *zap.Logger
+}
+
+// NewSearcher returns a Searcher over cfg.View with an empty index, built
+// at the first search. It panics if the view is nil: that is a wiring
+// mistake, caught at start-up.
+func NewSearcher(cfg SearcherConfig) *Searcher {
+	if cfg.View == nil {
+		panic("search: SearcherConfig.View is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	return &Searcher{view: cfg.View, log: cfg.Logger, idx: New(), known: map[string]indexed{}, built: make(chan struct{})}
+}
+
+// indexed is what the index holds for an id, and what a result shows.
+type indexed struct {
+	fingerprint        string // changes when the skill does
+	title, description string
+	bytes              int
+}
+
+func (s *Searcher) entry(id string) (indexed, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.known[id]
+	return e, ok
+}
+
+// refresh brings the index up to date with the view: when the view is at
+// the version last indexed it does nothing; otherwise it compares every
+// skill's fingerprint (origin, digest and size) with the indexed one and
+// re-indexes what changed, so a registration, an unregistration or a
+// file edit is searchable on the very next call. Every skill is indexed
+// by its frontmatter fields and its body without the frontmatter, whatever
+// its origin.
+func (s *Searcher) refresh(ctx context.Context) error {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	l, err := s.view.Skills(ctx)
+	if err != nil {
+		return err
+	}
+	version, cacheable := l.Version()
+	if cacheable && s.keyValid && s.key == version {
+		return nil
+	}
+	want := make(map[string]string, len(l.Skills))
+	var put []Doc
+	entries := map[string]indexed{}
+	s.mu.RLock()
+	known := s.known
+	s.mu.RUnlock()
+	for _, sk := range l.Skills {
+		fp := sk.Origin + "\x00" + sk.File.Path + "\x00" + sk.SHA256 + "\x00" + strconv.FormatInt(sk.Size, 10)
+		want[sk.ID] = fp
+		if known[sk.ID].fingerprint == fp {
+			continue
+		}
+		text, err := s.text(ctx, sk)
+		if err != nil {
+			s.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(sk.ID)), zap.Error(err))
+			delete(want, sk.ID)
+			continue
+		}
+		d := skillmd.Parse(text)
+		desc := sk.Summary.Description()
+		put = append(put, DocOf(sk.ID, d.Name, desc, d.Body))
+		served := len(d.Body) // a read of a file serves its body
+		if sk.Origin == catalog.OriginState {
+			served = len(text) // a stored skill is read as registered
+		}
+		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: desc, bytes: served}
+	}
+	var drop []string
+	for id := range known {
+		if _, ok := want[id]; !ok {
+			drop = append(drop, id)
+		}
+	}
+	s.idx.Update(put, drop)
+	s.mu.Lock()
+	next := make(map[string]indexed, len(want))
+	for id := range want {
+		if e, ok := entries[id]; ok {
+			next[id] = e
+		} else if e, ok := known[id]; ok {
+			next[id] = e
+		}
+	}
+	s.known = next
+	s.mu.Unlock()
+	s.key, s.keyValid = version, cacheable && len(want) == len(next)
+	s.buildOnce.Do(func() { close(s.built) })
+	return nil
+}
+
+// text is what is indexed of a skill: its stored body, or its whole file
+// (frontmatter included; the caller parses both alike).
+func (s *Searcher) text(ctx context.Context, sk catalog.Skill) (string, error) {
+	if sk.Origin == catalog.OriginState {
+		body, found, err := s.view.StoredSkill(ctx, sk.ID)
+		if err == nil && !found {
+			err = contract.NotFoundf("Skill not found: %s", ids.Unquoted(sk.ID))
+		}
+		return body, err
+	}
+	b, err := s.view.Source().ReadFile(sk.File.Path)
+	return string(b), err
+}
+
+// Follow keeps the index in step with the view until ctx ends: once the
+// first search has built the index (a worker nobody searches holds none),
+// it indexes after each change the view's feed reports
+// (catalog.View.Next), so a search after a change seldom indexes on the
+// request path. Searches bring the index up to date anyway; Follow only
+// moves the work. Run it on a goroutine the caller owns and stops with
+// ctx.
+func (s *Searcher) Follow(ctx context.Context) {
+	select {
+	case <-s.built:
+	case <-ctx.Done():
+		return
+	}
+	version := s.view.Version()
+	for {
+		if err := s.refresh(ctx); err != nil && ctx.Err() == nil {
+			s.log.Debug("search: the index could not follow a change; the next search tries again", zap.Error(err))
+		}
+		next, err := s.view.Next(ctx, version)
+		if err != nil {
+			return
+		}
+		version = next
+	}
+}

@@ -1,0 +1,47 @@
+package worker
+
+import (
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/mcpskills"
+	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/roots"
+	"github.com/iii-hq/skills-go/internal/search"
+)
+
+// surfaces are what the worker serves, each over the one content view:
+// the 0.2 registry, the v0.3 roots functions, search, diagnostics and the
+// MCP Skills extension.
+type surfaces struct {
+	reg    *registry.Registry
+	roots  *roots.Roots
+	search *search.Searcher
+	diag   *diagnostics.Diagnoser
+	mcp    *mcpskills.Extension
+}
+
+// newSurfaces builds the surfaces over reg's view; log is where search and
+// the boot scan log, add completes the diagnostics report with what only
+// the worker knows.
+func newSurfaces(reg *registry.Registry, cfg config.Config, log *zap.Logger, add func(*diagnostics.Report)) surfaces {
+	view := reg.View()
+	return surfaces{
+		reg:    reg,
+		roots:  roots.New(roots.Config{View: view, Configured: cfg.RootsSet}),
+		search: search.NewSearcher(search.SearcherConfig{View: view, Logger: log}),
+		diag:   diagnostics.New(diagnostics.Config{View: view, Add: add, Logger: log}),
+		mcp:    mcpskills.New(mcpskills.Config{View: view, PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes}),
+	}
+}
+
+// functions are the surfaces' functions in registration order: 0.2's
+// thirteen, the roots functions, search, diagnostics, then the MCP Skills
+// extension's.
+func (s surfaces) functions() []iii.Function {
+	fns := append(s.reg.Functions(), s.roots.Functions()...)
+	fns = append(fns, s.search.Function(), s.diag.Function())
+	return append(fns, s.mcp.Functions()...)
+}
