@@ -17,14 +17,14 @@ import (
 // the view up to date at once, so no listing stays behind what a read
 // served.
 func (v *View) Body(ctx context.Context, id string) (body string, found bool, err error) {
-	body, found, err = v.StoredSkill(ctx, id)
-	if err != nil || found {
-		return body, found, err
+	at, found, err := v.Lookup(ctx, id)
+	if err != nil || !found {
+		return "", found, err
 	}
-	sk, ok := v.FileSkill(ctx, id)
-	if !ok {
-		return "", false, nil
+	if at.Origin == OriginState {
+		return at.Text, true, nil
 	}
+	sk := at.File
 	body, stamp, err := v.bodies.read(sk.Path, v.src.ReadBody)
 	if err == nil && !stamp.Equal(sk.Stamp) {
 		v.Refresh(ctx)
@@ -43,6 +43,32 @@ func (v *View) Body(ctx context.Context, id string) (body string, found bool, er
 		return "", false, contract.UnavailableMsg(err)
 	}
 	return body, true, nil
+}
+
+// Found is where a point read found an id (Lookup).
+type Found struct {
+	Origin string        // OriginState or OriginFS
+	Text   string        // the stored row's body (OriginState)
+	File   fsource.Skill // the listed file (OriginFS)
+}
+
+// Lookup finds one id by the view's rule without building a listing: the
+// stored row wins, else the listed file with that id. A failure to read
+// the stored row is returned, never passed over to a file that a row may
+// shadow. Every point read of a skill (Body, the MCP Skills extension)
+// goes through it, so the precedence of listings and of reads is one.
+func (v *View) Lookup(ctx context.Context, id string) (Found, bool, error) {
+	text, found, err := v.StoredSkill(ctx, id)
+	if err != nil {
+		return Found{}, false, err
+	}
+	if found {
+		return Found{Origin: OriginState, Text: text}, true, nil
+	}
+	if f, ok := v.FileSkill(ctx, id); ok {
+		return Found{Origin: OriginFS, File: f}, true, nil
+	}
+	return Found{}, false, nil
 }
 
 // FileSkill finds the listed file with id: in the watch's snapshot (a

@@ -71,6 +71,26 @@ func (v *View) Prompts(ctx context.Context) (PromptListing, error) {
 	return l, err
 }
 
+// Prompt finds one prompt by the view's rule without listing them all: a
+// stored row wins its name, else the prompt file of that name. The entry
+// carries no SHA256 (a point read needs none). A failure to read the
+// stored row is returned, not passed over to a file: a file must not
+// answer for a name a row may hold.
+func (v *View) Prompt(ctx context.Context, name string) (Prompt, bool, error) {
+	row, found, err := v.StoredPrompt(ctx, name)
+	if err != nil {
+		return Prompt{}, false, err
+	}
+	if found {
+		return Prompt{Name: name, Origin: OriginState, Row: row}, true, nil
+	}
+	files := v.Files(ctx).Prompts
+	if i := slices.IndexFunc(files, func(f fsource.Prompt) bool { return f.Name == name }); i >= 0 {
+		return Prompt{Name: name, Origin: OriginFS, File: files[i]}, true, nil
+	}
+	return Prompt{}, false, nil
+}
+
 // promptDigest is the hex SHA-256 of what defines a stored prompt.
 func promptDigest(row PromptRow) string {
 	b, _ := json.Marshal(struct {

@@ -40,22 +40,21 @@ func sortSources(s []skillSource) {
 	slices.SortFunc(s, func(a, b skillSource) int { return strings.Compare(a.id, b.id) })
 }
 
-// skillSourceOf resolves one id as the registry serves it: the state row
-// first, then the overlay.
+// skillSourceOf resolves one id as the registry serves it (the view's
+// Lookup: the stored row, else the listed file).
 func (x *Extension) skillSourceOf(ctx context.Context, id string) (skillSource, error) {
 	if ids.ValidateSkillID(id) != nil {
 		return skillSource{}, contract.NotFoundf("Skill not found: %s", ids.Unquoted(id))
 	}
-	text, found, err := x.view.StoredSkill(ctx, id)
-	if err != nil {
+	at, found, err := x.view.Lookup(ctx, id)
+	switch {
+	case err != nil:
 		return skillSource{}, err
-	}
-	if found {
-		m := catalog.MetaOf(id, text)
-		src, _ := x.viewSkillSource(catalog.Skill{ID: id, Origin: catalog.OriginState, Meta: m})
+	case found && at.Origin == catalog.OriginState:
+		src, _ := x.viewSkillSource(catalog.Skill{ID: id, Origin: catalog.OriginState, Meta: catalog.MetaOf(id, at.Text)})
 		return src, nil
-	}
-	if s, ok := x.view.FileSkill(ctx, id); ok {
+	case found:
+		s := at.File
 		l, err := x.view.Skills(ctx)
 		if err != nil {
 			return skillSource{}, err

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 
 	"go.uber.org/zap"
@@ -46,16 +45,14 @@ func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetO
 	if err := ids.ValidatePromptName(in.Name); err != nil {
 		return promptGetOutput{}, contract.Invalid(err)
 	}
-	row, found, err := r.view.StoredPrompt(ctx, in.Name)
-	if err != nil {
+	p, found, err := r.view.Prompt(ctx, in.Name)
+	switch {
+	case err != nil:
 		return promptGetOutput{}, err
-	}
-	if found {
-		return r.runPromptHandler(ctx, row, in.Arguments)
-	}
-	fsPrompts := r.view.Files(ctx).Prompts
-	if i := slices.IndexFunc(fsPrompts, func(p fsource.Prompt) bool { return p.Name == in.Name }); i >= 0 {
-		return r.staticPrompt(fsPrompts[i], in.Arguments)
+	case found && p.Origin == catalog.OriginState:
+		return r.runPromptHandler(ctx, p.Row, in.Arguments)
+	case found:
+		return r.staticPrompt(p.File, in.Arguments)
 	}
 	return promptGetOutput{}, contract.NotFoundf("Prompt not found: %s", ids.Unquoted(in.Name))
 }

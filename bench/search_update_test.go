@@ -1,0 +1,52 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// BenchmarkSearchUpdate measures how a search follows a change: each
+// operation registers a new skill (a corpus body under a fresh id) and
+// then searches, so every search first brings the index up to date with
+// one more document. Against it, two no-op echo calls on the same engine
+// (the same two round trips, nothing done). 1,000 corpus skills are in
+// state from the start and the index is built before timing.
+//
+//	go test -run '^$' -bench SearchUpdate -benchtime 500x ./bench/
+func BenchmarkSearchUpdate(b *testing.B) {
+	corpus := corpusSkills(b)
+	queries := corpusQueries(b)
+	const n = 1000
+	echo := iii.NewFunction("bench::echo", "returns nothing", func(context.Context, echoIn) (string, error) { return "", nil })
+	r := newRig(b, rigOptions{extra: []iii.Function{echo}, seed: func(srv *engine.Engine) {
+		for i := range n {
+			src := corpus[i%len(corpus)]
+			id := fmt.Sprintf("set-%04d/%s", i/len(corpus), src.id)
+			row, _ := json.Marshal(map[string]string{"id": id, "skill": src.body, "registered_at": "2026-11-23T00:00:00.000000000+00:00"})
+			if err := srv.SetState("skills", id, row); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}})
+	r.call(b, "skill::search", map[string]any{"query": queries[0]}) // builds the index
+	b.Run("echo-twice", func(b *testing.B) {
+		for range b.N {
+			r.call(b, "bench::echo", map[string]any{})
+			r.call(b, "bench::echo", map[string]any{})
+		}
+	})
+	serial := 0
+	b.Run(fmt.Sprintf("register-then-search-%d", n), func(b *testing.B) {
+		for i := range b.N {
+			serial++
+			src := corpus[serial%len(corpus)]
+			r.call(b, "skills::register", map[string]any{"id": fmt.Sprintf("new-%06d/%s", serial, src.id), "skill": src.body})
+			r.call(b, "skill::search", map[string]any{"query": queries[i%len(queries)]})
+		}
+	})
+}
