@@ -12,11 +12,7 @@ import (
 // skills (D36) come later, from the tool set. Docs point here rather than
 // repeat the list or its length.
 func ExampleNew_functions() {
-	w, err := New(config.Default(), Options{URL: "ws://127.0.0.1:1"})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	w := unstarted()
 	defer w.Close()
 	for _, f := range w.functions {
 		fmt.Println(f.ID)
@@ -50,13 +46,18 @@ func ExampleNew_functions() {
 // worker's (v0.3.0, with its three skills::roots::* functions) plus
 // skill::search, diagnostics and the MCP Skills extension.
 func ExampleNew_bootLine() {
-	w, err := New(config.Default(), Options{URL: "ws://127.0.0.1:1"})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	w := unstarted()
 	defer w.Close()
 	fmt.Println("skills registered " + describeFunctions(w.functions))
 	// Output:
 	// skills registered 15 skills::*, 2 skill::* and 5 prompts::* functions
+}
+
+// unstarted is a worker with the default config that never runs.
+func unstarted() *Worker {
+	w, err := New(config.Default(), Options{URL: "ws://127.0.0.1:1"})
+	if err != nil {
+		panic(err)
+	}
+	return w
 }
