@@ -6,11 +6,12 @@ import (
 	"github.com/iii-hq/skills-go/internal/config"
 )
 
-// The functions a worker registers, in the order it registers them on
-// every connection (docs/decisions.md D12): 0.2's, the roots functions,
-// search, diagnostics, then the MCP Skills extension's. Approved tool
-// skills (D36) come later, from the tool set. Docs point here rather than
-// repeat the list or its length.
+// The functions a worker registers, in the order its surfaces give them
+// (0.2's, the roots functions, search, diagnostics, then the MCP Skills
+// extension's), which is the order of the boot line's prefixes; the
+// handshake sends their frames sorted by id (docs/decisions.md D12).
+// Approved tool skills (D36) come later, from the tool set. Docs point
+// here rather than repeat the list or its length.
 func ExampleNew_functions() {
 	w := unstarted()
 	defer w.Close()
