@@ -67,8 +67,9 @@ func New(cfg Config) *Extension {
 		pageSize: cfg.PageSize, maxResponse: cfg.MaxResponseBytes}
 }
 
-// Functions returns the extension's four functions, in registration
-// order, with schemas reflected from the Go types.
+// Functions returns the extension's functions (ExampleExtension_Functions
+// lists them), in registration order, with schemas reflected from the Go
+// types.
 func (x *Extension) Functions() []iii.Function {
 	return []iii.Function{
 		iii.NewFunction(contract.FnMCPSkillsList, descMCPSkillsList, x.mcpSkillsList),
