@@ -1,7 +1,8 @@
 // Command skills is the iii agentic content registry worker: it connects to
-// an iii engine, registers the skills::*, skill::fetch and prompts::*
-// functions and the two on-change trigger types, and serves markdown skills
-// and prompts to every worker on the bus (the mcp worker among them).
+// an iii engine, registers its skills::*, skill::* and prompts::*
+// functions (internal/worker's ExampleNew_functions lists them) and the two
+// on-change trigger types, and serves markdown skills and prompts to every
+// worker on the bus (the mcp worker among them).
 //
 // Usage:
 //

@@ -76,7 +76,9 @@ func startWorker(t *testing.T, srv *engine.Engine, args ...string) *process {
 	return p
 }
 
-// workerFunctions are the 13 function ids the worker registers.
+// workerFunctions are 0.2's function ids, which a started worker must
+// have registered before these tests call it; it registers more after
+// them (ExampleNew_functions in internal/worker lists every one).
 var workerFunctions = []string{
 	"skills::register", "skills::unregister", "skills::list", "skills::resources-list",
 	"skills::resources-read", "skills::resources-templates", "skills::fetch_skill", "skill::fetch",

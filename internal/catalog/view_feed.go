@@ -3,8 +3,9 @@ package catalog
 import "context"
 
 // The change feed: a surface that keeps something derived from the view
-// (a search index, a client's list_changed) follows it instead of asking
-// on every request. The view starts no goroutine for it; the follower
+// (today the search index, Searcher.Follow) follows it instead of asking
+// on every request; skills mcp's list_changed follows the on-change
+// triggers over the engine instead, since it may serve another process. The view starts no goroutine for it; the follower
 // owns the one that waits.
 
 // Version identifies the content of the view: the catalog's versions of

@@ -1,24 +1,10 @@
 package contract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-// The lists are pinned as 0.2 spelled them: the recursion guard, the mcp
-// worker's hidden namespaces and the tool skills' reserved names.
-func TestReservedNamespacesAsPublished(t *testing.T) {
-	wantPrefixes := []string{"engine::", "state::", "stream::", "iii::", "mcp::", "a2a::", "skills::", "prompts::", "iii."}
-	if diff := cmp.Diff(wantPrefixes, InternalPrefixes()); diff != "" {
-		t.Errorf("InternalPrefixes (-want +got):\n%s", diff)
-	}
-	wantNames := []string{"engine", "state", "stream", "iii", "mcp", "a2a", "skills", "prompts", "skill"}
-	if diff := cmp.Diff(wantNames, ReservedSkillNames()); diff != "" {
-		t.Errorf("ReservedSkillNames (-want +got):\n%s", diff)
-	}
-}
 
 func TestIsInternal(t *testing.T) {
 	tests := map[string]bool{
@@ -65,4 +51,21 @@ func TestOversizeHint(t *testing.T) {
 			t.Errorf("OversizeHint(%s) = %q, want %q", fn, got, want)
 		}
 	}
+}
+
+// The prefixes as 0.2 spelled them (docs/decisions.md D2): the recursion
+// guard and the mcp worker's hidden namespaces. Docs point here rather
+// than repeat the list.
+func ExampleInternalPrefixes() {
+	fmt.Println(strings.Join(InternalPrefixes(), " "))
+	// Output:
+	// engine:: state:: stream:: iii:: mcp:: a2a:: skills:: prompts:: iii.
+}
+
+// The skill names a tool skill may not take (docs/decisions.md D36): the
+// internal namespaces, and skill, where fetch and search live.
+func ExampleReservedSkillNames() {
+	fmt.Println(strings.Join(ReservedSkillNames(), " "))
+	// Output:
+	// engine state stream iii mcp a2a skills prompts skill
 }

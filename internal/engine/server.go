@@ -74,7 +74,7 @@ type Engine struct {
 	// stateEvents queues writes for the state trigger type's bindings.
 	stateEvents *stateDelivery
 
-	admin sync.Mutex // serialises Close, Restart and DropConnections
+	admin sync.Mutex // serialises Close, Pause, Resume and DropConnections
 
 	life      sync.Mutex // guards the fields below
 	accepting bool

@@ -1,8 +1,9 @@
 // Package mcpskills is the MCP Skills extension (SEP-2640;
-// docs/decisions.md D45) over the content view (package catalog): four
-// internal functions that `skills mcp` forwards skills/list, skills/get,
-// resources/read of skill:// URIs and resources/directory/read to. Every skill the registry serves
-// is an MCP skill at skill://<id>/SKILL.md:
+// docs/decisions.md D45) over the content view (package catalog): the
+// internal functions (ExampleExtension_Functions lists them) that
+// `skills mcp` forwards skills/list, skills/get, resources/read of
+// skill:// URIs and resources/directory/read to. Every skill the registry
+// serves is an MCP skill at skill://<id>/SKILL.md:
 //
 //   - a SKILL.md folder under a root is served as it is on disk: the
 //     SKILL.md byte for byte, its frontmatter verbatim, and every file of
@@ -66,8 +67,9 @@ func New(cfg Config) *Extension {
 		pageSize: cfg.PageSize, maxResponse: cfg.MaxResponseBytes}
 }
 
-// Functions returns the extension's four functions, in registration
-// order, with schemas reflected from the Go types.
+// Functions returns the extension's functions (ExampleExtension_Functions
+// lists them), in registration order, with schemas reflected from the Go
+// types.
 func (x *Extension) Functions() []iii.Function {
 	return []iii.Function{
 		iii.NewFunction(contract.FnMCPSkillsList, descMCPSkillsList, x.mcpSkillsList),

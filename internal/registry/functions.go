@@ -28,8 +28,8 @@ const (
 // deployments that list only exposed functions.
 var fetchToolMetadata = json.RawMessage(`{"tool":{"label":"Fetch skill"},"mcp":{"expose":true},"mcp.expose":true}`)
 
-// Functions returns the functions the worker registers, in a stable
-// order: the 13 of 0.2, with descriptions, request and response schemas
+// Functions returns the registry's functions, in a stable order: 0.2's
+// (ExampleRegistry_Functions lists them), with descriptions, request and response schemas
 // reflected from the Go types, and lenient decoding (unknown keys ignored,
 // a null payload is {}). The worker registers the other surfaces'
 // functions after these.

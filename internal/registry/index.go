@@ -78,7 +78,7 @@ func (r *Registry) index(ctx context.Context) string {
 // them.
 type versionCache[T any] struct {
 	mu    sync.Mutex
-	key   any // comparable: a catalog.Listing version, or promptsKey
+	key   any // comparable: a catalog.Listing version, or View.PromptsVersion's
 	value T
 	ok    bool
 }

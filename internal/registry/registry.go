@@ -1,8 +1,8 @@
 // Package registry is the 0.2 surface of the skills worker: markdown skills
 // served as iii://{id}, the iii://skills index, function-backed sections at
 // iii://fn/…, the batched fetch tool and slash-command prompts — the
-// thirteen functions of 0.2 (Functions lists them), with their ids, URIs,
-// index and resolver. It reads and writes skills and prompts only through
+// functions of 0.2 (Functions; ExampleRegistry_Functions lists them), with
+// their ids, URIs, index and resolver. It reads and writes skills and prompts only through
 // the catalog's content view (docs/data-path.md#the-content-view), which
 // owns state::*; it reaches the engine otherwise only through the Caller
 // (section and prompt handlers) and Notifier interfaces. The surfaces
@@ -36,7 +36,7 @@ type Config struct {
 	// FS is the filesystem overlay; nil means none.
 	FS *fsource.Source
 	// FSCacheBytes bounds the fs skill bodies kept in memory (each checked
-	// against its file's size and mtime on every read); 0 keeps none.
+	// against its file's Stamp on every read); 0 keeps none.
 	FSCacheBytes int64
 	// FSWatch, when set, is a started watch over FS: listings and reads use
 	// its snapshot instead of globbing on every call (docs/decisions.md D20).
@@ -93,8 +93,9 @@ type Notifier interface {
 }
 
 // Registry serves the skills and prompts registries. Its handlers may run
-// concurrently: its only mutable state is a cache of listing summaries
-// keyed by row content, and nothing is locked across engine calls
+// concurrently: its only mutable state is the last index text,
+// resources-list and mcp-list answer rendered, each kept with the view's
+// version it came from (D19), and nothing is locked across engine calls
 // (concurrent writes to one id are last-writer-wins in state, as with the
 // Rust worker).
 type Registry struct {

@@ -5,6 +5,9 @@
 // saturation, so a word in a skill's title counts for more than the same
 // word deep in its body, and a long body does not win by length alone.
 // Text is analysed by Terms. docs/search.md says why this is not bleve.
+//
+// Searcher (skills.go) serves the index as skill::search over the content
+// view (package catalog), whose change feed it follows.
 package search
 
 import (

@@ -31,8 +31,8 @@ func changeTrigger(id, description string, log *zap.Logger) iii.TriggerType {
 }
 
 // describeFunctions counts functions by id prefix for the boot log, in
-// order of first appearance: "7 skills::*, 1 skill::* and 5 prompts::*
-// functions".
+// order of first appearance, as the reference worker's boot line does
+// (ExampleNew_bootLine shows the worker's).
 func describeFunctions(functions []iii.Function) string {
 	var prefixes []string
 	counts := map[string]int{}

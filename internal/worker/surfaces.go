@@ -37,9 +37,9 @@ func newSurfaces(reg *registry.Registry, cfg config.Config, log *zap.Logger, add
 	}
 }
 
-// functions are the surfaces' functions in registration order: 0.2's
-// thirteen, the roots functions, search, diagnostics, then the MCP Skills
-// extension's.
+// functions are the surfaces' functions in registration order: 0.2's,
+// the roots functions, search, diagnostics, then the MCP Skills
+// extension's (ExampleNew_functions lists them).
 func (s surfaces) functions() []iii.Function {
 	fns := append(s.reg.Functions(), s.roots.Functions()...)
 	fns = append(fns, s.search.Function(), s.diag.Function())

@@ -1,10 +1,13 @@
 // Package worker is the composition root of the skills worker: it wires
 // the engine client, the catalog and its mirrors, the filesystem source
-// and its watch, the registry, the tool set and the diagnostics hook, and
-// runs them until its context ends or the engine refuses it. The worker
-// command, skills dev and skills mcp --dev all run one. One goroutine it
-// owns hands file changes to the registry and the tool set, so nothing
-// they do runs under the watch's scan lock (docs/data-path.md#the-worker).
+// and its watch, the one content view over them, the surfaces that read
+// it (registry, roots, search, diagnostics, mcpskills) and the tool set,
+// and runs them until its context ends or the engine refuses it. The
+// worker command, skills dev and skills mcp --dev all run one. One
+// goroutine it owns hands file changes to the registry and the tool set,
+// so nothing they do runs under the watch's scan lock; another keeps the
+// search index following the view's change feed
+// (docs/data-path.md#the-worker).
 package worker
 
 import (

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,48 +24,6 @@ const waitTimeout = 10 * time.Second
 
 const helloSkill = "---\nname: hello\nversion: 1.0.0\ndescription: Says hello.\n---\n# Hello\n\n" +
 	"### greet\n\nSay hello.\n\n#### Command\n\n```\necho hello\n```\n"
-
-// The boot log line of the reference worker (v0.3.0, with its three
-// skills::roots::* functions) plus skill::search, derived from the
-// function table rather than spelled out.
-func TestDescribeFunctionsMatchesTheReferenceBootLine(t *testing.T) {
-	w := newUnstarted(t)
-	if got, want := describeFunctions(w.functions), "15 skills::*, 2 skill::* and 5 prompts::* functions"; got != want {
-		t.Errorf("describeFunctions = %q, want %q", got, want)
-	}
-}
-
-// The worker registers its surfaces' functions in one order: 0.2's
-// thirteen, the roots functions, search, diagnostics, then the MCP Skills
-// extension's.
-func TestSurfaceFunctionsOrder(t *testing.T) {
-	w := newUnstarted(t)
-	var got []string
-	for _, f := range w.functions {
-		got = append(got, f.ID)
-	}
-	want := []string{
-		"skills::register", "skills::unregister", "skills::list", "skills::resources-list", "skills::resources-read",
-		"skills::resources-templates", "skills::fetch_skill", "skill::fetch", "prompts::register", "prompts::unregister",
-		"prompts::list", "prompts::mcp-list", "prompts::mcp-get", "skills::roots::index", "skills::roots::load",
-		"skills::roots::rescan", "skill::search", "skills::diagnostics", "skills::mcp-skills-list",
-		"skills::mcp-skills-get", "skills::mcp-skills-read", "skills::mcp-skills-dir",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("functions = %q, want %q", got, want)
-	}
-}
-
-// newUnstarted is a worker with the default config that never runs.
-func newUnstarted(t *testing.T) *Worker {
-	t.Helper()
-	w, err := New(config.Default(), Options{URL: "ws://127.0.0.1:1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	return w
-}
 
 // A worker serves its config on the engine; a file added under a glob is
 // announced on skills::on-change with source fs and an approved tool
