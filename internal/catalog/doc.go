@@ -1,6 +1,6 @@
 // Package catalog keeps the worker's in-memory view of the state scopes it
-// serves (docs/decisions.md D17, D18): for every key of a scope, in the
-// engine's order, a summary (what listings need) and, while a byte budget
+// serves (docs/decisions.md D17, D18): for every key of a scope, listed in
+// key order, a summary (what listings need) and, while a byte budget
 // allows, the body (what a read needs). It is loaded with one state::list
 // on each connection and kept current by the worker's own writes and by
 // the engine's `state` trigger. While a scope is not loaded (before the

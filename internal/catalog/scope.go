@@ -3,6 +3,8 @@ package catalog
 import (
 	"container/list"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -29,9 +31,8 @@ type Entry struct {
 	Gen     uint64 // the entry's generation, for CacheBody
 }
 
-// Scope mirrors one state scope: an entry per key, in the engine's
-// state::list order (first write; an overwrite keeps its place; a delete
-// removes it), with bodies in a least-recently-read cache bounded by a
+// Scope mirrors one state scope: an entry per key, listed in key order
+// (Summaries), with bodies in a least-recently-read cache bounded by a
 // byte budget. It is safe for concurrent use.
 type Scope struct {
 	name   string
@@ -39,21 +40,25 @@ type Scope struct {
 	budget int64 // bytes of bodies kept; 0 keeps none
 
 	mu      sync.Mutex
-	order   *list.List               // of *entry, in engine order
-	entries map[string]*list.Element // by key
-	lru     *list.List               // of *entry with a body, most recently read first
-	used    int64                    // bytes of bodies kept
-	hits    uint64
-	misses  uint64
-	valid   bool                // loaded on the current connection
-	orphans bool                // the connection ended during the load in flight: it vouches for nothing
-	loading bool                // a load is in flight: changes are recorded in dirty
-	dirty   map[string]struct{} // keys changed here while loading: kept over the snapshot, read again after
-	pending map[string]struct{} // keys reported changed (events) while loading: read again after
-	unkeyed bool                // a loaded value had no key: a miss is not proof of absence
-	version uint64              // changes on every change of content or validity
-	changed chan struct{}       // closed and replaced when version changes
-	gens    uint64              // source of entry generations
+	entries map[string]*entry // by key
+	// sorted holds the keys of entries in order while sortedOK: kept as
+	// entries come and go, rebuilt (once) after a load, so a listing
+	// after one registration costs no sort (Summaries).
+	sorted   []string
+	sortedOK bool
+	lru      *list.List // of *entry with a body, most recently read first
+	used     int64      // bytes of bodies kept
+	hits     uint64
+	misses   uint64
+	valid    bool                // loaded on the current connection
+	orphans  bool                // the connection ended during the load in flight: it vouches for nothing
+	loading  bool                // a load is in flight: changes are recorded in dirty
+	dirty    map[string]struct{} // keys changed here while loading: kept over the snapshot, read again after
+	pending  map[string]struct{} // keys reported changed (events) while loading: read again after
+	unkeyed  bool                // a loaded value had no key: a miss is not proof of absence
+	version  uint64              // changes on every change of content or validity
+	changed  chan struct{}       // closed and replaced when version changes
+	gens     uint64              // source of entry generations
 
 	// Set by the Catalog that feeds the scope: a scope invalidated
 	// outside a load asks for a reload; an own write asks for a re-read.
@@ -75,8 +80,8 @@ type entry struct {
 // keeps up to budget bytes of bodies (0: none; every read of a body then
 // goes to the engine).
 func NewScope(name string, decode Decoder, budget int64) *Scope {
-	return &Scope{name: name, decode: decode, budget: max(budget, 0), order: list.New(), lru: list.New(),
-		entries: map[string]*list.Element{}, changed: make(chan struct{})}
+	return &Scope{name: name, decode: decode, budget: max(budget, 0), lru: list.New(),
+		entries: map[string]*entry{}, changed: make(chan struct{})}
 }
 
 // Name is the state scope mirrored.
@@ -96,7 +101,7 @@ func (s *Scope) Get(key string) (e Entry, found, authoritative bool) {
 	if !ok {
 		return Entry{}, false, !s.unkeyed
 	}
-	en := el.Value.(*entry)
+	en := el
 	if en.err == nil {
 		if en.hasBody {
 			s.hits++
@@ -114,22 +119,27 @@ func (s *Scope) Get(key string) (e Entry, found, authoritative bool) {
 func (s *Scope) CacheBody(key, body string, gen uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if el, ok := s.entries[key]; ok && el.Value.(*entry).gen == gen {
-		s.keepBodyLocked(el.Value.(*entry), body)
+	if el, ok := s.entries[key]; ok && el.gen == gen {
+		s.keepBodyLocked(el, body)
 	}
 }
 
-// Summaries returns the summaries of the entries that decoded, in engine
-// order, and whether the scope is loaded (when it is not, nil).
+// Summaries returns the summaries of the entries that decoded, sorted by
+// key (a skill's id, a prompt's name), and whether the scope is loaded
+// (when it is not, nil).
 func (s *Scope) Summaries() (summaries []any, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.valid {
 		return nil, false
 	}
-	summaries = make([]any, 0, s.order.Len())
-	for el := s.order.Front(); el != nil; el = el.Next() {
-		if en := el.Value.(*entry); en.err == nil {
+	if !s.sortedOK {
+		s.sorted = slices.Sorted(maps.Keys(s.entries))
+		s.sortedOK = true
+	}
+	summaries = make([]any, 0, len(s.sorted))
+	for _, key := range s.sorted {
+		if en := s.entries[key]; en.err == nil {
 			summaries = append(summaries, en.summary)
 		}
 	}
@@ -171,7 +181,7 @@ func (s *Scope) Valid() bool {
 func (s *Scope) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.order.Len()
+	return len(s.entries)
 }
 
 // Put stores the value at key, as the engine now holds it: a new key goes
@@ -209,7 +219,7 @@ func (s *Scope) Gen(key string) uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if el, ok := s.entries[key]; ok {
-		return el.Value.(*entry).gen
+		return el.gen
 	}
 	return 0
 }
@@ -236,7 +246,7 @@ func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) er
 	defer s.mu.Unlock()
 	current := uint64(0)
 	if el, ok := s.entries[key]; ok {
-		current = el.Value.(*entry).gen
+		current = el.gen
 	}
 	if current != gen {
 		return nil
@@ -270,11 +280,15 @@ func (s *Scope) Delete(key string) {
 func (s *Scope) putLocked(key string, d Decoded) {
 	var en *entry
 	if el, ok := s.entries[key]; ok {
-		en = el.Value.(*entry)
+		en = el
 		s.dropBodyLocked(en)
 	} else {
 		en = &entry{key: key}
-		s.entries[key] = s.order.PushBack(en)
+		s.entries[key] = en
+		if s.sortedOK {
+			i, _ := slices.BinarySearch(s.sorted, key)
+			s.sorted = slices.Insert(s.sorted, i, key)
+		}
 	}
 	s.gens++
 	en.gen, en.summary, en.err = s.gens, d.Summary, d.Err
@@ -286,9 +300,11 @@ func (s *Scope) putLocked(key string, d Decoded) {
 
 func (s *Scope) deleteLocked(key string) {
 	if el, ok := s.entries[key]; ok {
-		s.dropBodyLocked(el.Value.(*entry))
-		s.order.Remove(el)
+		s.dropBodyLocked(el)
 		delete(s.entries, key)
+		if i, found := slices.BinarySearch(s.sorted, key); s.sortedOK && found {
+			s.sorted = slices.Delete(s.sorted, i, i+1)
+		}
 		s.bumpLocked()
 	}
 }

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"container/list"
 	"encoding/json"
 )
 
@@ -63,13 +62,13 @@ func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
 	kept := make(map[string]*entry, len(s.dirty))
 	for key := range s.dirty {
 		if el, ok := s.entries[key]; ok {
-			kept[key] = el.Value.(*entry)
+			kept[key] = el
 		}
 	}
-	s.order.Init()
 	s.lru.Init()
 	s.used = 0
-	s.entries = make(map[string]*list.Element, len(decoded))
+	s.entries = make(map[string]*entry, len(decoded))
+	s.sorted, s.sortedOK = nil, false // sorted again on first use
 	s.unkeyed = unkeyed
 	for _, d := range decoded {
 		if _, changed := s.dirty[d.Key]; !changed {

@@ -3,10 +3,12 @@ package catalog
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // testRow is a stored value for these tests: {"id", "skill"}.
@@ -52,20 +54,65 @@ func load(s *Scope, values ...json.RawMessage) []string {
 	return s.EndLoad(values)
 }
 
-// The mirror keeps the engine's state::list order: first write, an
-// overwrite in place, a delete removed.
-func TestScopeKeepsTheEngineOrder(t *testing.T) {
+// The mirror lists its entries sorted by key (the order every listing
+// serves), whatever order the engine listed them in and however they
+// came and went since: first write, an overwrite in place, a delete, a
+// key written again.
+func TestScopeListsByKey(t *testing.T) {
 	s := newTestScope(1 << 20)
 	load(s, row("b", "1"), row("a", "1"))
 	s.Put("c", row("c", "1"))
 	s.Put("b", row("b", "2"))
 	s.Delete("a")
 	s.Put("a", row("a", "3"))
-	if diff := cmp.Diff([]string{"b", "c", "a"}, summaries(t, s)); diff != "" {
+	if diff := cmp.Diff([]string{"a", "b", "c"}, summaries(t, s)); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
 	if e, found, _ := s.Get("b"); !found || !e.HasBody || e.Body != "2" {
 		t.Errorf("b = %+v, want the overwritten body", e)
+	}
+}
+
+// After any sequence of loads, writes and deletes the listing is the
+// entries that decode, sorted by key: checked against the keys a plain
+// map holds.
+func TestScopeListingMatchesARebuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := newTestScope(1 << 20)
+	load(s)
+	want := map[string]bool{} // key -> decodes
+	for step := range 2000 {
+		key := string(rune('a' + rng.IntN(26)))
+		switch op := rng.IntN(10); {
+		case op < 5:
+			s.Put(key, row(key, "x"))
+			want[key] = true
+		case op < 6:
+			s.Put(key, json.RawMessage(`{"id":"`+key+`","skill":7}`)) // does not decode
+			want[key] = false
+		case op < 9:
+			s.Delete(key)
+			delete(want, key)
+		default:
+			var values []json.RawMessage
+			want = map[string]bool{}
+			for range rng.IntN(8) {
+				k := string(rune('a' + rng.IntN(26)))
+				values = append(values, row(k, "y"))
+				want[k] = true
+			}
+			load(s, values...)
+		}
+		var keys []string
+		for k, ok := range want {
+			if ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		if diff := cmp.Diff(keys, summaries(t, s), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("step %d: listing (-rebuilt +scope):\n%s", step, diff)
+		}
 	}
 }
 

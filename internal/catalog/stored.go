@@ -153,9 +153,8 @@ func (v *View) StoredPrompts(ctx context.Context) ([]PromptRow, error) {
 		if summaries, ok := m.Summaries(); ok {
 			rows := make([]PromptRow, len(summaries))
 			for i, s := range summaries {
-				rows[i] = s.(PromptRow)
+				rows[i] = s.(PromptRow) // sorted by name already: the scope's key
 			}
-			slices.SortStableFunc(rows, byName)
 			return rows, nil
 		}
 	}

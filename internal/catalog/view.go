@@ -154,6 +154,18 @@ func (v *View) Watch() *fsource.Watch { return v.watch }
 // error says why and the listing holds the files alone (none shadowed).
 func (v *View) Skills(ctx context.Context) (Listing, error) {
 	files := v.Files(ctx)
+	if s := v.skills; s != nil && s.Valid() {
+		// An unchanged scope and file scan give the last listing without
+		// copying or sorting a row.
+		key := viewKey{state: s.Version(), fs: files.Version}
+		v.mu.Lock()
+		if v.hasLast && v.last.key == key {
+			l := v.last
+			v.mu.Unlock()
+			return l, nil
+		}
+		v.mu.Unlock()
+	}
 	rows, stateVersion, stateKeyed, err := v.stateSkills(ctx)
 	key := viewKey{state: stateVersion, fs: files.Version}
 	if err == nil && stateKeyed {

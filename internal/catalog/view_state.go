@@ -37,9 +37,8 @@ func (v *View) stateSkills(ctx context.Context) (out []StateSkill, version uint6
 		if summaries, ok := s.Summaries(); ok {
 			out = make([]StateSkill, len(summaries))
 			for i, sum := range summaries {
-				out[i] = sum.(StateSkill)
+				out[i] = sum.(StateSkill) // sorted by id already: the scope's key
 			}
-			slices.SortStableFunc(out, func(a, b StateSkill) int { return cmp.Compare(a.ID, b.ID) })
 			return out, version, true, nil
 		}
 	}
