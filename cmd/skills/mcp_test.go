@@ -228,7 +228,7 @@ func TestMCPAgainstARunningEngine(t *testing.T) {
 func TestMCPPageSizeBounds(t *testing.T) {
 	for _, size := range []string{"-1", "100001"} {
 		code, _, errOut := runCmd(t, t.Context(), "mcp", "--dev", "--page-size", size)
-		if code != 2 || !strings.Contains(errOut, "--page-size "+size+": give 0 (the default, 1000) to 100000") {
+		if code != 2 || !strings.Contains(errOut, "--page-size "+size+": give 0 (the default: the registry's pages) to 100000") {
 			t.Errorf("--page-size %s: exit %d, %q", size, code, errOut)
 		}
 	}

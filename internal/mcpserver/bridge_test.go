@@ -89,7 +89,7 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 			t.Fatal(err)
 		}
 	}
-	// The caller's functions too: the first Sync lists the exposed ones.
+	// The caller's functions too: tools/list lists the exposed ones.
 	for _, id := range append(functionIDs(reg.Functions()), "acme::greet", "acme::private", "test::prompt") {
 		if err := srv.WaitFunction(ctx, id); err != nil {
 			t.Fatal(err)
@@ -102,10 +102,6 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 			t.Fatal("the catalog never loaded")
 		}
 	}
-	if err := b.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-
 	r := &rig{srv: srv, worker: worker, client: bridgeClient, caller: caller, bridge: b, listed: make(chan string, 64), updated: make(chan string, 64)}
 	clientT, serverT := stdioPair(b)
 	ss, err := b.Server().Connect(context.Background(), serverT, nil)
