@@ -24,6 +24,9 @@ import (
 
 const waitTimeout = 10 * time.Second
 
+// testAdvice is what the rig's bridge advises when the engine is away.
+const testAdvice = "or run skills mcp --dev"
+
 // rig is a local engine with the registry worker (catalog and on-change
 // trigger types, as skills runs it), the bridge on its own engine client,
 // and the official Go SDK client connected to the bridge in memory.
@@ -38,9 +41,10 @@ type rig struct {
 	updated chan string // the URI of each resources/updated
 }
 
-func newRig(t *testing.T, opts ...Option) *rig { return newRigTB(t, opts...) }
+func newRig(t *testing.T, opts ...Option) *rig { return newRigTB(t, 0, opts...) }
 
-func newRigTB(t testing.TB, opts ...Option) *rig {
+// newRigTB is newRig with the registry's page_size (0: no pages).
+func newRigTB(t testing.TB, registryPageSize int, opts ...Option) *rig {
 	t.Helper()
 	srv := iiitest.NewServerWith(t, engine.Options{FunctionsPollInterval: 20 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -52,7 +56,7 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	skills, prompts := registry.NewSkillsMirror("skills", 1<<20), registry.NewPromptsMirror("prompts")
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
 	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
-		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})
+		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged, PageSize: registryPageSize})
 	for _, f := range reg.Functions() {
 		worker.RegisterFunction(f)
 	}
@@ -80,6 +84,7 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	t.Cleanup(func() { caller.Close() })
 
 	bridgeClient := iii.New(iii.Options{URL: srv.URL(), Name: "skills-mcp"})
+	opts = append([]Option{Engine(srv.URL(), testAdvice)}, opts...)
 	b := New(bridgeClient, "test", zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)), opts...)
 	stop := b.Follow(bridgeClient)
 	bridgeClient.Start()
@@ -411,8 +416,11 @@ func TestEngineOutageThenRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://alpha"})
-	if err == nil || !strings.Contains(err.Error(), "engine") {
-		t.Errorf("read during the outage: %v, want an error that names the engine", err)
+	if err == nil || !strings.Contains(err.Error(), r.srv.URL()) || !strings.Contains(err.Error(), testAdvice) {
+		t.Errorf("read during the outage: %v, want an error that names the engine at %s, with the advice", err, r.srv.URL())
+	}
+	if _, err := r.session.ListPrompts(ctx, nil); err == nil || !strings.Contains(err.Error(), r.srv.URL()) {
+		t.Errorf("prompts/list during the outage: %v, want an error that names the engine at %s", err, r.srv.URL())
 	}
 	raw := r.rawSession(t)
 	if _, err := raw.call(MethodSkillsList, map[string]any{}); err == nil || !strings.Contains(err.Error(), "engine") {
