@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -105,11 +106,20 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if *dev {
 		advice = "the local engine and the registry run in this process; its log on stderr says why they stopped"
 	}
-	bridge := mcpserver.New(client, buildinfo.Version, log.Named("mcp"), mcpserver.PageSize(*pageSize), mcpserver.Engine(engineURL, advice))
+	attempted := make(chan struct{})
+	caller := afterFirstAttempt{client, attempted}
+	bridge := mcpserver.New(caller, buildinfo.Version, log.Named("mcp"), mcpserver.PageSize(*pageSize), mcpserver.Engine(engineURL, advice))
 	stopFollowing := bridge.Follow(client)
 	defer stopFollowing()
 	client.Start()
 	defer client.Close() //nolint:errcheck // shutting down
+	go func() {
+		defer close(attempted)
+		wctx, wcancel := context.WithTimeout(ctx, firstAttemptGrace)
+		defer wcancel()
+		_ = client.WaitFirstAttempt(wctx) // its outcome is the calls' to report
+	}()
+	defer func() { cancel(); <-attempted }()
 	if *dev {
 		// The in-process worker registers the registry's functions just
 		// now: the first list waits for them rather than failing.
@@ -135,6 +145,30 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("skills mcp: %w", err)
 	}
 	return nil
+}
+
+// firstAttemptGrace bounds how long a call made while the first
+// connection attempt is under way waits for it.
+const firstAttemptGrace = 2 * time.Second
+
+// afterFirstAttempt is the client as the bridge calls it: a call made
+// while the first connection attempt is under way waits for its outcome
+// (at most firstAttemptGrace), so a client that lists as soon as the
+// server has started gets the registry rather than "not connected"; once
+// an attempt has succeeded or failed, a call made while the engine is
+// away fails at once, naming it.
+type afterFirstAttempt struct {
+	*iii.Client
+	attempted <-chan struct{} // closed once the first attempt ended, or the grace did
+}
+
+func (a afterFirstAttempt) Call(ctx context.Context, functionID string, data any) (json.RawMessage, error) {
+	select {
+	case <-a.attempted:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("invoke %s: %w", functionID, ctx.Err())
+	}
+	return a.Client.Call(ctx, functionID, data)
 }
 
 // registryReady waits, up to mcpReadyTimeout, until the registry answers
