@@ -22,10 +22,11 @@ type fakeEngine struct {
 	handlers  map[string]iii.Handler // trigger type → the function bound to it
 	functions []functionRow
 	triggers  map[string]string // function id → trigger type
+	answers   map[string]string // function id → its result, for the other functions
 }
 
 func newFakeEngine() *fakeEngine {
-	return &fakeEngine{handlers: map[string]iii.Handler{}, triggers: map[string]string{}}
+	return &fakeEngine{handlers: map[string]iii.Handler{}, triggers: map[string]string{}, answers: map[string]string{}}
 }
 
 func (f *fakeEngine) Call(_ context.Context, fn string, _ any) (json.RawMessage, error) {
@@ -36,6 +37,9 @@ func (f *fakeEngine) Call(_ context.Context, fn string, _ any) (json.RawMessage,
 		return json.Marshal(map[string]any{"functions": f.functions})
 	case fnResourcesRead:
 		return json.RawMessage(`{"contents":[]}`), nil
+	}
+	if a, ok := f.answers[fn]; ok {
+		return json.RawMessage(a), nil
 	}
 	return json.RawMessage(`{}`), nil
 }
@@ -91,8 +95,11 @@ func (s *seen) snapshot() (map[string]int, []string) {
 
 // followed connects a client in memory to a bridge over a fakeEngine,
 // with Follow running; everything stops in t.Cleanup.
-func followed(t *testing.T) (*fakeEngine, *mcp.ClientSession, *seen) {
+func followed(t *testing.T, answers ...string) (*fakeEngine, *mcp.ClientSession, *seen) {
 	eng := newFakeEngine()
+	for i := 0; i+1 < len(answers); i += 2 {
+		eng.answers[answers[i]] = answers[i+1]
+	}
 	b := New(eng, "test", nil)
 	t.Cleanup(b.Follow(eng))
 	s := &seen{listed: map[string]int{}}

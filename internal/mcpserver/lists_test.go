@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -176,5 +177,23 @@ func TestResourceDescriptions(t *testing.T) {
 		if x.URI == "iii://skills" && x.Description == "" {
 			t.Errorf("the index has no description: %+v", x)
 		}
+	}
+}
+
+// A listing entry reaches resources/list field for field: a skill's
+// description, title, size and lastModified included.
+func TestResourceEntriesPassThrough(t *testing.T) {
+	entry := `{"uri":"iii://a","name":"A","title":"Skill A","description":"Does a.","mimeType":"text/markdown","size":3,"annotations":{"lastModified":"2026-01-02T03:04:05Z"}}`
+	_, cs, _ := followed(t, fnResourcesList, `{"resources":[`+entry+`]}`)
+	res, err := cs.ListResources(context.Background(), nil)
+	if err != nil || len(res.Resources) != 1 {
+		t.Fatalf("resources/list = %+v, %v", res, err)
+	}
+	var got, want map[string]any
+	b, _ := json.Marshal(res.Resources[0])
+	_ = json.Unmarshal(b, &got)
+	_ = json.Unmarshal([]byte(entry), &want)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("entry (-want +got)\n%s", d)
 	}
 }
