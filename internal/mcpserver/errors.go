@@ -48,12 +48,25 @@ func (b *Bridge) unreachable(fn string, err error) error {
 	switch {
 	case errors.Is(err, iii.ErrNotConnected):
 		return &unreachableError{fmt.Sprintf("%s cannot be reached, so the registry cannot answer %s (%v)%s", engine, fn, err, advice), err}
-	case errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound:
+	case errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound && registryFunction(fn):
 		return &unreachableError{fmt.Sprintf("the registry is not connected to %s: %s is not registered there (is the skills worker running?)%s", engine, fn, advice), err}
+	case errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound:
+		return &unreachableError{fmt.Sprintf("%s is not registered on %s: its worker has gone; tools/list gives the tools served now", fn, engine), err}
 	case errors.Is(err, iii.ErrTimeout):
 		return &unreachableError{fmt.Sprintf("%s did not answer %s in time (%v)%s", engine, fn, err, advice), err}
 	}
 	return err
+}
+
+// registryFunction reports whether fn is one of the registry's (or the
+// engine's own), rather than a function another worker exposes.
+func registryFunction(fn string) bool {
+	for _, p := range []string{"skills::", "prompts::", "skill::", "engine::"} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // protocolError is err as a JSON-RPC error: a registry's invalid
