@@ -322,6 +322,13 @@ func TestExposedFunctionsAreTools(t *testing.T) {
 	r.caller.RegisterFunction(iii.Function{ID: "acme::later", Metadata: json.RawMessage(`{"mcp.expose": true}`),
 		Handler: func(context.Context, iii.Request) (any, error) { return "ok", nil }})
 	waitFor(t, r.listed, "tools")
+	// The notification seen may be an earlier one's; the list is live, so
+	// once the engine has the function it is a tool.
+	wctx, cancel := context.WithTimeout(ctx, waitTimeout)
+	defer cancel()
+	if err := r.srv.WaitFunction(wctx, "acme::later"); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := names()["acme__later"]; !ok {
 		t.Error("a function exposed later is not a tool")
 	}
