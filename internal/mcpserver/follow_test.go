@@ -23,15 +23,29 @@ type fakeEngine struct {
 	functions []functionRow
 	triggers  map[string]string // function id → trigger type
 	answers   map[string]string // function id → its result, for the other functions
+	lists     int               // calls of engine::functions::list
+	hold      chan struct{}     // when set, the next function list waits for it to close
 }
 
 func newFakeEngine() *fakeEngine {
 	return &fakeEngine{handlers: map[string]iii.Handler{}, triggers: map[string]string{}, answers: map[string]string{}}
 }
 
-func (f *fakeEngine) Call(_ context.Context, fn string, _ any) (json.RawMessage, error) {
+func (f *fakeEngine) Call(ctx context.Context, fn string, _ any) (json.RawMessage, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if fn == fnFunctionsList {
+		f.lists++
+		if hold := f.hold; hold != nil {
+			f.hold = nil
+			f.mu.Unlock()
+			select {
+			case <-hold:
+			case <-ctx.Done():
+			}
+			f.mu.Lock()
+		}
+	}
 	switch fn {
 	case fnFunctionsList:
 		return json.Marshal(map[string]any{"functions": f.functions})
@@ -201,6 +215,39 @@ func TestFollowTellsClients(t *testing.T) {
 		prompts, err := cs.ListPrompts(ctx, nil)
 		if err != nil || slices.ContainsFunc(prompts.Prompts, func(p *mcp.Prompt) bool { return strings.Contains(p.Name, placeholder) }) {
 			t.Errorf("prompts = %+v, %v: the placeholder is listed", prompts, err)
+		}
+	})
+}
+
+// Events that arrive while Follow is telling clients of earlier ones are
+// told once more, not once each: five functions-available events during
+// a held look at the function list are one more look.
+func TestFollowFoldsEventsDuringATelling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng, _, _ := followed(t)
+		looks := func() int {
+			synctest.Wait()
+			eng.mu.Lock()
+			defer eng.mu.Unlock()
+			return eng.lists
+		}
+		release := make(chan struct{})
+		eng.mu.Lock()
+		eng.hold = release
+		eng.mu.Unlock()
+		eng.fire(t, "engine::functions-available", `{}`)
+		if n := looks(); n != 1 {
+			t.Fatalf("%d looks at the function list after one event, want 1", n)
+		}
+		for range 5 {
+			eng.fire(t, "engine::functions-available", `{}`)
+		}
+		if n := looks(); n != 1 {
+			t.Fatalf("%d looks while the first is held, want 1", n)
+		}
+		close(release)
+		if n := looks(); n != 2 {
+			t.Errorf("%d looks after 5 events during the first, want 2 (one more for all of them)", n)
 		}
 	})
 }
