@@ -158,7 +158,7 @@ const firstAttemptGrace = 2 * time.Second
 // an attempt has succeeded or failed, a call made while the engine is
 // away fails at once, naming it.
 type afterFirstAttempt struct {
-	*iii.Client
+	client    *iii.Client
 	attempted <-chan struct{} // closed once the first attempt ended, or the grace did
 }
 
@@ -168,7 +168,7 @@ func (a afterFirstAttempt) Call(ctx context.Context, functionID string, data any
 	case <-ctx.Done():
 		return nil, fmt.Errorf("invoke %s: %w", functionID, ctx.Err())
 	}
-	return a.Client.Call(ctx, functionID, data)
+	return a.client.Call(ctx, functionID, data)
 }
 
 // registryReady waits, up to mcpReadyTimeout, until the registry answers

@@ -140,7 +140,9 @@ func TestMCPAgainstARunningEngine(t *testing.T) {
 		t.Fatalf("the engine never said where it listens:\n%s", engine.stdout.String())
 	}
 	worker := startCmd(t, "--url", engineURL, "--config", cfg, "--log-level", "info")
-	worker.stdout.waitFor(t, "connected to engine")
+	// The lists are live: they show the registry once the worker says its
+	// functions are on the engine.
+	worker.stdout.waitFor(t, "skills ready")
 	server := startCmd(t, "mcp", "--url", engineURL, "--http", "127.0.0.1:0")
 	server.stderr.waitFor(t, "serving MCP over Streamable HTTP at http://")
 	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp\b`).FindString(server.stderr.String())

@@ -50,11 +50,10 @@ type Bridge struct {
 	advice   string // what to do when the engine or the registry cannot be reached
 
 	// What Follow has still to tell clients, and its wake-up (follow.go).
-	mu           sync.Mutex
-	pending      pendingChanges
-	kick         chan struct{}
-	exposed      string // the exposed tools as last seen by Follow, to tell a real change
-	exposedKnown bool
+	mu      sync.Mutex
+	pending pendingChanges
+	kick    chan struct{}
+	seen    functionsSeen // the engine's functions as Follow last saw them
 }
 
 // Option sets up a bridge.

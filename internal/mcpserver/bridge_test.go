@@ -86,11 +86,19 @@ func newRigTB(t testing.TB, registryPageSize int, opts ...Option) *rig {
 	bridgeClient := iii.New(iii.Options{URL: srv.URL(), Name: "skills-mcp"})
 	opts = append([]Option{Engine(srv.URL(), testAdvice)}, opts...)
 	b := New(bridgeClient, "test", zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)), opts...)
-	stop := b.Follow(bridgeClient)
+	bindings := &recordedTriggers{Registrar: bridgeClient}
+	stop := b.Follow(bindings)
 	bridgeClient.Start()
 	t.Cleanup(func() { stop(); bridgeClient.Close() })
 	for _, c := range []*iii.Client{worker, caller, bridgeClient} {
 		if err := c.WaitReady(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Follow's bindings are live, so no change made from here on goes
+	// untold.
+	for _, id := range bindings.ids {
+		if err := srv.WaitBinding(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -131,6 +139,18 @@ func newRigTB(t testing.TB, registryPageSize int, opts ...Option) *rig {
 	}
 	t.Cleanup(func() { r.session.Close() })
 	return r
+}
+
+// recordedTriggers is a Registrar that records the ids of the triggers
+// registered through it.
+type recordedTriggers struct {
+	Registrar
+	ids []string
+}
+
+func (r *recordedTriggers) RegisterTrigger(t iii.Trigger) {
+	r.ids = append(r.ids, t.ID)
+	r.Registrar.RegisterTrigger(t)
 }
 
 // stdioPair connects a client transport to the bridge's stdio transport

@@ -56,18 +56,32 @@ func exposed(metadata json.RawMessage) bool {
 
 // exposedFunctions lists the functions served as tools, sorted by id.
 func (b *Bridge) exposedFunctions(ctx context.Context) ([]functionRow, error) {
+	all, err := b.functions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return exposedOf(all), nil
+}
+
+// functions is the engine's function list.
+func (b *Bridge) functions(ctx context.Context) ([]functionRow, error) {
 	var list struct {
 		Functions []functionRow `json:"functions"`
 	}
 	if err := b.call(ctx, fnFunctionsList, map[string]any{}, &list); err != nil {
 		return nil, err
 	}
-	out := slices.DeleteFunc(list.Functions, func(f functionRow) bool {
+	return list.Functions, nil
+}
+
+// exposedOf is the functions of all served as tools, sorted by id.
+func exposedOf(all []functionRow) []functionRow {
+	out := slices.DeleteFunc(slices.Clone(all), func(f functionRow) bool {
 		_, isNative := native[f.ID]
 		return isNative || !exposed(f.Metadata) || hidden(f.ID) || strings.Contains(f.ID, "__")
 	})
 	slices.SortFunc(out, func(a, b functionRow) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
+	return out
 }
 
 // listTools answers tools/list: the SDK's own tools (skill__fetch and

@@ -29,7 +29,7 @@ const checkTimeout = 30 * time.Second
 // pendingChanges is what Follow has still to tell clients.
 type pendingChanges struct {
 	resources, prompts bool
-	tools              bool // the function list changed: see whether the tools did
+	tools              bool // the function list changed: see whether the tools, or the registry, did
 	allTools           bool // tell clients the tools changed, whatever the list says
 	updated            []string
 }
@@ -45,7 +45,9 @@ var errPlaceholder = errors.New("not a prompt or tool: a placeholder of the serv
 // and tells clients of each change: notifications/resources/list_changed
 // and notifications/resources/updated for the skill's iii:// and
 // skill:// URIs, notifications/prompts/list_changed, and
-// notifications/tools/list_changed when the exposed functions changed.
+// notifications/tools/list_changed when the exposed functions changed;
+// and the resources and prompts list_changed when the registry's own
+// functions came or went (a registry worker started or stopped).
 // Events that arrive while it is telling are told once, after. The lists
 // themselves are live (lists.go): the events do not feed them. It runs
 // until the returned stop is called.
@@ -130,16 +132,20 @@ func (b *Bridge) tell(ctx context.Context) {
 	p := b.pending
 	b.pending = pendingChanges{}
 	b.mu.Unlock()
+	if p.tools || p.allTools {
+		tools, registry := b.functionsChanged(ctx)
+		p.allTools = p.allTools || tools
+		p.resources = p.resources || registry
+		p.prompts = p.prompts || registry
+	}
 	if p.resources {
 		b.listChanged(kindResources)
 	}
 	if p.prompts {
 		b.listChanged(kindPrompts)
 	}
-	if p.tools || p.allTools {
-		if b.toolsChanged(ctx) || p.allTools {
-			b.listChanged(kindTools)
-		}
+	if p.allTools {
+		b.listChanged(kindTools)
 	}
 	for _, uri := range slices.Compact(p.updated) {
 		if err := b.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
@@ -148,24 +154,36 @@ func (b *Bridge) tell(ctx context.Context) {
 	}
 }
 
-// toolsChanged reports whether the exposed functions differ from when it
-// was last asked, or it cannot tell. Only Follow's goroutine calls it.
-func (b *Bridge) toolsChanged(ctx context.Context) bool {
+// functionsChanged looks at the engine's function list after it changed:
+// tools reports whether the exposed functions differ from the last look,
+// registry whether the registry's functions came or went (lists that
+// failed while it was away, or that it answered, differ now). Either is
+// true when it cannot tell. Only Follow's goroutine calls it.
+func (b *Bridge) functionsChanged(ctx context.Context) (tools, registry bool) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	fns, err := b.exposedFunctions(ctx)
+	all, err := b.functions(ctx)
 	if err != nil {
-		b.log.Debug("could not list the exposed functions after a change", zap.Error(err))
-		b.exposedKnown = false
-		return true
+		b.log.Debug("could not list the engine's functions after a change", zap.Error(err))
+		b.seen = functionsSeen{}
+		return true, true
 	}
 	var key strings.Builder
-	for _, f := range fns {
+	for _, f := range exposedOf(all) {
 		key.WriteString(f.ID + "\x00" + f.Description + "\x00" + string(f.Metadata) + "\x00")
 	}
-	changed := !b.exposedKnown || b.exposed != key.String()
-	b.exposed, b.exposedKnown = key.String(), true
-	return changed
+	now := functionsSeen{known: true, exposed: key.String(), registry: slices.ContainsFunc(all, func(f functionRow) bool { return f.ID == fnResourcesList }) &&
+		slices.ContainsFunc(all, func(f functionRow) bool { return f.ID == fnPromptsList })}
+	was := b.seen
+	b.seen = now
+	return !was.known || was.exposed != now.exposed, !was.known || was.registry != now.registry
+}
+
+// functionsSeen is what Follow last saw of the engine's functions.
+type functionsSeen struct {
+	known    bool
+	exposed  string // the exposed functions' ids, descriptions and metadata
+	registry bool   // the registry's lists are there
 }
 
 type listKind int

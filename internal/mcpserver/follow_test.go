@@ -198,8 +198,19 @@ func TestFollowTellsClients(t *testing.T) {
 		eng.expose("acme::new")
 		eng.fire(t, "engine::functions-available", `{}`)
 		settle()
-		if now, _ := s.snapshot(); now["tools"] != first["tools"]+1 {
+		if now, _ := s.snapshot(); now["tools"] != first["tools"]+1 || now["resources"] != first["resources"] {
 			t.Errorf("after a function was exposed: %v (before %v), want one more tools list_changed", now, first)
+		}
+		// The registry's functions appear (its worker started): the lists
+		// that failed while it was away are worth asking again.
+		before, _ := s.snapshot()
+		eng.mu.Lock()
+		eng.functions = append(eng.functions, functionRow{ID: fnResourcesList}, functionRow{ID: fnPromptsList})
+		eng.mu.Unlock()
+		eng.fire(t, "engine::functions-available", `{}`)
+		settle()
+		if now, _ := s.snapshot(); now["resources"] != before["resources"]+1 || now["prompts"] != before["prompts"]+1 || now["tools"] != before["tools"] {
+			t.Errorf("after the registry came: %v (before %v), want one more resources and prompts list_changed", now, before)
 		}
 		tools, err := cs.ListTools(ctx, nil)
 		if err != nil {
