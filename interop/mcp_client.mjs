@@ -65,7 +65,17 @@ try {
 } catch (err) {
   seen.unknown = { code: err.code, message: err.message };
 }
-seen.tools = (await client.listTools()).tools.map((t) => ({ name: t.name, properties: Object.keys(t.inputSchema.properties ?? {}) }));
+try {
+  await client.readResource({ uri: "https://example.com/SKILL.md" });
+  seen.otherScheme = "no error";
+} catch (err) {
+  seen.otherScheme = { code: err.code, message: err.message };
+}
+const tools = (await client.listTools()).tools;
+seen.tools = tools.map((t) => ({ name: t.name, properties: Object.keys(t.inputSchema.properties ?? {}) }));
+// A form-building client (the MCP Inspector) needs one type per field.
+seen.urisType = tools.find((t) => t.name === "skill__fetch").inputSchema.properties.uris.type;
+seen.completion = (await client.complete({ ref: { type: "ref/resource", uri: "iii://{+path}" }, argument: { name: "path", value: "pdf" } })).completion;
 const search = await client.callTool({ name: "skill__search", arguments: { query: "fill in a pdf form" } });
 seen.search = search.structuredContent;
 const fetched = await client.callTool({ name: "skill__fetch", arguments: { uris: ["iii://pdf-forms"] } });
@@ -103,6 +113,12 @@ try {
   seen.skillGetUnknown = { code: err.code, message: err.message };
 }
 seen.prompt = (await client.getPrompt({ name: "review", arguments: {} })).messages;
+try {
+  await client.getPrompt({ name: "no-such-prompt", arguments: {} });
+  seen.unknownPrompt = "no error";
+} catch (err) {
+  seen.unknownPrompt = { code: err.code, message: err.message };
+}
 if (showcase) {
   seen.showcase = (await client.getPrompt({ name: "showcase", arguments: { topic: "forms" } })).messages;
 }

@@ -24,16 +24,20 @@ type mcpSeen struct {
 	Server struct {
 		Name string `json:"name"`
 	} `json:"server"`
-	Capabilities map[string]json.RawMessage `json:"capabilities"`
-	Resources    []string                   `json:"resources"`
-	Pages        int                        `json:"pages"`
-	Updated      []string                   `json:"updated"`
-	Templates    []string                   `json:"templates"`
-	Read         string                     `json:"read"`
-	Unknown      struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"unknown"`
+	Capabilities  map[string]json.RawMessage `json:"capabilities"`
+	Resources     []string                   `json:"resources"`
+	Pages         int                        `json:"pages"`
+	Updated       []string                   `json:"updated"`
+	Templates     []string                   `json:"templates"`
+	Read          string                     `json:"read"`
+	Unknown       rpcError                   `json:"unknown"`
+	OtherScheme   rpcError                   `json:"otherScheme"`
+	UnknownPrompt rpcError                   `json:"unknownPrompt"`
+	URIsType      json.RawMessage            `json:"urisType"`
+	Completion    struct {
+		Values []string `json:"values"`
+		Total  int      `json:"total"`
+	} `json:"completion"`
 	Tools []struct {
 		Name       string   `json:"name"`
 		Properties []string `json:"properties"`
@@ -85,6 +89,12 @@ type mcpSeen struct {
 	} `json:"showcase"`
 	ListChanged int      `json:"listChanged"`
 	AfterChange []string `json:"afterChange"`
+}
+
+// rpcError is a JSON-RPC error as the TypeScript client reports it.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }
 
 // mcpFixture writes an Agent Skills root and a prompt, and a config that
@@ -184,8 +194,28 @@ func checkSeen(t *testing.T, seen mcpSeen) {
 	if !strings.HasPrefix(seen.Read, "# PDF forms") || !strings.Contains(seen.Fetch, "List the fields") {
 		t.Errorf("read %q, fetch %q", seen.Read, seen.Fetch)
 	}
-	if seen.Unknown.Code != -32602 || !strings.Contains(seen.Unknown.Message, "Resource not found") {
-		t.Errorf("unknown resource = %+v, want the resource-not-found error", seen.Unknown)
+	if seen.Unknown.Code != -32602 || !strings.Contains(seen.Unknown.Message, "resource iii://no-such-skill not found") {
+		t.Errorf("unknown resource = %+v, want the resource-not-found error naming the URI", seen.Unknown)
+	}
+	if seen.OtherScheme.Code != -32602 || !strings.Contains(seen.OtherScheme.Message, "https://example.com/SKILL.md") ||
+		!strings.Contains(seen.OtherScheme.Message, "only iii:// and skill:// URIs are served") {
+		t.Errorf("a read of an https:// URI = %+v, want -32602 naming the URI and the schemes served", seen.OtherScheme)
+	}
+	if seen.UnknownPrompt.Code != -32602 || !strings.Contains(seen.UnknownPrompt.Message, `unknown prompt "no-such-prompt"`) {
+		t.Errorf("prompts/get of an unknown prompt = %+v, want -32602 naming it", seen.UnknownPrompt)
+	}
+	if string(seen.URIsType) != `"array"` {
+		t.Errorf("skill__fetch's uris is typed %s, want \"array\"", seen.URIsType)
+	}
+	var ids []string // every listed skill whose id starts with "pdf"
+	for _, uri := range seen.Resources {
+		if id := strings.TrimPrefix(uri, "iii://"); strings.HasPrefix(id, "pdf") {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	if !slices.Contains(ids, "pdf-forms") || !slices.Equal(seen.Completion.Values, ids) || seen.Completion.Total != len(ids) {
+		t.Errorf("completion of iii://{+path} from \"pdf\" = %+v, want %v", seen.Completion, ids)
 	}
 	tools := map[string][]string{}
 	for _, tl := range seen.Tools {
@@ -269,7 +299,7 @@ func TestMCPClientOverHTTP(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
 	lines := bufio.NewScanner(stderr)
-	urlRe, wsRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`), regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
+	urlRe, wsRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`), regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
 	var url, engineURL string
 	for lines.Scan() {
 		if u := wsRe.FindString(lines.Text()); u != "" && engineURL == "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,8 @@ list_changed notifications on every change; and the MCP Skills extension
   --dev    runs a local engine (on a free loopback port unless --port) and the
            skills worker in this process: nothing else needs to be running.
   --url    talks to a running engine instead (same rules as the worker).
-  --http   serves Streamable HTTP on ADDR (printed on stderr) instead of stdio.
+  --http   serves Streamable HTTP on ADDR instead of stdio; the endpoint,
+           http://ADDR/mcp, is printed on stderr.
 
 Over stdio, the server ends when the client closes its input. Logs go to
 stderr: stdout is the MCP stream.
@@ -40,8 +42,8 @@ Flags:
 // mcpCommand is "skills mcp" (docs/decisions.md D45).
 type mcpCommand struct{ io stdio }
 
-// mcpReadyTimeout bounds the wait for the engine and the registry's
-// functions before the first listing.
+// mcpReadyTimeout bounds the wait, with --dev, for the in-process
+// registry's functions before serving.
 const mcpReadyTimeout = 15 * time.Second
 
 func (c mcpCommand) Run(ctx context.Context, args []string) error {
@@ -52,7 +54,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	port := fs.Int("port", 0, "with --dev: the local engine's port (0: any free one)")
 	data := fs.String("data", "", "with --dev: keep state in DIR/state.json across restarts")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
-	pageSize := fs.Int("page-size", 0, "entries per page of resources/list, prompts/list and tools/list (0: 1000)")
+	pageSize := fs.Int("page-size", 0, "entries per page of resources/list, prompts/list, tools/list and skills/list (0: the registry's page_size)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
 	if help, err := parseFlags(fs, args, mcpUsage, c.io); help || err != nil {
 		return err
@@ -61,7 +63,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 		return usagef("skills mcp takes no arguments; run 'skills mcp --help' for usage")
 	}
 	if *pageSize < 0 || *pageSize > mcpserver.MaxPageSize {
-		return usagef("skills mcp: --page-size %d: give 0 (the default, 1000) to %d", *pageSize, mcpserver.MaxPageSize)
+		return usagef("skills mcp: --page-size %d: give 0 (the default: the registry's pages) to %d", *pageSize, mcpserver.MaxPageSize)
 	}
 	if *dev && *url != "" {
 		return usagef("skills mcp: --dev runs its own engine; leave out --url")
@@ -100,20 +102,40 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	}
 
 	client := iii.New(iii.Options{URL: engineURL, Name: "skills-mcp", Version: buildinfo.Version, Logger: log.Named("iii")})
-	bridge := mcpserver.New(client, buildinfo.Version, log.Named("mcp"), mcpserver.PageSize(*pageSize))
+	advice := "is an engine running there? Start one (skills engine), give --url the engine's address, or run skills mcp --dev, which runs a local engine and the registry in this process"
+	if *dev {
+		advice = "the local engine and the registry run in this process; its log on stderr says why they stopped"
+	}
+	attempted := make(chan struct{})
+	caller := afterFirstAttempt{client, attempted}
+	bridge := mcpserver.New(caller, buildinfo.Version, log.Named("mcp"), mcpserver.PageSize(*pageSize), mcpserver.Engine(engineURL, advice))
 	stopFollowing := bridge.Follow(client)
 	defer stopFollowing()
 	client.Start()
 	defer client.Close() //nolint:errcheck // shutting down
-	if err := firstSync(ctx, client, bridge); err != nil {
-		log.Warn("the registry could not be listed yet; lists fill in at its first change", zap.String("engine", engineURL), zap.Error(err))
-	}
-	resynced := make(chan struct{})
 	go func() {
-		defer close(resynced)
-		resyncOnReconnect(ctx, client, bridge, log)
+		defer close(attempted)
+		wctx, wcancel := context.WithTimeout(ctx, firstAttemptGrace)
+		defer wcancel()
+		_ = client.WaitFirstAttempt(wctx) // its outcome is the calls' to report
 	}()
-	defer func() { cancel(); <-resynced }()
+	defer func() { cancel(); <-attempted }()
+	if *dev {
+		// The in-process worker registers the registry's functions just
+		// now: the first list waits for them rather than failing.
+		if err := registryReady(ctx, client); err != nil {
+			log.Warn("the in-process registry is not answering yet", zap.String("engine", engineURL), zap.Error(err))
+		}
+	}
+	// Lists are live, so nothing waits for the engine: initialize is
+	// answered at once, and a call made while the engine is away fails at
+	// once with an error that names it.
+	reconnected := make(chan struct{})
+	go func() {
+		defer close(reconnected)
+		tellOnConnect(ctx, client, bridge)
+	}()
+	defer func() { cancel(); <-reconnected }()
 
 	if *httpAddr != "" {
 		return serveHTTP(ctx, *httpAddr, bridge, c.io.err)
@@ -125,40 +147,68 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-// firstSync lists the registry once the engine answers and the registry's
-// functions are there (with --dev the worker registers them just now).
-func firstSync(ctx context.Context, client *iii.Client, bridge *mcpserver.Bridge) error {
+// firstAttemptGrace bounds how long a call made while the first
+// connection attempt is under way waits for it.
+const firstAttemptGrace = 2 * time.Second
+
+// afterFirstAttempt is the client as the bridge calls it: a call made
+// while the first connection attempt is under way waits for its outcome
+// (at most firstAttemptGrace), so a client that lists as soon as the
+// server has started gets the registry rather than "not connected"; once
+// an attempt has succeeded or failed, a call made while the engine is
+// away fails at once, naming it.
+type afterFirstAttempt struct {
+	client    *iii.Client
+	attempted <-chan struct{} // closed once the first attempt ended, or the grace did
+}
+
+func (a afterFirstAttempt) Call(ctx context.Context, functionID string, data any) (json.RawMessage, error) {
+	select {
+	case <-a.attempted:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("invoke %s: %w", functionID, ctx.Err())
+	}
+	return a.client.Call(ctx, functionID, data)
+}
+
+// registryReady waits, up to mcpReadyTimeout, until the registry answers
+// through client.
+func registryReady(ctx context.Context, client *iii.Client) error {
 	ctx, cancel := context.WithTimeout(ctx, mcpReadyTimeout)
 	defer cancel()
 	if err := client.WaitReady(ctx); err != nil {
 		return err
 	}
+	retry := time.NewTicker(registryRetry)
+	defer retry.Stop()
 	for {
-		err := bridge.Sync(ctx)
+		_, err := client.Call(ctx, "skills::resources-list", map[string]any{})
 		if err == nil {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return err
-		case <-time.After(100 * time.Millisecond):
+		case <-retry.C:
 		}
 	}
 }
 
-// resyncOnReconnect lists the registry again on every new connection:
-// changes made while the engine was away sent no events.
-func resyncOnReconnect(ctx context.Context, client *iii.Client, bridge *mcpserver.Bridge, log *zap.Logger) {
-	previous := client.Connection()
+// registryRetry is how often registryReady asks again.
+const registryRetry = 20 * time.Millisecond
+
+// tellOnConnect tells the MCP clients, on every new connection to the
+// engine, that every list may have changed: changes made while the
+// engine was away sent no events.
+func tellOnConnect(ctx context.Context, client *iii.Client, bridge *mcpserver.Bridge) {
+	previous := ""
 	for {
 		id, err := client.WaitConnection(ctx, previous)
 		if err != nil {
 			return
 		}
 		previous = id
-		if err := firstSync(ctx, client, bridge); err != nil && ctx.Err() == nil {
-			log.Warn("could not list the registry after reconnecting", zap.Error(err))
-		}
+		bridge.AllChanged()
 	}
 }
 
@@ -168,10 +218,15 @@ func serveHTTP(ctx context.Context, addr string, bridge *mcpserver.Bridge, out i
 	if err != nil {
 		return fmt.Errorf("skills mcp: listen on %s: %w", addr, err)
 	}
-	fmt.Fprintf(out, "skills mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
+	// Clients that choose the transport from the path take /mcp for
+	// Streamable HTTP; / is served too, as before.
+	fmt.Fprintf(out, "skills mcp: serving MCP over Streamable HTTP at http://%s/mcp\n", ln.Addr())
 	server := bridge.Server()
 	handler := bridge.HTTPHandler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handler)
+	mux.Handle("/{$}", handler)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

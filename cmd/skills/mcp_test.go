@@ -77,7 +77,9 @@ func TestMCPDevOverHTTP(t *testing.T) {
 	writeFile(t, cfg, "roots: []\n")
 	p := startCmd(t, "mcp", "--dev", "--config", cfg, "--http", "127.0.0.1:0", "--log-level", "info")
 	p.stderr.waitFor(t, "serving MCP over Streamable HTTP at http://")
-	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(p.stderr.String())
+	// The endpoint printed is /mcp, the path clients that choose the
+	// transport by path take for Streamable HTTP; / is served as well.
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp\b`).FindString(p.stderr.String())
 	engineURL := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`).FindString(p.stderr.String())
 	if addr == "" || engineURL == "" {
 		t.Fatalf("no addresses in:\n%s", p.stderr.String())
@@ -96,6 +98,11 @@ func TestMCPDevOverHTTP(t *testing.T) {
 	if _, err := session.ListResources(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
+	root, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: strings.TrimSuffix(addr, "mcp")}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("the root path is no longer served: %v", err)
+	}
+	root.Close()
 	code, out, errOut := runCmd(t, ctx, "call", "skills::register", "id=from-http-test", "skill=# Over HTTP", "--url", engineURL)
 	if code != 0 {
 		t.Fatalf("register: %d %s %s", code, out, errOut)
@@ -133,10 +140,12 @@ func TestMCPAgainstARunningEngine(t *testing.T) {
 		t.Fatalf("the engine never said where it listens:\n%s", engine.stdout.String())
 	}
 	worker := startCmd(t, "--url", engineURL, "--config", cfg, "--log-level", "info")
-	worker.stdout.waitFor(t, "connected to engine")
+	// The lists are live: they show the registry once the worker says its
+	// functions are on the engine.
+	worker.stdout.waitFor(t, "skills ready")
 	server := startCmd(t, "mcp", "--url", engineURL, "--http", "127.0.0.1:0")
 	server.stderr.waitFor(t, "serving MCP over Streamable HTTP at http://")
-	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(server.stderr.String())
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp\b`).FindString(server.stderr.String())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -228,7 +237,7 @@ func TestMCPAgainstARunningEngine(t *testing.T) {
 func TestMCPPageSizeBounds(t *testing.T) {
 	for _, size := range []string{"-1", "100001"} {
 		code, _, errOut := runCmd(t, t.Context(), "mcp", "--dev", "--page-size", size)
-		if code != 2 || !strings.Contains(errOut, "--page-size "+size+": give 0 (the default, 1000) to 100000") {
+		if code != 2 || !strings.Contains(errOut, "--page-size "+size+": give 0 (the default: the registry's pages) to 100000") {
 			t.Errorf("--page-size %s: exit %d, %q", size, code, errOut)
 		}
 	}

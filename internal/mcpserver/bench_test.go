@@ -14,7 +14,7 @@ import (
 //
 //	go test -run '^$' -bench BridgeRead -count 5 ./internal/mcpserver/
 func BenchmarkBridgeRead(b *testing.B) {
-	r := newRigTB(b)
+	r := newRigTB(b, 0)
 	body := make([]byte, 4096)
 	for i := range body {
 		body[i] = 'a' + byte(i%26)

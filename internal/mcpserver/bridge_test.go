@@ -29,6 +29,9 @@ import (
 
 const waitTimeout = 10 * time.Second
 
+// testAdvice is what the rig's bridge advises when the engine is away.
+const testAdvice = "or run skills mcp --dev"
+
 // rig is a local engine with the registry worker (catalog and on-change
 // trigger types, as skills runs it), the bridge on its own engine client,
 // and the official Go SDK client connected to the bridge in memory.
@@ -43,9 +46,10 @@ type rig struct {
 	updated chan string // the URI of each resources/updated
 }
 
-func newRig(t *testing.T, opts ...Option) *rig { return newRigTB(t, opts...) }
+func newRig(t *testing.T, opts ...Option) *rig { return newRigTB(t, 0, opts...) }
 
-func newRigTB(t testing.TB, opts ...Option) *rig {
+// newRigTB is newRig with the registry's page_size (0: no pages).
+func newRigTB(t testing.TB, registryPageSize int, opts ...Option) *rig {
 	t.Helper()
 	srv := iiitest.NewServerWith(t, engine.Options{FunctionsPollInterval: 20 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -57,8 +61,8 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	skills, prompts := catalog.NewSkillsScope("skills", 1<<20), catalog.NewPromptsScope("prompts")
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
 	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
-		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged})
-	// The worker's functions, in its order (cmd/skills surfaces.functions).
+		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged, PageSize: registryPageSize})
+	// The worker's functions, in its order (internal/worker's surfaces).
 	functions := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
 	functions = append(functions, search.NewSearcher(search.SearcherConfig{View: reg.View()}).Function(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())
 	functions = append(functions, mcpskills.New(mcpskills.Config{View: reg.View()}).Functions()...)
@@ -89,8 +93,10 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	t.Cleanup(func() { caller.Close() })
 
 	bridgeClient := iii.New(iii.Options{URL: srv.URL(), Name: "skills-mcp"})
+	opts = append([]Option{Engine(srv.URL(), testAdvice)}, opts...)
 	b := New(bridgeClient, "test", zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)), opts...)
-	stop := b.Follow(bridgeClient)
+	bindings := &recordedTriggers{Registrar: bridgeClient}
+	stop := b.Follow(bindings)
 	bridgeClient.Start()
 	t.Cleanup(func() { stop(); bridgeClient.Close() })
 	for _, c := range []*iii.Client{worker, caller, bridgeClient} {
@@ -98,7 +104,14 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 			t.Fatal(err)
 		}
 	}
-	// The caller's functions too: the first Sync lists the exposed ones.
+	// Follow's bindings are live, so no change made from here on goes
+	// untold.
+	for _, id := range bindings.ids {
+		if err := srv.WaitBinding(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The caller's functions too: tools/list lists the exposed ones.
 	for _, id := range append(functionIDs(functions), "acme::greet", "acme::private", "test::prompt") {
 		if err := srv.WaitFunction(ctx, id); err != nil {
 			t.Fatal(err)
@@ -111,10 +124,6 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 			t.Fatal("the catalog never loaded")
 		}
 	}
-	if err := b.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-
 	r := &rig{srv: srv, worker: worker, client: bridgeClient, caller: caller, bridge: b, listed: make(chan string, 64), updated: make(chan string, 64)}
 	clientT, serverT := stdioPair(b)
 	ss, err := b.Server().Connect(context.Background(), serverT, nil)
@@ -139,6 +148,18 @@ func newRigTB(t testing.TB, opts ...Option) *rig {
 	}
 	t.Cleanup(func() { r.session.Close() })
 	return r
+}
+
+// recordedTriggers is a Registrar that records the ids of the triggers
+// registered through it.
+type recordedTriggers struct {
+	Registrar
+	ids []string
+}
+
+func (r *recordedTriggers) RegisterTrigger(t iii.Trigger) {
+	r.ids = append(r.ids, t.ID)
+	r.Registrar.RegisterTrigger(t)
 }
 
 // stdioPair connects a client transport to the bridge's stdio transport
@@ -330,6 +351,13 @@ func TestExposedFunctionsAreTools(t *testing.T) {
 	r.caller.RegisterFunction(iii.Function{ID: "acme::later", Metadata: json.RawMessage(`{"mcp.expose": true}`),
 		Handler: func(context.Context, iii.Request) (any, error) { return "ok", nil }})
 	waitFor(t, r.listed, "tools")
+	// The notification seen may be an earlier one's; the list is live, so
+	// once the engine has the function it is a tool.
+	wctx, cancel := context.WithTimeout(ctx, waitTimeout)
+	defer cancel()
+	if err := r.srv.WaitFunction(wctx, "acme::later"); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := names()["acme__later"]; !ok {
 		t.Error("a function exposed later is not a tool")
 	}
@@ -424,8 +452,11 @@ func TestEngineOutageThenRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://alpha"})
-	if err == nil || !strings.Contains(err.Error(), "engine") {
-		t.Errorf("read during the outage: %v, want an error that names the engine", err)
+	if err == nil || !strings.Contains(err.Error(), r.srv.URL()) || !strings.Contains(err.Error(), testAdvice) {
+		t.Errorf("read during the outage: %v, want an error that names the engine at %s, with the advice", err, r.srv.URL())
+	}
+	if _, err := r.session.ListPrompts(ctx, nil); err == nil || !strings.Contains(err.Error(), r.srv.URL()) {
+		t.Errorf("prompts/list during the outage: %v, want an error that names the engine at %s", err, r.srv.URL())
 	}
 	raw := r.rawSession(t)
 	if _, err := raw.call(MethodSkillsList, map[string]any{}); err == nil || !strings.Contains(err.Error(), "engine") {

@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/iii-hq/skills-go/internal/contract"
+	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // Functions other workers expose to MCP (metadata "mcp.expose": true, or
@@ -15,9 +17,18 @@ import (
 // typed tools among them, D36) become MCP tools named as that worker names
 // them: every "::" becomes "__". The registry's own fetch and search are
 // served natively, and the namespaces the mcp worker hides are left out.
+// Both tools/list and tools/call read the engine's function list when
+// they are asked, so a function that has gone is neither listed nor
+// called.
 
-// native are exposed functions the bridge serves itself.
-var native = map[string]bool{contract.FnSkillFetch: true, contract.FnSkillSearch: true}
+// native are exposed functions the bridge serves itself, by their tool
+// names.
+var native = map[string]string{contract.FnSkillFetch: "skill__fetch", contract.FnSkillSearch: "skill__search"}
+
+// nativeTool reports whether name is a tool the SDK serves (addTools).
+func nativeTool(name string) bool {
+	return name == native[contract.FnSkillFetch] || name == native[contract.FnSkillSearch]
+}
 
 type functionRow struct {
 	ID          string          `json:"function_id"`
@@ -28,7 +39,6 @@ type functionRow struct {
 type functionDetail struct {
 	ID            string          `json:"function_id"`
 	RequestSchema json.RawMessage `json:"request_schema"`
-	Error         string          `json:"error"`
 }
 
 // exposed reports whether metadata asks for MCP exposure.
@@ -42,88 +52,124 @@ func exposed(metadata json.RawMessage) bool {
 	return json.Unmarshal(metadata, &m) == nil && (m.Dotted || m.MCP.Expose)
 }
 
-// syncExposed brings the tools for exposed functions in step with the
-// engine's function list.
-func (b *Bridge) syncExposed(ctx context.Context) error {
+// exposedFunctions lists the functions served as tools, sorted by id.
+func (b *Bridge) exposedFunctions(ctx context.Context) ([]functionRow, error) {
+	all, err := b.functions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return exposedOf(all), nil
+}
+
+// functions is the engine's function list.
+func (b *Bridge) functions(ctx context.Context) ([]functionRow, error) {
 	var list struct {
 		Functions []functionRow `json:"functions"`
 	}
-	if err := b.call(ctx, "engine::functions::list", map[string]any{}, &list); err != nil {
-		return err
+	if err := b.call(ctx, fnFunctionsList, map[string]any{}, &list); err != nil {
+		return nil, err
 	}
-	want := map[string]functionRow{}
-	for _, f := range list.Functions {
-		if native[f.ID] || !exposed(f.Metadata) || contract.IsInternal(f.ID) {
-			continue
+	return list.Functions, nil
+}
+
+// exposedOf is the functions of all served as tools, sorted by id.
+func exposedOf(all []functionRow) []functionRow {
+	out := slices.DeleteFunc(slices.Clone(all), func(f functionRow) bool {
+		_, isNative := native[f.ID]
+		return isNative || !exposed(f.Metadata) || contract.IsInternal(f.ID) || strings.Contains(f.ID, "__")
+	})
+	slices.SortFunc(out, func(a, b functionRow) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// listTools answers tools/list: the SDK's own tools (skill__fetch and
+// skill__search, through next) and every exposed function, by name.
+func (b *Bridge) listTools(ctx context.Context, cursor string, next mcp.MethodHandler, req *mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	all := func(ctx context.Context, _ string) ([]*mcp.Tool, string, error) {
+		res, err := next(ctx, "tools/list", &mcp.ListToolsRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.ListToolsParams{}})
+		if err != nil {
+			return nil, "", err
 		}
-		want[f.ID] = f
-	}
-	var fresh []string
-	for id := range want {
-		if _, ok := b.tools[id]; !ok {
-			fresh = append(fresh, id)
+		tools := slices.DeleteFunc(slices.Clone(res.(*mcp.ListToolsResult).Tools), func(t *mcp.Tool) bool { return t.Name == placeholder })
+		fns, err := b.exposedFunctions(ctx)
+		if err != nil {
+			return nil, "", err
 		}
+		schemas, err := b.requestSchemas(ctx, fns)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, f := range fns {
+			tools = append(tools, &mcp.Tool{Name: toolName(f.ID), Description: f.Description, InputSchema: inputSchema(schemas[f.ID])})
+		}
+		slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+		return tools, "", nil
 	}
+	if b.pageSize == 0 {
+		cursor = "" // one page: there is no other
+	}
+	tools, nextCursor, err := paged(ctx, b.pageSize, cursor, all)
+	if err != nil {
+		return nil, protocolError(err)
+	}
+	if tools == nil {
+		tools = []*mcp.Tool{}
+	}
+	return &mcp.ListToolsResult{Tools: tools, NextCursor: nextCursor, Cacheable: live0}, nil
+}
+
+// requestSchemas are the request schemas of fns, by id.
+func (b *Bridge) requestSchemas(ctx context.Context, fns []functionRow) (map[string]json.RawMessage, error) {
 	schemas := map[string]json.RawMessage{}
-	if len(fresh) > 0 {
-		var info struct {
-			Functions []functionDetail `json:"functions"`
-		}
-		if err := b.call(ctx, "engine::functions::info", map[string]any{"function_ids": fresh}, &info); err != nil {
-			return err
-		}
-		for _, d := range info.Functions {
-			schemas[d.ID] = d.RequestSchema
-		}
+	if len(fns) == 0 {
+		return schemas, nil
 	}
-	for _, id := range fresh {
-		f := want[id]
-		b.tools[id] = true
-		b.server.AddTool(&mcp.Tool{Name: toolName(id), Description: f.Description, InputSchema: inputSchema(schemas[id])}, b.callExposed(id))
+	ids := make([]string, len(fns))
+	for i, f := range fns {
+		ids[i] = f.ID
 	}
-	var gone []string
-	for id := range b.tools {
-		if _, ok := want[id]; !ok {
-			gone = append(gone, toolName(id))
-			delete(b.tools, id)
-		}
+	var info struct {
+		Functions []functionDetail `json:"functions"`
 	}
-	if len(gone) > 0 {
-		b.server.RemoveTools(gone...)
+	if err := b.call(ctx, fnFunctionsInfo, map[string]any{"function_ids": ids}, &info); err != nil {
+		return nil, err
 	}
-	return nil
+	for _, d := range info.Functions {
+		schemas[d.ID] = d.RequestSchema
+	}
+	return schemas, nil
 }
 
 // toolName is the mcp worker's name for a function: "::" becomes "__".
 func toolName(id string) string { return strings.ReplaceAll(id, "::", "__") }
 
-// inputSchema is a function's request schema when it is an object schema,
-// else an open object (MCP requires an object).
-func inputSchema(raw json.RawMessage) any {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) == nil && m["type"] == "object" {
-		return m
+// callExposed answers tools/call of an exposed function's tool: the
+// function is called with the tool's arguments; its result is the tool's
+// structured content and text, its error the tool's error result. A name
+// that is no exposed function's is invalid params, as the SDK answers an
+// unknown tool.
+func (b *Bridge) callExposed(ctx context.Context, params *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
+	fns, err := b.exposedFunctions(ctx)
+	if err != nil {
+		return toolError(err), nil
 	}
-	return map[string]any{"type": "object"}
-}
-
-// callExposed calls the function with the tool's arguments; its result is
-// the tool's structured content and text, an error the tool's error result.
-func (b *Bridge) callExposed(id string) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage(`{}`)
-		}
-		res, err := b.caller.Call(ctx, id, args)
-		if err != nil {
-			return toolError(err), nil
-		}
-		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res)}}}
-		var structured map[string]any
-		if json.Unmarshal(res, &structured) == nil {
-			out.StructuredContent = structured
-		}
-		return out, nil
+	i := slices.IndexFunc(fns, func(f functionRow) bool { return toolName(f.ID) == params.Name })
+	if i < 0 {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("unknown tool %q; tools/list gives the tools served", params.Name)}
 	}
+	args := params.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	res, err := b.caller.Call(ctx, fns[i].ID, args)
+	if err != nil {
+		return toolError(b.unreachable(fns[i].ID, err)), nil
+	}
+	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res)}}}
+	var structured map[string]any
+	if json.Unmarshal(res, &structured) == nil {
+		out.StructuredContent = structured
+	}
+	return out, nil
 }

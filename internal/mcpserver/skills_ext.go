@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/iii-hq/skills-go/internal/contract"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/iii"
 )
 
 // The MCP Skills extension (SEP-2640, docs/decisions.md D45). Its files
@@ -121,18 +118,15 @@ func invalidParams(format string, args ...any) *jsonrpc.Error {
 // else (the engine away, a function missing) is an internal error that
 // names it.
 func registryError(err error) *jsonrpc.Error {
-	var ie *iii.Error
-	if errors.As(err, &ie) && (ie.Code == contract.CodeNotFound || ie.Code == contract.CodeInvalidArgument) {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ie.Message}
-	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	je, _ := protocolError(err).(*jsonrpc.Error)
+	return je
 }
 
 // readSkillFile answers resources/read of a skill:// URI.
 func (b *Bridge) readSkillFile(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var out mcp.ReadResourceResult
 	if err := b.call(ctx, contract.FnMCPSkillsRead, map[string]string{"uri": req.Params.URI}, &out); err != nil {
-		return nil, mapError(err, req.Params.URI)
+		return nil, resourceError(err, req.Params.URI)
 	}
 	return &out, nil
 }

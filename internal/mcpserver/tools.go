@@ -3,10 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"fmt"
 	"github.com/iii-hq/skills-go/internal/contract"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // fetchInput is skill__fetch's input: the iii:// links to read.
@@ -33,6 +34,7 @@ func addTools(b *Bridge) {
 		Title:       "Fetch skill",
 		Description: "Fetches the content of one or more skill resources identified by iii:// URIs. When you encounter iii:// links in skill instructions, use this tool to retrieve their contents (batch with `uris` when helpful).",
 		Annotations: readOnly,
+		InputSchema: plainSchema[fetchInput](),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, any, error) {
 		payload := map[string]any{}
 		if in.URI != "" {
@@ -52,6 +54,7 @@ func addTools(b *Bridge) {
 		Title:       "Search skills",
 		Description: "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Then read the best hits with skill__fetch.",
 		Annotations: readOnly,
+		InputSchema: plainSchema[searchInput](),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, contract.SearchResults, error) {
 		payload := map[string]any{"query": in.Query}
 		if in.Limit != 0 {
@@ -72,4 +75,24 @@ func addTools(b *Bridge) {
 // toolError is a failed call as the model should see it.
 func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}
+
+// plainSchema is the input schema the SDK would infer for T, with its
+// nullable types made plain (schema.go): uris is an array, not
+// ["null", "array"]. A type that has no schema is a bug caught at start.
+func plainSchema[T any]() map[string]any {
+	schema, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: no input schema for %T: %v", *new(T), err))
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema for %T: %v", *new(T), err))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema for %T: %v", *new(T), err))
+	}
+	plainTypes(m)
+	return m
 }
