@@ -4,7 +4,7 @@ Feature: Skill resources for the mcp worker
   mcp worker forwards verbatim; iii://skills is the index, iii://{id} a body
   and iii://fn/{a}/{b} the output of the function a::b.
 
-  Scenario: resources-list exposes the iii://skills index and every registered skill, with its title, size and time (D41)
+  Scenario: resources-list exposes the iii://skills index and every registered skill, with its title, description, size and time (D41)
     Given the skill "alpha" is registered
     And the skill "beta" is registered with body:
       """
@@ -15,12 +15,13 @@ Feature: Skill resources for the mcp worker
     When I call "skills::resources-list"
     Then the result at "resources" has 3 items
     And the result at "resources.0" is {"uri": "iii://skills", "name": "skills", "description": "Index of every registered skill", "mimeType": "text/markdown"}
-    And the result has no "resources.1.description"
+    And the result at "resources.1.description" is "Body of alpha."
     And the result at "resources.1.uri" is "iii://alpha"
     And the result at "resources.1.name" is "alpha"
     And the result at "resources.1.title" is "alpha"
     And the result at "resources.2.uri" is "iii://beta"
     And the result at "resources.2.name" is "Beta title"
+    And the result at "resources.2.description" is "Beta body."
     And the result at "resources.2.mimeType" is "text/markdown"
     And the result at "resources.2.size" is 24
     And the result at "resources.2.annotations.lastModified" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"

@@ -10,6 +10,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/paging"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // The MCP resource envelopes, produced here and forwarded verbatim by the
@@ -52,9 +53,11 @@ type resourceAnnotations struct {
 	LastModified string `json:"lastModified,omitempty"`
 }
 
-// skillResource is a skill's entry in resources-list.
-func skillResource(id, title string, size int64, lastModified string) resource {
-	r := resource{URI: Scheme + id, Name: title, MimeType: contract.MIMEMarkdown, Title: title, Size: &size}
+// skillResource is a skill's entry in resources-list: the 0.2 keys, the
+// description the index shows (frontmatter description, else the first
+// paragraph; additive, for MCP clients), then D41's fields.
+func skillResource(id string, sum skillmd.Summary, size int64, lastModified string) resource {
+	r := resource{URI: Scheme + id, Name: sum.Title, Description: sum.Description(), MimeType: contract.MIMEMarkdown, Title: sum.Title, Size: &size}
 	if lastModified != "" {
 		r.Annotations = &resourceAnnotations{LastModified: lastModified}
 	}
@@ -127,7 +130,7 @@ func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error
 	for _, origin := range []string{originState, originFS} {
 		for _, s := range l.Skills {
 			if s.Origin == origin {
-				out.Resources = append(out.Resources, skillResource(s.ID, s.Summary.Title, s.Size, s.RegisteredAt))
+				out.Resources = append(out.Resources, skillResource(s.ID, s.Summary, s.Size, s.RegisteredAt))
 			}
 		}
 	}
