@@ -233,15 +233,20 @@ func TestResourcesList(t *testing.T) {
 	want := resourcesListOutput{Resources: []resource{
 		{URI: "iii://skills", Name: "skills", Description: "Index of every registered skill", MimeType: contract.MIMEMarkdown},
 		{URI: "iii://blank", Name: "", MimeType: contract.MIMEMarkdown, Size: size(3), Annotations: at},
-		{URI: "iii://resend", Name: "resend", MimeType: contract.MIMEMarkdown, Title: "resend", Size: size(15), Annotations: at},
+		{URI: "iii://resend", Name: "resend", Description: "no heading here", MimeType: contract.MIMEMarkdown, Title: "resend", Size: size(15), Annotations: at},
 		{URI: "iii://resend/email", Name: "Email flows", MimeType: contract.MIMEMarkdown, Title: "Email flows", Size: size(14), Annotations: at},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	// The 0.2 keys come first and keep their meaning; D41's are added
-	// after them, and only the index entry has a description.
-	b, _ := json.Marshal(got.Resources[3])
+	// The 0.2 keys keep their meaning, with a skill's description beside
+	// them when it has one (as the index entry's); D41's are added after
+	// them. A skill without a description has no description key.
+	b, _ := json.Marshal(got.Resources[2])
+	if string(b) != `{"uri":"iii://resend","name":"resend","description":"no heading here","mimeType":"text/markdown","title":"resend","size":15,"annotations":{"lastModified":"`+f.fixedTimestamp+`"}}` {
+		t.Errorf("entry JSON: %s", b)
+	}
+	b, _ = json.Marshal(got.Resources[3])
 	if string(b) != `{"uri":"iii://resend/email","name":"Email flows","mimeType":"text/markdown","title":"Email flows","size":14,"annotations":{"lastModified":"`+f.fixedTimestamp+`"}}` {
 		t.Errorf("entry JSON: %s", b)
 	}
