@@ -35,16 +35,7 @@ func BenchmarkSearch(b *testing.B) {
 	queries := corpusQueries(b)
 	echo := iii.NewFunction("bench::echo", "returns nothing", func(context.Context, echoIn) (string, error) { return "", nil })
 	for _, n := range []int{1000, 10000} {
-		r := newRig(b, rigOptions{extra: []iii.Function{echo}, seed: func(srv *engine.Engine) {
-			for i := range n {
-				src := corpus[i%len(corpus)]
-				id := fmt.Sprintf("set-%04d/%s", i/len(corpus), src.id)
-				row, _ := json.Marshal(map[string]string{"id": id, "skill": src.body, "registered_at": "2026-11-23T00:00:00.000000000+00:00"})
-				if err := srv.SetState("skills", id, row); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}})
+		r := newRig(b, rigOptions{extra: []iii.Function{echo}, seed: seedCorpus(b, corpus, n)})
 		handler := searchHandler(b, r.reg)
 		ctx := context.Background()
 		payload := func(i int) json.RawMessage {
@@ -83,6 +74,21 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 type corpusSkill struct{ id, body string }
+
+// seedCorpus stores n skills in state before the worker starts: the
+// corpus's skills in turn, each round under its own numbered prefix.
+func seedCorpus(tb testing.TB, corpus []corpusSkill, n int) func(*engine.Engine) {
+	return func(srv *engine.Engine) {
+		for i := range n {
+			src := corpus[i%len(corpus)]
+			id := fmt.Sprintf("set-%04d/%s", i/len(corpus), src.id)
+			row, _ := json.Marshal(map[string]string{"id": id, "skill": src.body, "registered_at": "2026-11-23T00:00:00.000000000+00:00"})
+			if err := srv.SetState("skills", id, row); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+}
 
 func corpusSkills(tb testing.TB) []corpusSkill {
 	tb.Helper()

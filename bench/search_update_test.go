@@ -2,11 +2,9 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
-	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -23,16 +21,7 @@ func BenchmarkSearchUpdate(b *testing.B) {
 	queries := corpusQueries(b)
 	const n = 1000
 	echo := iii.NewFunction("bench::echo", "returns nothing", func(context.Context, echoIn) (string, error) { return "", nil })
-	r := newRig(b, rigOptions{extra: []iii.Function{echo}, seed: func(srv *engine.Engine) {
-		for i := range n {
-			src := corpus[i%len(corpus)]
-			id := fmt.Sprintf("set-%04d/%s", i/len(corpus), src.id)
-			row, _ := json.Marshal(map[string]string{"id": id, "skill": src.body, "registered_at": "2026-11-23T00:00:00.000000000+00:00"})
-			if err := srv.SetState("skills", id, row); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}})
+	r := newRig(b, rigOptions{extra: []iii.Function{echo}, seed: seedCorpus(b, corpus, n)})
 	r.call(b, "skill::search", map[string]any{"query": queries[0]}) // builds the index
 	b.Run("echo-twice", func(b *testing.B) {
 		for range b.N {

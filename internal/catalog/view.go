@@ -157,25 +157,16 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 	if s := v.skills; s != nil && s.Valid() {
 		// An unchanged scope and file scan give the last listing without
 		// copying or sorting a row.
-		key := viewKey{state: s.Version(), fs: files.Version}
-		v.mu.Lock()
-		if v.hasLast && v.last.key == key {
-			l := v.last
-			v.mu.Unlock()
+		if l, ok := v.lastListing(viewKey{state: s.Version(), fs: files.Version}); ok {
 			return l, nil
 		}
-		v.mu.Unlock()
 	}
 	rows, stateVersion, stateKeyed, err := v.stateSkills(ctx)
 	key := viewKey{state: stateVersion, fs: files.Version}
 	if err == nil && stateKeyed {
-		v.mu.Lock()
-		if v.hasLast && v.last.key == key {
-			l := v.last
-			v.mu.Unlock()
+		if l, ok := v.lastListing(key); ok {
 			return l, nil
 		}
-		v.mu.Unlock()
 	}
 	l := v.merge(rows, files)
 	if err != nil {
@@ -188,6 +179,13 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 		v.mu.Unlock()
 	}
 	return l, nil
+}
+
+// lastListing is the last listing built, when it was built from key.
+func (v *View) lastListing(key viewKey) (Listing, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.last, v.hasLast && v.last.key == key
 }
 
 // merge is the precedence rule for skills: a stored row wins its id
