@@ -58,6 +58,24 @@ Feature: Agent Skills folders
     And the result at "skills.0.origin" is "fs"
     And the result at "skills.1.origin" is "fs"
 
+  Scenario: a link followed as the SKILL.md writes it reads the file it names
+    When I call "skill::fetch" with:
+      """
+      {"uri": "iii://pdf/references/forms.md"}
+      """
+    Then the result text contains "# Form guide"
+    When I call "skill::fetch" with:
+      """
+      {"uri": "iii://pdf/SKILL.md"}
+      """
+    Then the result text contains "# PDF tools"
+    When I call "skill::fetch" with:
+      """
+      {"uri": "iii://pdf/references/missing.md"}
+      """
+    Then the call fails with code "not_found"
+    And the error message is "Skill not found: pdf/references/missing.md"
+
   Scenario: state wins over globs, globs over roots, an earlier root over a later one
     Given the file "fs-roots/second/pdf/SKILL.md" contains:
       """

@@ -86,3 +86,30 @@ func TestFetchFirstErrorAborts(t *testing.T) {
 		t.Errorf("reads continued after the failure: %v", calls)
 	}
 }
+
+// An Agent Skill links its files relatively ([pitr](references/pitr.md));
+// an agent that follows the link as written reads the file's id, and a
+// link to a SKILL.md reads its folder's skill. A link to nothing is
+// still not found by the name the agent gave. (Ids have no '.', so no
+// registered id is ever read as a link.)
+func TestFetchFollowsRelativeFileLinks(t *testing.T) {
+	f := newFixture(t, nil)
+	f.mustRegisterSkill(t, "pg-restore", "# Restore\n\nSee [pitr](references/pitr.md).")
+	f.mustRegisterSkill(t, "pg-restore/references/pitr", "# PITR\n\nReplay the WAL.")
+	for _, tt := range []struct{ uri, want, wantErr string }{
+		{"iii://pg-restore/references/pitr.md", "# iii://pg-restore/references/pitr.md\n\n# PITR\n\nReplay the WAL.", ""},
+		{"iii://pg-restore/SKILL.md", "# iii://pg-restore/SKILL.md\n\n# Restore\n\nSee [pitr](references/pitr.md).", ""},
+		{"iii://pg-restore/references/gone.md", "", "Skill not found: pg-restore/references/gone.md"},
+		{"iii://SKILL.md", "", "Skill not found: SKILL.md"},
+		{"iii://.md", "", "Skill not found: .md"},
+	} {
+		got, err := f.reg.fetch(f.ctx, fetchSkillInput{URI: ptr(tt.uri)})
+		msg, code := errText(err)
+		if msg != tt.wantErr || (err != nil && code != contract.CodeNotFound) {
+			t.Errorf("fetch %s: error %q (%s), want %q", tt.uri, msg, code, tt.wantErr)
+		}
+		if got != tt.want {
+			t.Errorf("fetch %s = %q, want %q", tt.uri, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -174,9 +175,24 @@ func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err
 }
 
 // skillBody returns the body the view serves for key (the state row
-// first, then the file with that id, catalog.View.Body). A key that fails id validation
-// cannot be registered, so it is simply not found (docs/decisions.md D3).
+// first, then the file with that id, catalog.View.Body). A key that fails
+// id validation cannot be registered, so it is simply not found
+// (docs/decisions.md D3). A key that is not found but reads as a link to
+// a markdown file written the way Agent Skills write them (a SKILL.md
+// links `references/pitr.md`, an agent reads iii://pg-restore/references/pitr.md)
+// is served by the id that file has: without ".md", and a SKILL.md by its
+// folder's id.
 func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
+	body, err := r.skillBodyOf(ctx, key)
+	if alt, ok := fileLinkID(key); ok && isNotFound(err) {
+		if body, altErr := r.skillBodyOf(ctx, alt); !isNotFound(altErr) {
+			return body, altErr
+		}
+	}
+	return body, err
+}
+
+func (r *Registry) skillBodyOf(ctx context.Context, key string) (string, error) {
 	if ids.ValidateSkillID(key) != nil {
 		return "", skillNotFound(key)
 	}
@@ -189,6 +205,29 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 	}
 	r.view.NoteRead(key)
 	return body, nil
+}
+
+// fileLinkID is the id a relative link to a markdown file names: the path
+// without ".md", or for .../SKILL.md the folder's id. ok is false for a
+// key that is not such a link.
+func fileLinkID(key string) (string, bool) {
+	dir, base := "", key
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		dir, base = key[:i], key[i+1:]
+	}
+	switch {
+	case base == "SKILL.md":
+		return dir, dir != ""
+	case strings.HasSuffix(base, ".md") && len(base) > len(".md"):
+		return strings.TrimSuffix(key, ".md"), true
+	}
+	return "", false
+}
+
+// isNotFound reports whether err is the registry's not_found error.
+func isNotFound(err error) bool {
+	ce, ok := errors.AsType[*contract.Error](err)
+	return ok && ce.Code == contract.CodeNotFound
 }
 
 // skillNotFound answers a read of an unregistered key. A key with "::" is
