@@ -42,7 +42,12 @@ type Request struct {
 	Query     string `json:"query" jsonschema:"minLength=1,maxLength=1000" jsonschema_description:"What you need, in words: a task, a symptom, a tool name."`
 	Limit     int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=8" jsonschema_description:"How many results at most (1 to 50, default 8)."`
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Drop results from the end until the response fits this many tokens (bytes/4)."`
+	Group     *bool  `json:"group,omitempty" jsonschema:"default=true" jsonschema_description:"true (default): results are skills, each with the documents nested under it that matched (its references) in matched; false: every document ranked on its own."`
 }
+
+// grouped says whether the request asks for skills (the default) rather
+// than documents.
+func (r Request) grouped() bool { return r.Group == nil || *r.Group }
 
 // Function is skill::search.
 func (s *Searcher) Function() iii.Function {
@@ -69,7 +74,7 @@ func parseSearchRequest(data json.RawMessage) (Request, error) {
 	var fields map[string]json.RawMessage
 	if s := strings.TrimSpace(string(data)); s != "" && s != "null" {
 		if err := json.Unmarshal(data, &fields); err != nil {
-			return in, contract.Invalidf("the payload must be a JSON object {\"query\": string, \"limit\"?: 1-50, \"max_tokens\"?: int}")
+			return in, contract.Invalidf("the payload must be a JSON object {\"query\": string, \"limit\"?: 1-50, \"max_tokens\"?: int, \"group\"?: bool}")
 		}
 	}
 	raw, ok := fields["query"]
@@ -95,6 +100,13 @@ func parseSearchRequest(data json.RawMessage) (Request, error) {
 			return in, contract.Invalidf("`max_tokens` must be a whole number of tokens from 1, got %s", ids.Unquoted(string(v)))
 		}
 		in.MaxTokens = int(min(n, 1<<31-1))
+	}
+	if v, ok := fields["group"]; ok && string(v) != "null" {
+		var g bool
+		if err := json.Unmarshal(v, &g); err != nil {
+			return in, contract.Invalidf("`group` must be true (skills, with their matching references under each; the default) or false (every document on its own), got %s", ids.Unquoted(string(v)))
+		}
+		in.Group = &g
 	}
 	return in, nil
 }
@@ -135,12 +147,21 @@ func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResul
 	if err := s.refresh(ctx); err != nil {
 		return contract.SearchResults{}, err
 	}
-	hits, total := s.idx.Search(in.Query, in.Limit)
+	search := s.idx.Search
+	if in.grouped() {
+		search = s.idx.SearchGroups
+	}
+	hits, total := search(in.Query, in.Limit)
 	out := contract.SearchResults{Results: make([]contract.SearchResult, 0, len(hits)), Total: total}
 	for _, h := range hits {
 		e, _ := s.entry(h.ID)
-		out.Results = append(out.Results, contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
-			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4})
+		r := contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
+			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4}
+		for _, m := range h.Matched {
+			me, _ := s.entry(m.ID)
+			r.Matched = append(r.Matched, contract.SearchMatch{ID: m.ID, URI: contract.Scheme + m.ID, Title: me.title, Score: roundScore(m.Score)})
+		}
+		out.Results = append(out.Results, r)
 	}
 	if in.MaxTokens > 0 {
 		for len(out.Results) > 0 && estimateTokens(out) > in.MaxTokens {
@@ -241,7 +262,10 @@ func (s *Searcher) refresh(ctx context.Context) error {
 	known := s.known
 	s.mu.RUnlock()
 	for _, sk := range l.Skills {
-		fp := sk.Origin + "\x00" + sk.File.Path + "\x00" + sk.SHA256 + "\x00" + strconv.FormatInt(sk.Size, 10)
+		// The parent is part of the fingerprint: a skill served above a
+		// document later folds it in without the document changing.
+		parent := NearestSkill(sk.ID, func(id string) bool { return isSkill(l, id) })
+		fp := sk.Origin + "\x00" + sk.File.Path + "\x00" + sk.SHA256 + "\x00" + strconv.FormatInt(sk.Size, 10) + "\x00" + parent
 		want[sk.ID] = fp
 		if known[sk.ID].fingerprint == fp {
 			continue
@@ -254,7 +278,9 @@ func (s *Searcher) refresh(ctx context.Context) error {
 		}
 		d := skillmd.Parse(text)
 		desc := sk.Summary.Description()
-		put = append(put, DocOf(sk.ID, d.Name, desc, d.Body))
+		doc := DocOf(sk.ID, d.Name, desc, d.Body)
+		doc.Parent = parent
+		put = append(put, doc)
 		served := len(d.Body) // a read of a file serves its body
 		if sk.Origin == catalog.OriginState {
 			served = len(text) // a stored skill is read as registered
@@ -282,6 +308,14 @@ func (s *Searcher) refresh(ctx context.Context) error {
 	s.key, s.keyValid = version, cacheable && len(want) == len(next)
 	s.buildOnce.Do(func() { close(s.built) })
 	return nil
+}
+
+// isSkill says whether the listing serves id as a skill that documents
+// nested under it fold into: a registered skill or a SKILL.md file (a
+// reference file of a root is served, but is not a skill to open).
+func isSkill(l catalog.Listing, id string) bool {
+	sk, ok := l.Skill(id)
+	return ok && (sk.Origin == catalog.OriginState || sk.File.SkillFile)
 }
 
 // text is what is indexed of a skill: its stored body, or its whole file

@@ -143,6 +143,44 @@ func TestSearchResultsAndBudget(t *testing.T) {
 	}
 }
 
+// A reference folds into its skill: the skill is the result, its score
+// the best of its documents', the reference listed under it; limit counts
+// skills. group: false ranks every document on its own.
+func TestSearchGroupsReferencesUnderTheirSkill(t *testing.T) {
+	r := newSearchRig(t)
+	ctx := t.Context()
+	for id, body := range map[string]string{
+		"terraform":                 "# Terraform\n\nPlan and apply infrastructure.",
+		"terraform/references/lock": "# State locking\n\nA stale state lock blocks every apply; force-unlock it.",
+		"terraform/references/cli":  "# CLI\n\nThe init, plan and apply commands.",
+		"pulumi":                    "# Pulumi\n\nState is kept in a backend; a lock guards it.",
+	} {
+		if err := r.view.PutSkill(ctx, catalog.SkillRow{ID: id, Skill: body, RegisteredAt: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := r.searcher.Search(ctx, Request{Query: "stale state lock", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Total != 2 || len(out.Results) != 1 {
+		t.Fatalf("grouped: %+v; want 1 of 2 skills", out)
+	}
+	top := out.Results[0]
+	want := []contract.SearchMatch{{ID: "terraform/references/lock", URI: "iii://terraform/references/lock", Title: "State locking", Score: top.Score}}
+	if top.ID != "terraform" || top.Title != "Terraform" || len(top.Matched) != 1 || top.Matched[0] != want[0] {
+		t.Errorf("grouped: %+v; want terraform scored as, and listing, %+v", top, want)
+	}
+	no := false
+	flat, err := r.searcher.Search(ctx, Request{Query: "stale state lock", Limit: 10, Group: &no})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flat.Total != 2 || len(flat.Results) != 2 || flat.Results[0].ID != "terraform/references/lock" || flat.Results[0].Matched != nil {
+		t.Errorf("flat: %+v", flat)
+	}
+}
+
 // Every bad request is invalid_argument with what is allowed; a query that
 // matches nothing is an empty list.
 func TestSearchRequestErrors(t *testing.T) {
@@ -164,6 +202,7 @@ func TestSearchRequestErrors(t *testing.T) {
 		`{"query": "x", "limit": 2.5}`:                   "got 2.5",
 		`{"query": "x", "max_tokens": -5}`:               "`max_tokens` must be a whole number of tokens from 1, got -5",
 		`{"query": "x", "max_tokens": 0}`:                "got 0",
+		`{"query": "x", "group": "no"}`:                  "`group` must be true (skills, with their matching references under each; the default) or false (every document on its own), got \"no\"",
 	} {
 		_, err := parseSearchRequest(json.RawMessage(payload))
 		msg, code := errText(err)
