@@ -93,6 +93,7 @@ type Index struct {
 	totalLen [numFields]uint64
 
 	expansion bool // related stems score too (WithExpansion)
+	wordnet   bool // WordNet's related stems among them (WithWordNet)
 }
 
 // Option configures an Index.
@@ -105,9 +106,15 @@ func WithExpansion(on bool) Option {
 	return func(x *Index) { x.expansion = on }
 }
 
+// WithWordNet turns WordNet's related stems on or off, leaving the tech
+// thesaurus as WithExpansion says.
+func WithWordNet(on bool) Option {
+	return func(x *Index) { x.wordnet = on }
+}
+
 // New returns an empty index.
 func New(opts ...Option) *Index {
-	x := &Index{byID: map[string]int32{}, expansion: true}
+	x := &Index{byID: map[string]int32{}, expansion: true, wordnet: true}
 	for _, o := range opts {
 		o(x)
 	}
@@ -394,7 +401,9 @@ func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []q
 			}
 			out = append(out, q)
 		}
-		th.related(w, func(r string, strength float64) { add(expandWeight, strength, r) })
+		if x.wordnet {
+			th.related(w, func(r string, strength float64) { add(expandWeight, strength, r) })
+		}
 		tech.related(w, func(r string, strength float64) { add(techWeight, strength, r) })
 	}
 	return out

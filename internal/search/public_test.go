@@ -300,14 +300,14 @@ func evaluateBoth(queries []corpusQuery, search searcher) (exact, under map[stri
 func rankAll(c *evalCorpus) []rankerResult {
 	isSkill := func(id string) bool { d := c.byID[id]; return d != nil && d.skillFile }
 	var shipped *Index
-	index := func(desc func(evalDoc) string) *Index {
+	index := func(desc func(evalDoc) string, opts ...Option) *Index {
 		docs := make([]Doc, 0, len(c.docs))
 		for _, d := range c.docs {
 			doc := DocOf(d.id, d.name, desc(d), d.body)
 			doc.Parent = NearestSkill(d.id, isSkill)
 			docs = append(docs, doc)
 		}
-		x := New()
+		x := New(opts...)
 		x.Update(docs, nil)
 		return x
 	}
@@ -321,6 +321,16 @@ func rankAll(c *evalCorpus) []rankerResult {
 			return groupSearcher(shipped)
 		}},
 		{"skill::search, flat", func() searcher { return ownSearcher(shipped) }},
+	}
+	if os.Getenv("SEARCH_TRIAL") != "" {
+		for _, v := range []struct {
+			name string
+			opts []Option
+		}{{"no WordNet", []Option{WithWordNet(false)}}, {"no expansion", []Option{WithExpansion(false)}}} {
+			rankers = append(rankers, ranker{"skill::search, " + v.name, func() searcher {
+				return groupSearcher(index(func(d evalDoc) string { return d.served }, v.opts...))
+			}})
+		}
 	}
 	if !raceEnabled {
 		// One more index build, left out under the race detector, where
