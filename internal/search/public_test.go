@@ -295,8 +295,9 @@ func evaluateBoth(queries []corpusQuery, search searcher) (exact, under map[stri
 }
 
 // rankAll ranks c's needs with the shipped index fed as the worker feeds
-// it (descriptions cut as served), the plain BM25 reference over every
-// document, and the same BM25 over the SKILL.md documents alone.
+// it (whole descriptions, results grouped by skill; also flat), the plain
+// BM25 reference over every document, and the same BM25 over the SKILL.md
+// documents alone. SEARCH_TRIAL=1 adds the trials of docs/search.md.
 func rankAll(c *evalCorpus) []rankerResult {
 	isSkill := func(id string) bool { d := c.byID[id]; return d != nil && d.skillFile }
 	var shipped *Index
@@ -317,7 +318,7 @@ func rankAll(c *evalCorpus) []rankerResult {
 	}
 	rankers := []ranker{
 		{"skill::search", func() searcher {
-			shipped = index(func(d evalDoc) string { return d.served })
+			shipped = index(func(d evalDoc) string { return d.desc })
 			return groupSearcher(shipped)
 		}},
 		{"skill::search, flat", func() searcher { return ownSearcher(shipped) }},
@@ -328,16 +329,11 @@ func rankAll(c *evalCorpus) []rankerResult {
 			opts []Option
 		}{{"no WordNet", []Option{WithWordNet(false)}}, {"no expansion", []Option{WithExpansion(false)}}} {
 			rankers = append(rankers, ranker{"skill::search, " + v.name, func() searcher {
-				return groupSearcher(index(func(d evalDoc) string { return d.served }, v.opts...))
+				return groupSearcher(index(func(d evalDoc) string { return d.desc }, v.opts...))
 			}})
 		}
-	}
-	if !raceEnabled {
-		// One more index build, left out under the race detector, where
-		// it is slow: the index fed whole descriptions, as
-		// TestCorpusRanking feeds it.
-		rankers = append(rankers, ranker{"skill::search, whole descriptions", func() searcher {
-			return groupSearcher(index(func(d evalDoc) string { return d.desc }))
+		rankers = append(rankers, ranker{"skill::search, descriptions cut as listed", func() searcher {
+			return groupSearcher(index(func(d evalDoc) string { return d.served }))
 		}})
 	}
 	rankers = append(rankers,
@@ -400,15 +396,14 @@ func TestCorpusReference(t *testing.T) {
 	}
 	results := rankAll(c)
 	logTable(t, results)
-	// Today's figures of the ranker as the worker feeds it (descriptions
-	// cut as served), rounded down: floors against a regression, not goals.
+	// Today's figures of the ranker as the worker feeds it, rounded down: floors against a regression, not goals.
 	ship := results[0].res
 	checkFloors(t, "skill::search", []floor{
 		{"all", "recall@1", ship["all"].r1(), 0.76},
 		{"all", "recall@5", ship["all"].r5(), 0.90},
 		{"all", "MRR@10", ship["all"].mrr10(), 0.82},
 		{"paraphrase", "recall@5", ship["paraphrase"].r5(), 0.78},
-		{"paraphrase", "MRR@10", ship["paraphrase"].mrr10(), 0.61},
+		{"paraphrase", "MRR@10", ship["paraphrase"].mrr10(), 0.62},
 	})
 }
 
@@ -429,12 +424,12 @@ func TestPublicRanking(t *testing.T) {
 	// of them (BENCHMARKS.md).
 	ship := results[0].res
 	checkFloors(t, "skill::search", []floor{
-		{"all", "recall@1", ship["all"].r1(), 0.74},
+		{"all", "recall@1", ship["all"].r1(), 0.75},
 		{"all", "recall@5", ship["all"].r5(), 0.94},
 		{"all", "MRR@10", ship["all"].mrr10(), 0.82},
-		{"paraphrase", "recall@1", ship["paraphrase"].r1(), 0.71},
+		{"paraphrase", "recall@1", ship["paraphrase"].r1(), 0.73},
 		{"paraphrase", "recall@5", ship["paraphrase"].r5(), 0.92},
-		{"paraphrase", "MRR@10", ship["paraphrase"].mrr10(), 0.79},
+		{"paraphrase", "MRR@10", ship["paraphrase"].mrr10(), 0.80},
 		{"easy", "recall@5", ship["easy"].r5(), 1.00},
 		{"hard", "recall@5", ship["hard"].r5(), 0.95},
 	})

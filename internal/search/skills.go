@@ -242,8 +242,8 @@ func (s *Searcher) entry(id string) (indexed, bool) {
 // skill's fingerprint (origin, digest and size) with the indexed one and
 // re-indexes what changed, so a registration, an unregistration or a
 // file edit is searchable on the very next call. Every skill is indexed
-// by its frontmatter fields and its body without the frontmatter, whatever
-// its origin.
+// by its frontmatter fields as the view reads them (catalog.Meta) and its
+// body without the frontmatter, whatever its origin.
 func (s *Searcher) refresh(ctx context.Context) error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
@@ -277,15 +277,14 @@ func (s *Searcher) refresh(ctx context.Context) error {
 			continue
 		}
 		d := skillmd.Parse(text)
-		desc := sk.Summary.Description()
-		doc := DocOf(sk.ID, d.Name, desc, d.Body)
+		doc := DocOf(sk.ID, sk.Name, indexDescription(sk.Meta), d.Body)
 		doc.Parent = parent
 		put = append(put, doc)
 		served := len(d.Body) // a read of a file serves its body
 		if sk.Origin == catalog.OriginState {
 			served = len(text) // a stored skill is read as registered
 		}
-		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: desc, bytes: served}
+		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: sk.Summary.Description(), bytes: served}
 	}
 	var drop []string
 	for id := range known {
@@ -308,6 +307,17 @@ func (s *Searcher) refresh(ctx context.Context) error {
 	s.key, s.keyValid = version, cacheable && len(want) == len(next)
 	s.buildOnce.Do(func() { close(s.built) })
 	return nil
+}
+
+// indexDescription is what the index reads as a skill's description:
+// the frontmatter's whole (the listing shows it cut to 140 characters),
+// else the summary's, the body's first paragraph. The view gives both for
+// every origin.
+func indexDescription(m catalog.Meta) string {
+	if m.Description != "" {
+		return m.Description
+	}
+	return m.Summary.Desc
 }
 
 // isSkill says whether the listing serves id as a skill that documents
