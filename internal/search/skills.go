@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,20 +156,85 @@ func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResul
 	out := contract.SearchResults{Results: make([]contract.SearchResult, 0, len(hits)), Total: total}
 	for _, h := range hits {
 		e, _ := s.entry(h.ID)
-		r := contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
-			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4}
-		for _, m := range h.Matched {
-			me, _ := s.entry(m.ID)
-			r.Matched = append(r.Matched, contract.SearchMatch{ID: m.ID, URI: contract.Scheme + m.ID, Title: me.title, Score: roundScore(m.Score)})
-		}
-		out.Results = append(out.Results, r)
+		out.Results = append(out.Results, contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
+			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4})
 	}
+	budget := resultTokens * len(out.Results)
+	if in.MaxTokens > 0 {
+		budget = min(budget, in.MaxTokens)
+	}
+	s.addMatched(&out, hits, 4*budget)
 	if in.MaxTokens > 0 {
 		for len(out.Results) > 0 && estimateTokens(out) > in.MaxTokens {
 			out.Results = out.Results[:len(out.Results)-1]
 		}
 	}
 	return out, nil
+}
+
+// A result's description is cut at a word boundary near
+// resultDescriptionRunes characters, and references are listed under the
+// results while the answer stays within resultTokens a result, at most
+// maxMatched under one: ten results fit in 1,000 tokens
+// (TestTenResultsFitTheBudget), a tenth of what reading a long skill
+// costs.
+const (
+	resultDescriptionRunes = 140
+	resultTokens           = 100
+	maxMatched             = 5
+)
+
+// addMatched lists under each result the references that matched, best
+// first across all results, each while the answer stays within
+// budgetBytes; one that does not fit is left out and the next smaller
+// may still fit. hits are out's results as the index ranked them.
+func (s *Searcher) addMatched(out *contract.SearchResults, hits []Hit, budgetBytes int) {
+	type match struct {
+		result int
+		hit    Hit
+	}
+	var all []match
+	for i, h := range hits {
+		for _, m := range h.Matched[:min(len(h.Matched), maxMatched)] {
+			all = append(all, match{i, m})
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	slices.SortStableFunc(all, func(a, b match) int { return compareHits(a.hit, b.hit) })
+	size, _ := json.Marshal(out)
+	used := len(size)
+	for _, m := range all {
+		e, _ := s.entry(m.hit.ID)
+		sm := contract.SearchMatch{ID: m.hit.ID, URI: contract.Scheme + m.hit.ID, Title: e.title, Score: roundScore(m.hit.Score)}
+		b, _ := json.Marshal(sm)
+		cost := len(b) + 1 // and a comma
+		r := &out.Results[m.result]
+		if len(r.Matched) == 0 {
+			cost += len(`"matched":[]`)
+		}
+		if used+cost > budgetBytes {
+			continue
+		}
+		used += cost
+		r.Matched = append(r.Matched, sm)
+	}
+}
+
+// shortDescription folds desc's whitespace and cuts it to about
+// resultDescriptionRunes characters at the last space before, with an
+// ellipsis: a word cut in half reads as another word.
+func shortDescription(desc string) string {
+	desc = strings.Join(strings.Fields(desc), " ")
+	cut, more := skillmd.CutRunes(desc, resultDescriptionRunes)
+	if !more {
+		return desc
+	}
+	if i := strings.LastIndexByte(cut, ' '); i > resultDescriptionRunes/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:.-") + skillmd.Ellipsis
 }
 
 // roundScore keeps four decimals: enough to order, short to read.
@@ -284,7 +350,7 @@ func (s *Searcher) refresh(ctx context.Context) error {
 		if sk.Origin == catalog.OriginState {
 			served = len(text) // a stored skill is read as registered
 		}
-		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: sk.Summary.Description(), bytes: served}
+		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: shortDescription(indexDescription(sk.Meta)), bytes: served}
 	}
 	var drop []string
 	for id := range known {

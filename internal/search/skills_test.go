@@ -14,6 +14,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // skillsRig is a Searcher over a view of a loaded skills scope (kept
@@ -285,4 +286,56 @@ func TestFollowIndexesChangesAsTheyHappen(t *testing.T) {
 		cancel()
 		<-done
 	})
+}
+
+// TestTenResultsFitTheBudget: ten results, with their descriptions and
+// the references under them, fit in 1,000 tokens for every query
+// of the corpus, and of the public corpus where a copy is present; each
+// description is cut at a word boundary.
+func TestTenResultsFitTheBudget(t *testing.T) {
+	dirs := map[string]string{"corpus": filepath.Join("testdata", "corpus", "skills")}
+	needs := map[string]string{"corpus": filepath.Join("testdata", "corpus", "queries.json"), "public": filepath.Join("testdata", "public", "needs.json")}
+	for _, d := range publicSkillDirs() {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			dirs["public"] = d
+			break
+		}
+	}
+	for name, dir := range dirs {
+		t.Run(name, func(t *testing.T) {
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			skills := catalog.NewSkillsScope("skills", 1<<20)
+			skills.BeginLoad()
+			skills.EndLoad(nil)
+			src := fsource.New(filepath.Dir(abs), nil, nil, fsource.Roots(filepath.Base(abs)))
+			view := catalog.NewView(catalog.ViewConfig{Skills: skills, Caller: catalogtest.NewState(), SkillsScope: "skills",
+				PromptsScope: "prompts", Timeout: 2 * time.Second, Source: src, BodyCacheBytes: 1 << 20})
+			s := NewSearcher(SearcherConfig{View: view})
+			most := 0
+			for _, q := range readNeeds(t, needs[name]) {
+				out, err := s.Search(t.Context(), Request{Query: q.Q, Limit: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				most = max(most, estimateTokens(out))
+				if n := estimateTokens(out); len(out.Results) == 10 && n > 10*resultTokens {
+					t.Errorf("%q: ten results cost %d tokens; at most %d", q.Q, n, 10*resultTokens)
+				}
+				for _, r := range out.Results {
+					d := r.Description
+					if n := len([]rune(d)); n > resultDescriptionRunes+len(skillmd.Ellipsis) ||
+						(strings.HasSuffix(d, skillmd.Ellipsis) && strings.Contains(d[len(d)-len(skillmd.Ellipsis)-1:], " ")) {
+						t.Errorf("%s: description of %d characters, or cut after a space: %q", r.ID, n, d)
+					}
+					if r.Tokens <= 0 || len(r.Matched) > maxMatched {
+						t.Errorf("%s: tokens %d, %d matched", r.ID, r.Tokens, len(r.Matched))
+					}
+				}
+			}
+			t.Logf("the largest answer of ten results: %d tokens", most)
+		})
+	}
 }
