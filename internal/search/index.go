@@ -92,6 +92,7 @@ type Index struct {
 	live     int
 	totalLen [numFields]uint64
 
+	nested    int  // documents folded into another (groupLocked)
 	expansion bool // related stems score too (WithExpansion)
 	wordnet   bool // WordNet's related stems among them (WithWordNet)
 }
@@ -262,6 +263,7 @@ func (x *Index) releaseLocked(id string, gone map[int32]bool) {
 // that is not indexed (not served, or unreadable) ends the chain. One
 // pass over the documents per update; a map lookup per nested one.
 func (x *Index) groupLocked() {
+	x.nested = 0
 	for slot := range x.docs {
 		e := &x.docs[slot]
 		e.group = int32(slot)
@@ -272,6 +274,9 @@ func (x *Index) groupLocked() {
 			}
 			e.group = ps
 			p = x.docs[ps].parent
+		}
+		if e.group != int32(slot) {
+			x.nested++
 		}
 	}
 }
@@ -483,6 +488,9 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 // groupsLocked folds the matched documents into their groups, keeps the
 // limit best groups and lists under each its matched nested documents.
 func (x *Index) groupsLocked(s *scratch, matched []int32, limit int) ([]Hit, int) {
+	if x.nested == 0 { // every document is its own group
+		return x.bestLocked(s.score, matched, limit), len(matched)
+	}
 	if len(s.best) < len(x.docs) {
 		s.best = make([]float64, len(x.docs))
 	}
