@@ -86,6 +86,33 @@ Feature: Searching the skills
     Then the result at "results" has 1 item
     And the result at "total" is 2
 
+  Scenario: a reference is listed under its skill, and group false ranks documents
+    Given the skill "terraform" is registered with body:
+      """
+      # Terraform
+
+      Plan and apply infrastructure.
+      """
+    And the skill "terraform/references/lock" is registered with body:
+      """
+      # State locking
+
+      A stale state lock blocks every apply; force-unlock it.
+      """
+    When I call "skill::search" with:
+      """
+      {"query": "stale state lock"}
+      """
+    Then the result at "total" is 1
+    And the result at "results.0.id" is "terraform"
+    And the result at "results.0.matched.0.id" is "terraform/references/lock"
+    And the result at "results.0.matched.0.title" is "State locking"
+    When I call "skill::search" with:
+      """
+      {"query": "stale state lock", "group": false}
+      """
+    Then the result at "results.0.id" is "terraform/references/lock"
+
   Scenario Outline: a request search cannot use is invalid_argument, saying what is allowed
     Given the skill "any" is registered
     When I call "skill::search" with:
@@ -105,6 +132,7 @@ Feature: Searching the skills
       | {"query": "x", "limit": 51}               | got 51                                                       |
       | {"query": "x", "limit": "x"}              | must be a whole number from 1 to 50                          |
       | {"query": "x", "max_tokens": -1}          | `max_tokens` must be a whole number of tokens from 1         |
+      | {"query": "x", "group": 1}                | `group` must be true                                         |
 
   Scenario: an agent finds the right skill of the evaluation corpus in one call of skills call
     Given the worker config has:

@@ -2,14 +2,26 @@ package contract
 
 // SearchResult is one skill that skill::search found: its id and iii://
 // URI, title and index description, relevance score and the tokens its
-// body costs to read.
+// body costs to read; and the documents nested under it (its references)
+// that matched the need themselves, best first.
 type SearchResult struct {
-	ID          string  `json:"id"`
-	URI         string  `json:"uri"`
-	Title       string  `json:"title"`
-	Description string  `json:"description"`
-	Score       float64 `json:"score"`
-	Tokens      int     `json:"tokens"`
+	ID          string        `json:"id"`
+	URI         string        `json:"uri"`
+	Title       string        `json:"title"`
+	Description string        `json:"description"`
+	Score       float64       `json:"score"`
+	Tokens      int           `json:"tokens"`
+	Matched     []SearchMatch `json:"matched,omitempty"`
+}
+
+// SearchMatch is a document nested under a search result (a reference
+// file of the skill) that matched the need: the result's score is the
+// best of its own and these.
+type SearchMatch struct {
+	ID    string  `json:"id"`
+	URI   string  `json:"uri"`
+	Title string  `json:"title"`
+	Score float64 `json:"score"`
 }
 
 // SearchResults is a skill::search answer, and the structured result of

@@ -99,9 +99,16 @@ func evaluate(queries []corpusQuery, search searcher) map[string]*scores {
 	return out
 }
 
-func ownSearcher(x *Index) searcher {
+// groupSearcher ranks skills, each with its references folded in, as
+// skill::search answers by default.
+func groupSearcher(x *Index) searcher { return idsOf(x.SearchGroups) }
+
+// ownSearcher ranks every document on its own.
+func ownSearcher(x *Index) searcher { return idsOf(x.Search) }
+
+func idsOf(search func(string, int) ([]Hit, int)) searcher {
 	return func(q string, limit int) []string {
-		hits, _ := x.Search(q, limit)
+		hits, _ := search(q, limit)
 		ids := make([]string, len(hits))
 		for i, h := range hits {
 			ids[i] = h.ID

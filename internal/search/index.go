@@ -24,6 +24,9 @@ type Doc struct {
 	Description string
 	Headings    string // the body's markdown headings, one per line
 	Body        string
+	// Parent is the id of the nearest ancestor that is a skill (NearestSkill),
+	// "" for none: SearchGroups folds the document into it.
+	Parent string
 }
 
 // The fields, in the order of Doc's texts.
@@ -71,8 +74,10 @@ func (p posting) tf(f int) uint8 { return uint8(p >> (slotBits + 8*f)) }
 
 // entry is one indexed document.
 type entry struct {
-	id  string
-	len [numFields]uint32 // terms per field
+	id     string
+	len    [numFields]uint32 // terms per field
+	parent string            // Doc.Parent
+	group  int32             // the slot SearchGroups folds this one into: its topmost indexed ancestor, else itself
 }
 
 // Index is a searchable set of documents, safe for concurrent use.
@@ -87,7 +92,9 @@ type Index struct {
 	live     int
 	totalLen [numFields]uint64
 
+	nested    int  // documents folded into another (groupLocked)
 	expansion bool // related stems score too (WithExpansion)
+	wordnet   bool // WordNet's related stems among them (WithWordNet)
 }
 
 // Option configures an Index.
@@ -100,9 +107,15 @@ func WithExpansion(on bool) Option {
 	return func(x *Index) { x.expansion = on }
 }
 
+// WithWordNet turns WordNet's related stems on or off, leaving the tech
+// thesaurus as WithExpansion says.
+func WithWordNet(on bool) Option {
+	return func(x *Index) { x.wordnet = on }
+}
+
 // New returns an empty index.
 func New(opts ...Option) *Index {
-	x := &Index{byID: map[string]int32{}, expansion: true}
+	x := &Index{byID: map[string]int32{}, expansion: true, wordnet: true}
 	for _, o := range opts {
 		o(x)
 	}
@@ -155,9 +168,10 @@ func (x *Index) Update(put []Doc, drop []string) {
 	touched := map[int32]bool{}
 	added := map[string]int32{} // terms new in this update, not yet in order
 	for i, d := range put {
-		x.addLocked(d.ID, analysed[i], touched, added)
+		x.addLocked(d.ID, d.Parent, analysed[i], touched, added)
 	}
 	x.mergeOrderLocked(added)
+	x.groupLocked()
 	for tid := range touched {
 		x.postings[tid] = trim(x.postings[tid])
 	}
@@ -243,7 +257,31 @@ func (x *Index) releaseLocked(id string, gone map[int32]bool) {
 	x.live--
 }
 
-func (x *Index) addLocked(id string, fields [numFields][]string, touched map[int32]bool, added map[string]int32) {
+// groupLocked points every document at the slot SearchGroups folds it
+// into: it follows parents through the indexed documents to the topmost,
+// so a reference of a nested skill lands where that skill does. A parent
+// that is not indexed (not served, or unreadable) ends the chain. One
+// pass over the documents per update; a map lookup per nested one.
+func (x *Index) groupLocked() {
+	x.nested = 0
+	for slot := range x.docs {
+		e := &x.docs[slot]
+		e.group = int32(slot)
+		for p, hops := e.parent, 0; p != "" && hops < 64; hops++ {
+			ps, ok := x.byID[p]
+			if !ok {
+				break
+			}
+			e.group = ps
+			p = x.docs[ps].parent
+		}
+		if e.group != int32(slot) {
+			x.nested++
+		}
+	}
+}
+
+func (x *Index) addLocked(id, parent string, fields [numFields][]string, touched map[int32]bool, added map[string]int32) {
 	var slot int32
 	if n := len(x.free); n > 0 {
 		slot, x.free = x.free[n-1], x.free[:n-1]
@@ -254,7 +292,7 @@ func (x *Index) addLocked(id string, fields [numFields][]string, touched map[int
 		slot = int32(len(x.docs))
 		x.docs = append(x.docs, entry{})
 	}
-	e := entry{id: id}
+	e := entry{id: id, parent: parent}
 	counts := map[int32]*[numFields]uint8{}
 	var order []int32
 	for f, terms := range fields {
@@ -294,12 +332,17 @@ func (x *Index) addLocked(id string, fields [numFields][]string, touched map[int
 type Hit struct {
 	ID    string
 	Score float64
+	// Matched are the nested documents SearchGroups folded into this one
+	// that matched the query themselves, best first; nil from Search.
+	Matched []Hit
 }
 
 // scratch holds a search's per-document accumulators, reused.
 type scratch struct {
 	score   []float64
 	touched []int32
+	best    []float64 // SearchGroups: per group, its best member's score
+	groups  []int32
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -363,7 +406,9 @@ func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []q
 			}
 			out = append(out, q)
 		}
-		th.related(w, func(r string, strength float64) { add(expandWeight, strength, r) })
+		if x.wordnet {
+			th.related(w, func(r string, strength float64) { add(expandWeight, strength, r) })
+		}
 		tech.related(w, func(r string, strength float64) { add(techWeight, strength, r) })
 	}
 	return out
@@ -373,6 +418,20 @@ func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []q
 // (ties by id), and how many documents matched at all. A text without a
 // searchable word (only stop words or punctuation) matches nothing.
 func (x *Index) Search(text string, limit int) ([]Hit, int) {
+	return x.search(text, limit, false)
+}
+
+// SearchGroups ranks skills rather than documents: each document is
+// folded into its topmost indexed ancestor (Doc.Parent), whose score is
+// its best member's (itself or a nested document; a damped sum of the
+// members lost, docs/search.md), and the nested documents that matched
+// are listed under it in Matched, best first. limit counts groups; so
+// does the total.
+func (x *Index) SearchGroups(text string, limit int) ([]Hit, int) {
+	return x.search(text, limit, true)
+}
+
+func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 	words := Terms(text)
 	slices.Sort(words)
 	words = slices.Compact(words)
@@ -412,13 +471,56 @@ func (x *Index) Search(text string, limit int) ([]Hit, int) {
 			s.score[slot] += scale * w / (k1 + w)
 		}
 	}
+	var hits []Hit
 	total := len(matched)
-	hits := x.bestLocked(s.score, matched, limit)
+	if grouped {
+		hits, total = x.groupsLocked(s, matched, limit)
+	} else {
+		hits = x.bestLocked(s.score, matched, limit)
+	}
 	for _, d := range matched {
 		s.score[d] = 0
 	}
 	s.touched = matched[:0]
 	return hits, total
+}
+
+// groupsLocked folds the matched documents into their groups, keeps the
+// limit best groups and lists under each its matched nested documents.
+func (x *Index) groupsLocked(s *scratch, matched []int32, limit int) ([]Hit, int) {
+	if x.nested == 0 { // every document is its own group
+		return x.bestLocked(s.score, matched, limit), len(matched)
+	}
+	if len(s.best) < len(x.docs) {
+		s.best = make([]float64, len(x.docs))
+	}
+	groups := s.groups[:0]
+	for _, d := range matched {
+		g, v := x.docs[d].group, s.score[d]
+		if s.best[g] == 0 {
+			groups = append(groups, g)
+		}
+		s.best[g] = max(s.best[g], v)
+	}
+	hits := x.bestLocked(s.best, groups, limit)
+	at := make(map[int32]int, len(hits))
+	for i, h := range hits {
+		at[x.byID[h.ID]] = i
+	}
+	for _, d := range matched {
+		g := x.docs[d].group
+		if i, ok := at[g]; ok && g != d {
+			hits[i].Matched = append(hits[i].Matched, Hit{ID: x.docs[d].id, Score: s.score[d]})
+		}
+	}
+	for i := range hits {
+		slices.SortFunc(hits[i].Matched, compareHits)
+	}
+	for _, g := range groups {
+		s.best[g] = 0
+	}
+	s.groups = groups[:0]
+	return hits, len(groups)
 }
 
 // better orders hits: higher score first, then by id.
@@ -469,16 +571,18 @@ func (x *Index) bestLocked(score []float64, matched []int32, limit int) []Hit {
 			down(0)
 		}
 	}
-	slices.SortFunc(heap, func(a, b Hit) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(heap, compareHits)
 	return heap
+}
+
+func compareHits(a, b Hit) int {
+	if better(a, b) {
+		return -1
+	}
+	if better(b, a) {
+		return 1
+	}
+	return 0
 }
 
 // Headings collects a markdown body's heading lines (without the #s).
@@ -509,4 +613,16 @@ func DocOf(id, name, description, body string) Doc {
 		title = id
 	}
 	return Doc{ID: id, Title: title, Description: description, Headings: Headings(body), Body: body}
+}
+
+// NearestSkill is the id of id's nearest ancestor for which isSkill
+// holds ("a/b" for "a/b/references/x" when a/b is a skill), or "" when
+// none is: the skill a nested document is folded into (Doc.Parent).
+func NearestSkill(id string, isSkill func(id string) bool) string {
+	for i := strings.LastIndexByte(id, '/'); i > 0; i = strings.LastIndexByte(id[:i], '/') {
+		if isSkill(id[:i]) {
+			return id[:i]
+		}
+	}
+	return ""
 }

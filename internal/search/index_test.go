@@ -69,3 +69,47 @@ func abs(f float64) float64 {
 	}
 	return f
 }
+
+// SearchGroups folds a document into its topmost indexed skill ancestor,
+// scores the group as its best member and lists the nested matches best
+// first; a parent that is not indexed leaves the document on its own, and
+// removing a parent unfolds its documents.
+func TestSearchGroups(t *testing.T) {
+	isSkill := func(id string) bool { return id == "ops" || id == "ops/dns" || id == "gone" }
+	doc := func(id, body string) Doc {
+		d := DocOf(id, "", "", body)
+		d.Parent = NearestSkill(id, isSkill)
+		return d
+	}
+	x := New(WithExpansion(false))
+	x.Update([]Doc{
+		doc("ops", "operations handbook"),
+		doc("ops/dns", "dns records"),
+		doc("ops/dns/references/ttl", "lower the ttl of dns records before a migration"),
+		doc("gone/references/ttl", "ttl ttl"),
+		doc("web", "a web page"),
+	}, nil)
+	if p := NearestSkill("ops/dns/references/ttl", isSkill); p != "ops/dns" {
+		t.Errorf("NearestSkill = %q, want ops/dns", p)
+	}
+	hits, total := x.SearchGroups("dns ttl", 10)
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.ID)
+		for _, m := range h.Matched {
+			got = append(got, "  "+m.ID)
+		}
+	}
+	want := []string{"ops", "  ops/dns/references/ttl", "  ops/dns", "gone/references/ttl"}
+	if total != 2 || !slices.Equal(got, want) {
+		t.Errorf("grouped = %q (total %d), want %q (total 2)", got, total, want)
+	}
+	if len(hits) > 0 && len(hits[0].Matched) > 0 && hits[0].Score != hits[0].Matched[0].Score {
+		t.Errorf("ops scores %v, want its best member's %v", hits[0].Score, hits[0].Matched[0].Score)
+	}
+	x.Update(nil, []string{"ops"})
+	hits, _ = x.SearchGroups("dns ttl", 10)
+	if len(hits) != 2 || hits[0].ID != "ops/dns" || len(hits[0].Matched) != 1 {
+		t.Errorf("after removing ops: %+v", hits)
+	}
+}

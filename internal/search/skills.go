@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,7 +43,12 @@ type Request struct {
 	Query     string `json:"query" jsonschema:"minLength=1,maxLength=1000" jsonschema_description:"What you need, in words: a task, a symptom, a tool name."`
 	Limit     int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=8" jsonschema_description:"How many results at most (1 to 50, default 8)."`
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Drop results from the end until the response fits this many tokens (bytes/4)."`
+	Group     *bool  `json:"group,omitempty" jsonschema:"default=true" jsonschema_description:"true (default): results are skills, each with the documents nested under it that matched (its references) in matched; false: every document ranked on its own."`
 }
+
+// grouped says whether the request asks for skills (the default) rather
+// than documents.
+func (r Request) grouped() bool { return r.Group == nil || *r.Group }
 
 // Function is skill::search.
 func (s *Searcher) Function() iii.Function {
@@ -69,7 +75,7 @@ func parseSearchRequest(data json.RawMessage) (Request, error) {
 	var fields map[string]json.RawMessage
 	if s := strings.TrimSpace(string(data)); s != "" && s != "null" {
 		if err := json.Unmarshal(data, &fields); err != nil {
-			return in, contract.Invalidf("the payload must be a JSON object {\"query\": string, \"limit\"?: 1-50, \"max_tokens\"?: int}")
+			return in, contract.Invalidf("the payload must be a JSON object {\"query\": string, \"limit\"?: 1-50, \"max_tokens\"?: int, \"group\"?: bool}")
 		}
 	}
 	raw, ok := fields["query"]
@@ -95,6 +101,13 @@ func parseSearchRequest(data json.RawMessage) (Request, error) {
 			return in, contract.Invalidf("`max_tokens` must be a whole number of tokens from 1, got %s", ids.Unquoted(string(v)))
 		}
 		in.MaxTokens = int(min(n, 1<<31-1))
+	}
+	if v, ok := fields["group"]; ok && string(v) != "null" {
+		var g bool
+		if err := json.Unmarshal(v, &g); err != nil {
+			return in, contract.Invalidf("`group` must be true (skills, with their matching references under each; the default) or false (every document on its own), got %s", ids.Unquoted(string(v)))
+		}
+		in.Group = &g
 	}
 	return in, nil
 }
@@ -135,19 +148,93 @@ func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResul
 	if err := s.refresh(ctx); err != nil {
 		return contract.SearchResults{}, err
 	}
-	hits, total := s.idx.Search(in.Query, in.Limit)
+	search := s.idx.Search
+	if in.grouped() {
+		search = s.idx.SearchGroups
+	}
+	hits, total := search(in.Query, in.Limit)
 	out := contract.SearchResults{Results: make([]contract.SearchResult, 0, len(hits)), Total: total}
 	for _, h := range hits {
 		e, _ := s.entry(h.ID)
 		out.Results = append(out.Results, contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
 			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4})
 	}
+	budget := resultTokens * len(out.Results)
+	if in.MaxTokens > 0 {
+		budget = min(budget, in.MaxTokens)
+	}
+	s.addMatched(&out, hits, 4*budget)
 	if in.MaxTokens > 0 {
 		for len(out.Results) > 0 && estimateTokens(out) > in.MaxTokens {
 			out.Results = out.Results[:len(out.Results)-1]
 		}
 	}
 	return out, nil
+}
+
+// A result's description is cut at a word boundary near
+// resultDescriptionRunes characters, and references are listed under the
+// results while the answer stays within resultTokens a result, at most
+// maxMatched under one: ten results fit in 1,000 tokens
+// (TestTenResultsFitTheBudget), a tenth of what reading a long skill
+// costs.
+const (
+	resultDescriptionRunes = 140
+	resultTokens           = 100
+	maxMatched             = 5
+)
+
+// addMatched lists under each result the references that matched, best
+// first across all results, each while the answer stays within
+// budgetBytes; one that does not fit is left out and the next smaller
+// may still fit. hits are out's results as the index ranked them.
+func (s *Searcher) addMatched(out *contract.SearchResults, hits []Hit, budgetBytes int) {
+	type match struct {
+		result int
+		hit    Hit
+	}
+	var all []match
+	for i, h := range hits {
+		for _, m := range h.Matched[:min(len(h.Matched), maxMatched)] {
+			all = append(all, match{i, m})
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	slices.SortStableFunc(all, func(a, b match) int { return compareHits(a.hit, b.hit) })
+	size, _ := json.Marshal(out)
+	used := len(size)
+	for _, m := range all {
+		e, _ := s.entry(m.hit.ID)
+		sm := contract.SearchMatch{ID: m.hit.ID, URI: contract.Scheme + m.hit.ID, Title: e.title, Score: roundScore(m.hit.Score)}
+		b, _ := json.Marshal(sm)
+		cost := len(b) + 1 // and a comma
+		r := &out.Results[m.result]
+		if len(r.Matched) == 0 {
+			cost += len(`"matched":[]`)
+		}
+		if used+cost > budgetBytes {
+			continue
+		}
+		used += cost
+		r.Matched = append(r.Matched, sm)
+	}
+}
+
+// shortDescription folds desc's whitespace and cuts it to about
+// resultDescriptionRunes characters at the last space before, with an
+// ellipsis: a word cut in half reads as another word.
+func shortDescription(desc string) string {
+	desc = strings.Join(strings.Fields(desc), " ")
+	cut, more := skillmd.CutRunes(desc, resultDescriptionRunes)
+	if !more {
+		return desc
+	}
+	if i := strings.LastIndexByte(cut, ' '); i > resultDescriptionRunes/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:.-") + skillmd.Ellipsis
 }
 
 // roundScore keeps four decimals: enough to order, short to read.
@@ -221,8 +308,8 @@ func (s *Searcher) entry(id string) (indexed, bool) {
 // skill's fingerprint (origin, digest and size) with the indexed one and
 // re-indexes what changed, so a registration, an unregistration or a
 // file edit is searchable on the very next call. Every skill is indexed
-// by its frontmatter fields and its body without the frontmatter, whatever
-// its origin.
+// by its frontmatter fields as the view reads them (catalog.Meta) and its
+// body without the frontmatter, whatever its origin.
 func (s *Searcher) refresh(ctx context.Context) error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
@@ -241,7 +328,10 @@ func (s *Searcher) refresh(ctx context.Context) error {
 	known := s.known
 	s.mu.RUnlock()
 	for _, sk := range l.Skills {
-		fp := sk.Origin + "\x00" + sk.File.Path + "\x00" + sk.SHA256 + "\x00" + strconv.FormatInt(sk.Size, 10)
+		// The parent is part of the fingerprint: a skill served above a
+		// document later folds it in without the document changing.
+		parent := NearestSkill(sk.ID, func(id string) bool { return isSkill(l, id) })
+		fp := sk.Origin + "\x00" + sk.File.Path + "\x00" + sk.SHA256 + "\x00" + strconv.FormatInt(sk.Size, 10) + "\x00" + parent
 		want[sk.ID] = fp
 		if known[sk.ID].fingerprint == fp {
 			continue
@@ -253,13 +343,14 @@ func (s *Searcher) refresh(ctx context.Context) error {
 			continue
 		}
 		d := skillmd.Parse(text)
-		desc := sk.Summary.Description()
-		put = append(put, DocOf(sk.ID, d.Name, desc, d.Body))
+		doc := DocOf(sk.ID, sk.Name, indexDescription(sk.Meta), d.Body)
+		doc.Parent = parent
+		put = append(put, doc)
 		served := len(d.Body) // a read of a file serves its body
 		if sk.Origin == catalog.OriginState {
 			served = len(text) // a stored skill is read as registered
 		}
-		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: desc, bytes: served}
+		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: shortDescription(indexDescription(sk.Meta)), bytes: served}
 	}
 	var drop []string
 	for id := range known {
@@ -282,6 +373,25 @@ func (s *Searcher) refresh(ctx context.Context) error {
 	s.key, s.keyValid = version, cacheable && len(want) == len(next)
 	s.buildOnce.Do(func() { close(s.built) })
 	return nil
+}
+
+// indexDescription is what the index reads as a skill's description:
+// the frontmatter's whole (the listing shows it cut to 140 characters),
+// else the summary's, the body's first paragraph. The view gives both for
+// every origin.
+func indexDescription(m catalog.Meta) string {
+	if m.Description != "" {
+		return m.Description
+	}
+	return m.Summary.Desc
+}
+
+// isSkill says whether the listing serves id as a skill that documents
+// nested under it fold into: a registered skill or a SKILL.md file (a
+// reference file of a root is served, but is not a skill to open).
+func isSkill(l catalog.Listing, id string) bool {
+	sk, ok := l.Skill(id)
+	return ok && (sk.Origin == catalog.OriginState || sk.File.SkillFile)
 }
 
 // text is what is indexed of a skill: its stored body, or its whole file

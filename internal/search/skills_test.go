@@ -14,6 +14,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // skillsRig is a Searcher over a view of a loaded skills scope (kept
@@ -143,6 +144,44 @@ func TestSearchResultsAndBudget(t *testing.T) {
 	}
 }
 
+// A reference folds into its skill: the skill is the result, its score
+// the best of its documents', the reference listed under it; limit counts
+// skills. group: false ranks every document on its own.
+func TestSearchGroupsReferencesUnderTheirSkill(t *testing.T) {
+	r := newSearchRig(t)
+	ctx := t.Context()
+	for id, body := range map[string]string{
+		"terraform":                 "# Terraform\n\nPlan and apply infrastructure.",
+		"terraform/references/lock": "# State locking\n\nA stale state lock blocks every apply; force-unlock it.",
+		"terraform/references/cli":  "# CLI\n\nThe init, plan and apply commands.",
+		"pulumi":                    "# Pulumi\n\nState is kept in a backend; a lock guards it.",
+	} {
+		if err := r.view.PutSkill(ctx, catalog.SkillRow{ID: id, Skill: body, RegisteredAt: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := r.searcher.Search(ctx, Request{Query: "stale state lock", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Total != 2 || len(out.Results) != 1 {
+		t.Fatalf("grouped: %+v; want 1 of 2 skills", out)
+	}
+	top := out.Results[0]
+	want := []contract.SearchMatch{{ID: "terraform/references/lock", URI: "iii://terraform/references/lock", Title: "State locking", Score: top.Score}}
+	if top.ID != "terraform" || top.Title != "Terraform" || len(top.Matched) != 1 || top.Matched[0] != want[0] {
+		t.Errorf("grouped: %+v; want terraform scored as, and listing, %+v", top, want)
+	}
+	no := false
+	flat, err := r.searcher.Search(ctx, Request{Query: "stale state lock", Limit: 10, Group: &no})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flat.Total != 2 || len(flat.Results) != 2 || flat.Results[0].ID != "terraform/references/lock" || flat.Results[0].Matched != nil {
+		t.Errorf("flat: %+v", flat)
+	}
+}
+
 // Every bad request is invalid_argument with what is allowed; a query that
 // matches nothing is an empty list.
 func TestSearchRequestErrors(t *testing.T) {
@@ -164,6 +203,7 @@ func TestSearchRequestErrors(t *testing.T) {
 		`{"query": "x", "limit": 2.5}`:                   "got 2.5",
 		`{"query": "x", "max_tokens": -5}`:               "`max_tokens` must be a whole number of tokens from 1, got -5",
 		`{"query": "x", "max_tokens": 0}`:                "got 0",
+		`{"query": "x", "group": "no"}`:                  "`group` must be true (skills, with their matching references under each; the default) or false (every document on its own), got \"no\"",
 	} {
 		_, err := parseSearchRequest(json.RawMessage(payload))
 		msg, code := errText(err)
@@ -246,4 +286,56 @@ func TestFollowIndexesChangesAsTheyHappen(t *testing.T) {
 		cancel()
 		<-done
 	})
+}
+
+// TestTenResultsFitTheBudget: ten results, with their descriptions and
+// the references under them, fit in 1,000 tokens for every query
+// of the corpus, and of the public corpus where a copy is present; each
+// description is cut at a word boundary.
+func TestTenResultsFitTheBudget(t *testing.T) {
+	dirs := map[string]string{"corpus": filepath.Join("testdata", "corpus", "skills")}
+	needs := map[string]string{"corpus": filepath.Join("testdata", "corpus", "queries.json"), "public": filepath.Join("testdata", "public", "needs.json")}
+	for _, d := range publicSkillDirs() {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			dirs["public"] = d
+			break
+		}
+	}
+	for name, dir := range dirs {
+		t.Run(name, func(t *testing.T) {
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			skills := catalog.NewSkillsScope("skills", 1<<20)
+			skills.BeginLoad()
+			skills.EndLoad(nil)
+			src := fsource.New(filepath.Dir(abs), nil, nil, fsource.Roots(filepath.Base(abs)))
+			view := catalog.NewView(catalog.ViewConfig{Skills: skills, Caller: catalogtest.NewState(), SkillsScope: "skills",
+				PromptsScope: "prompts", Timeout: 2 * time.Second, Source: src, BodyCacheBytes: 1 << 20})
+			s := NewSearcher(SearcherConfig{View: view})
+			most := 0
+			for _, q := range readNeeds(t, needs[name]) {
+				out, err := s.Search(t.Context(), Request{Query: q.Q, Limit: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				most = max(most, estimateTokens(out))
+				if n := estimateTokens(out); len(out.Results) == 10 && n > 10*resultTokens {
+					t.Errorf("%q: ten results cost %d tokens; at most %d", q.Q, n, 10*resultTokens)
+				}
+				for _, r := range out.Results {
+					d := r.Description
+					if n := len([]rune(d)); n > resultDescriptionRunes+len(skillmd.Ellipsis) ||
+						(strings.HasSuffix(d, skillmd.Ellipsis) && strings.Contains(d[len(d)-len(skillmd.Ellipsis)-1:], " ")) {
+						t.Errorf("%s: description of %d characters, or cut after a space: %q", r.ID, n, d)
+					}
+					if r.Tokens <= 0 || len(r.Matched) > maxMatched {
+						t.Errorf("%s: tokens %d, %d matched", r.ID, r.Tokens, len(r.Matched))
+					}
+				}
+			}
+			t.Logf("the largest answer of ten results: %d tokens", most)
+		})
+	}
 }
