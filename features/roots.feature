@@ -53,6 +53,7 @@ Feature: Agent Skills folders
       """
     Then the result text has the line "- [`pdf`](iii://pdf) — PDF tools — Fill and merge PDF forms. Use when the user hands you a PDF."
     And the result text has the line "    - [`pdf/references/forms`](iii://pdf/references/forms) — Form guide — Fields are named in the document's AcroForm."
+    And the result text has the line "Loaded from `skills:` glob patterns and `roots:` skill folders in the worker config. The file system is the source of truth for these entries."
     When I call "skills::list"
     Then the result at "skills" has 2 items
     And the result at "skills.0.origin" is "fs"

@@ -19,6 +19,12 @@ const (
 	indexCustomSection = "## Custom skills\n\n" +
 		"Loaded from `skills:` glob patterns in the worker config. " +
 		"The file system is the source of truth for these entries.\n\n"
+	// indexCustomSectionRoots is the section's heading when it lists skill
+	// folders from `roots:` too (0.2 had no roots, so its text stays as
+	// it was wherever none is listed).
+	indexCustomSectionRoots = "## Custom skills\n\n" +
+		"Loaded from `skills:` glob patterns and `roots:` skill folders in the worker config. " +
+		"The file system is the source of truth for these entries.\n\n"
 	indexEmpty      = "_No skills are currently registered._\n"
 	indexErrorStart = "# Skills\n\n_Error reading skills index: "
 	indexErrorEnd   = "_\n"
@@ -41,7 +47,19 @@ type bullet struct {
 	id, title, desc string
 	depth           int
 	hasDesc, cut    bool
+	root            bool  // served from a roots: folder (or, for a fold, one of its entries is)
 	fold            *fold // set on a line that stands for folded entries (D44)
+}
+
+// customSection is the heading of the file skills' section: 0.2's, or
+// the one that names roots when a root's skill is listed.
+func customSection(fs []bullet) string {
+	for _, bl := range fs {
+		if bl.root {
+			return indexCustomSectionRoots
+		}
+	}
+	return indexCustomSection
 }
 
 // index renders iii://skills: state skills, then the fs skills state does
@@ -63,7 +81,9 @@ func (r *Registry) index(ctx context.Context) string {
 		if s.Origin == originState {
 			state = append(state, bulletOf(s.ID, s.Summary))
 		} else {
-			fs = append(fs, bulletOf(s.ID, s.Summary))
+			bl := bulletOf(s.ID, s.Summary)
+			bl.root = s.File.Root != ""
+			fs = append(fs, bl)
 		}
 	}
 	text := renderBudgeted(state, fs, r.indexMaxTokens, r.maxResponse)
@@ -131,8 +151,9 @@ func renderBullets(state, fs []bullet, maxResponse int) string {
 	for _, bl := range fs {
 		size += bl.size()
 	}
+	section := customSection(fs)
 	if len(fs) > 0 {
-		size += 1 + len(indexCustomSection)
+		size += 1 + len(section)
 	}
 
 	var b strings.Builder
@@ -149,7 +170,7 @@ func renderBullets(state, fs []bullet, maxResponse int) string {
 		if len(state) > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(indexCustomSection)
+		b.WriteString(section)
 		for _, bl := range fs {
 			bl.write(&b)
 		}
@@ -195,7 +216,7 @@ func renderCut(state, fs []bullet, maxResponse int) string {
 		if len(state) > 0 {
 			w.WriteByte('\n')
 		}
-		w.WriteString(indexCustomSection)
+		w.WriteString(customSection(fs))
 	}) {
 		for _, bl := range fs {
 			if !fits(bl.write) {

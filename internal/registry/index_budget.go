@@ -125,9 +125,10 @@ func foldDepth(list []bullet, d int) []bullet {
 		parent := prefixOf(bl.key(), d)
 		if n := len(out); n > 0 && out[n-1].fold != nil && out[n-1].depth == d && out[n-1].fold.parent == parent {
 			out[n-1].fold.count += bl.foldedCount()
+			out[n-1].root = out[n-1].root || bl.root
 			continue
 		}
-		out = append(out, bullet{id: parent, depth: d, fold: &fold{parent: parent, exists: listed[parent], count: bl.foldedCount()}})
+		out = append(out, bullet{id: parent, depth: d, root: bl.root, fold: &fold{parent: parent, exists: listed[parent], count: bl.foldedCount()}})
 	}
 	return out
 }

@@ -71,3 +71,19 @@ func TestIndexFoldsToItsBudget(t *testing.T) {
 		t.Errorf("a budget of 1 token:\n%s", text)
 	}
 }
+
+// The file skills' heading names roots while a root's skill is listed,
+// even when the budget folds it into a line that stands for it; without
+// one it is 0.2's.
+func TestCustomSectionNamesRootsThroughFolds(t *testing.T) {
+	fs := []bullet{{id: "a", title: "A"}, {id: "a/x", depth: 1, title: "X", root: true}}
+	if got := customSection(fs); got != indexCustomSectionRoots {
+		t.Errorf("listed: heading %q, want the roots heading", got)
+	}
+	if got := customSection(foldDepth(fs, 1)); got != indexCustomSectionRoots {
+		t.Errorf("folded: heading %q, want the roots heading", got)
+	}
+	if got := customSection(fs[:1]); got != indexCustomSection {
+		t.Errorf("globs only: heading %q, want 0.2's", got)
+	}
+}
