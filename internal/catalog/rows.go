@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // State rows, interchangeable with the Rust worker's (docs/reference.md
@@ -30,11 +31,15 @@ type PromptRow struct {
 }
 
 // PromptArg is one declared prompt argument. Description is omitted
-// when absent; Required is always written.
+// when absent; Required is always written. Values, the suggestions a
+// client may complete from, are additive to 0.2 and omitted when none are
+// declared, so a row without them is written as 0.2 writes it
+// (docs/decisions.md D45).
 type PromptArg struct {
-	Name        string  `json:"name"`
-	Description *string `json:"description,omitempty"`
-	Required    bool    `json:"required"`
+	Name        string   `json:"name"`
+	Description *string  `json:"description,omitempty"`
+	Required    bool     `json:"required"`
+	Values      []string `json:"values,omitempty"`
 }
 
 // skillWire and promptWire decode rows with presence: nil means the field
@@ -52,6 +57,9 @@ type promptWire struct {
 		Name        *string `json:"name"`
 		Description *string `json:"description"`
 		Required    *bool   `json:"required"`
+		// Values is read leniently: the Rust worker ignores the key, so a
+		// row whose values are not a list of strings is kept, without them.
+		Values json.RawMessage `json:"values"`
 	} `json:"arguments"` // optional: absent or null is no arguments
 	FunctionID   *string `json:"function_id"`
 	RegisteredAt *string `json:"registered_at"`
@@ -79,7 +87,11 @@ func (w *promptWire) row() (PromptRow, error) {
 		if a.Name == nil {
 			return PromptRow{}, fmt.Errorf("missing field `name` in arguments[%d]", i)
 		}
-		row.Arguments = append(row.Arguments, PromptArg{Name: *a.Name, Description: a.Description, Required: a.Required != nil && *a.Required})
+		var values []string
+		if json.Unmarshal(a.Values, &values) != nil || len(values) == 0 || slices.Contains(values, "") {
+			values = nil
+		}
+		row.Arguments = append(row.Arguments, PromptArg{Name: *a.Name, Description: a.Description, Required: a.Required != nil && *a.Required, Values: values})
 	}
 	return row, nil
 }

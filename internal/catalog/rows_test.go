@@ -64,6 +64,19 @@ func TestDecodePromptRow(t *testing.T) {
 			PromptRow{Name: "n", Description: "d", FunctionID: "w::p", RegisteredAt: "t", Arguments: []PromptArg{}},
 			"",
 		},
+		{
+			"declared values (additive, D45)",
+			`{"description":"d","function_id":"w::p","name":"n","registered_at":"t","arguments":[{"name":"x","values":["bug","feature"]}]}`,
+			PromptRow{Name: "n", Description: "d", FunctionID: "w::p", RegisteredAt: "t", Arguments: []PromptArg{{Name: "x", Values: []string{"bug", "feature"}}}},
+			"",
+		},
+		{
+			// The Rust worker ignores the key, so such a row is kept, as there.
+			"values not a list of strings are dropped, the row kept",
+			`{"description":"d","function_id":"w::p","name":"n","registered_at":"t","arguments":[{"name":"x","values":7},{"name":"y","values":["a",null]},{"name":"z","values":[]}]}`,
+			PromptRow{Name: "n", Description: "d", FunctionID: "w::p", RegisteredAt: "t", Arguments: []PromptArg{{Name: "x"}, {Name: "y"}, {Name: "z"}}},
+			"",
+		},
 		{"argument without name", `{"description":"d","function_id":"f","name":"n","registered_at":"t","arguments":[{}]}`, PromptRow{}, "missing field `name` in arguments[0]"},
 		{"missing function_id", `{"description":"d","name":"n","registered_at":"t"}`, PromptRow{}, "missing field `function_id`"},
 	}
@@ -115,6 +128,10 @@ func TestRowsEncodeLikeRust(t *testing.T) {
 	want := `{"name":"n","description":"d","arguments":[{"name":"x","required":false},{"name":"y","description":"why","required":true}],"function_id":"f","registered_at":"t"}`
 	if string(prompt) != want {
 		t.Errorf("prompt row = %s, want %s", prompt, want)
+	}
+	withValues, _ := json.Marshal(PromptArg{Name: "x", Values: []string{"a"}})
+	if got, want := string(withValues), `{"name":"x","required":false,"values":["a"]}`; got != want {
+		t.Errorf("argument with values = %s, want %s", got, want)
 	}
 }
 

@@ -20,10 +20,18 @@ type registerPromptInput struct {
 }
 
 type promptArgument struct {
-	Name        string  `json:"name" jsonschema_description:"Argument name, unique within the prompt."`
-	Description *string `json:"description,omitempty" jsonschema_description:"What the argument is for."`
-	Required    bool    `json:"required,omitempty" jsonschema_description:"Whether the client must supply it (default false)."`
+	Name        string   `json:"name" jsonschema_description:"Argument name, unique within the prompt."`
+	Description *string  `json:"description,omitempty" jsonschema_description:"What the argument is for."`
+	Required    bool     `json:"required,omitempty" jsonschema_description:"Whether the client must supply it (default false)."`
+	Values      []string `json:"values,omitempty" jsonschema_description:"Values the argument may take, offered by MCP completion as the user types; suggestions, not a constraint on prompts::mcp-get. At most 100, each a non-empty string of at most 200 bytes, no duplicates."`
 }
+
+// Limits on an argument's declared values: one completion answer holds
+// them all (the MCP spec's 100), and each is a short word or phrase.
+const (
+	maxArgValues     = 100
+	maxArgValueBytes = 200
+)
 
 type registerPromptOutput struct {
 	Name         string `json:"name"`
@@ -113,9 +121,33 @@ func promptArguments(in []promptArgument) ([]catalog.PromptArg, error) {
 			return nil, contract.Invalidf("duplicate argument name: %s", ids.Unquoted(a.Name))
 		}
 		seen[a.Name] = struct{}{}
+		if err := argValues(a.Name, a.Values); err != nil {
+			return nil, err
+		}
 		rows = append(rows, catalog.PromptArg(a))
 	}
 	return rows, nil
+}
+
+// argValues checks the values declared for the argument name.
+func argValues(name string, values []string) error {
+	if len(values) > maxArgValues {
+		return contract.Invalidf("argument %s declares %d values; at most %d are allowed", ids.Quote(name), len(values), maxArgValues)
+	}
+	seen := make(map[string]struct{}, len(values))
+	for i, v := range values {
+		switch {
+		case strings.TrimSpace(v) == "":
+			return contract.Invalidf("argument %s: values[%d] %s is blank; each value must be a non-empty string", ids.Quote(name), i, ids.Quote(v))
+		case len(v) > maxArgValueBytes:
+			return contract.Invalidf("argument %s: values[%d] %s is too long; each value may be at most %d bytes", ids.Quote(name), i, ids.Quote(v), maxArgValueBytes)
+		}
+		if _, dup := seen[v]; dup {
+			return contract.Invalidf("argument %s: duplicate value %s; each value may be declared once", ids.Quote(name), ids.Quote(v))
+		}
+		seen[v] = struct{}{}
+	}
+	return nil
 }
 
 func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInput) (unregisterPromptOutput, error) {

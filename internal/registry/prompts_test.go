@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +39,25 @@ func TestRegisterPromptValidation(t *testing.T) {
 		{"duplicate argument", func(in *registerPromptInput) {
 			in.Arguments = []promptArgument{{Name: "to"}, {Name: "cc"}, {Name: "to"}}
 		}, "duplicate argument name: to"},
+		{"blank value", func(in *registerPromptInput) {
+			in.Arguments = []promptArgument{{Name: "kind", Values: []string{"bug", " "}}}
+		}, `argument "kind": values[1] " " is blank; each value must be a non-empty string`},
+		{"empty value", func(in *registerPromptInput) {
+			in.Arguments = []promptArgument{{Name: "kind", Values: []string{""}}}
+		}, `argument "kind": values[0] "" is blank; each value must be a non-empty string`},
+		{"201-byte value", func(in *registerPromptInput) {
+			in.Arguments = []promptArgument{{Name: "kind", Values: []string{strings.Repeat("v", maxArgValueBytes+1)}}}
+		}, `argument "kind": values[0] "` + strings.Repeat("v", 200) + `"… (201 bytes) is too long; each value may be at most 200 bytes`},
+		{"101 values", func(in *registerPromptInput) {
+			values := make([]string, maxArgValues+1)
+			for i := range values {
+				values[i] = fmt.Sprint("v", i)
+			}
+			in.Arguments = []promptArgument{{Name: "kind", Values: values}}
+		}, `argument "kind" declares 101 values; at most 100 are allowed`},
+		{"duplicate value", func(in *registerPromptInput) {
+			in.Arguments = []promptArgument{{Name: "to"}, {Name: "kind", Values: []string{"bug", "feature", "bug"}}}
+		}, `argument "kind": duplicate value "bug"; each value may be declared once`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,6 +98,79 @@ func TestRegisterPromptStoresRow(t *testing.T) {
 	}
 	if len(f.skillEvents.fired()) != 0 {
 		t.Error("skill events fired for a prompt")
+	}
+}
+
+// Declared values are stored on their argument, listed by mcp-list on
+// that argument only, and counted in the prompt's digest; the limits'
+// edges are accepted (docs/decisions.md D45).
+func TestRegisterPromptWithValues(t *testing.T) {
+	f := newFixture(t, nil)
+	in := validPrompt()
+	in.Arguments = []promptArgument{{Name: "to", Required: true}, {Name: "kind", Values: []string{"bug", "Feature", "Bugfix"}}}
+	if _, err := f.reg.registerPrompt(f.ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"name":"send-email","description":"Compose and send an email","arguments":[{"name":"to","required":true},{"name":"kind","required":false,"values":["bug","Feature","Bugfix"]}],"function_id":"myworker::send_email_prompt","registered_at":"2026-05-04T19:22:41.123456789+00:00"}`
+	if got := f.engine.value("prompts", "send-email"); got != want {
+		t.Errorf("row\n got %s\nwant %s", got, want)
+	}
+	list, err := f.reg.mcpListPrompts(f.ctx, listInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(list)
+	wantList := `{"prompts":[{"name":"send-email","description":"Compose and send an email","arguments":[{"name":"to","required":true},{"name":"kind","required":false,"values":["bug","Feature","Bugfix"]}]}]}`
+	if string(got) != wantList {
+		t.Errorf("prompts::mcp-list\n got %s\nwant %s", got, wantList)
+	}
+	before, _ := f.reg.listPrompts(f.ctx, emptyInput{})
+	in.Arguments[1].Values = in.Arguments[1].Values[:2]
+	if _, err := f.reg.registerPrompt(f.ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := f.reg.listPrompts(f.ctx, emptyInput{})
+	if before.Prompts[0].SHA256 == after.Prompts[0].SHA256 {
+		t.Error("the digest did not change with the declared values")
+	}
+
+	values := make([]string, maxArgValues)
+	for i := range values {
+		values[i] = fmt.Sprint(i)
+	}
+	values[0] = strings.Repeat("é", maxArgValueBytes/2)
+	in.Arguments = []promptArgument{{Name: "kind", Values: values}}
+	if _, err := f.reg.registerPrompt(f.ctx, in); err != nil {
+		t.Errorf("%d values, one of %d bytes: %v; want accepted", maxArgValues, maxArgValueBytes, err)
+	}
+}
+
+// A prompt registered without values keeps 0.2's shapes byte for byte:
+// its row, prompts::list and prompts::mcp-list carry no values key.
+func TestRegisterPromptWithoutValuesKeeps02Shapes(t *testing.T) {
+	f := newFixture(t, nil)
+	in := validPrompt()
+	in.Arguments = []promptArgument{{Name: "to", Description: ptr("Recipient"), Required: true}, {Name: "cc"}}
+	if _, err := f.reg.registerPrompt(f.ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	f.engine.put("prompts", "rust-row", `{"arguments":[{"description":"Topic","name":"topic","required":true}],"description":"From 0.2","function_id":"w::p","name":"rust-row","registered_at":"t"}`)
+	for _, fn := range []func() (any, error){
+		func() (any, error) { return f.reg.listPrompts(f.ctx, emptyInput{}) },
+		func() (any, error) { return f.reg.mcpListPrompts(f.ctx, listInput{}) },
+	} {
+		out, err := fn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := json.Marshal(out); strings.Contains(string(b), "values") {
+			t.Errorf("%s: a values key with none declared", b)
+		}
+	}
+	mcp, _ := f.reg.mcpListPrompts(f.ctx, listInput{})
+	got, _ := json.Marshal(mcp.Prompts[0])
+	if want := `{"name":"rust-row","description":"From 0.2","arguments":[{"name":"topic","description":"Topic","required":true}]}`; string(got) != want {
+		t.Errorf("a 0.2 row in mcp-list\n got %s\nwant %s", got, want)
 	}
 }
 
