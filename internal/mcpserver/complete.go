@@ -16,9 +16,9 @@ const maxCompletions = 100
 
 // complete answers completion/complete, so clients can offer values as a
 // user types:
-//   - a prompt's argument (ref/prompt): the values the prompt declares for
-//     it. The registry's prompts declare none today, so the answer is an
-//     empty list for an argument the prompt takes;
+//   - a prompt's argument (ref/prompt): the values prompts::register
+//     declared for it that start with what was typed, ignoring case, in
+//     their declared order; none declared is an empty list;
 //   - the iii://{+path} template's path (ref/resource): the ids of the
 //     skills served, and "skills" for the index, that start with what was
 //     typed;
@@ -49,8 +49,8 @@ func (b *Bridge) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 
 // completePrompt completes an argument of the prompt name.
 func (b *Bridge) completePrompt(ctx context.Context, name string, arg mcp.CompleteParamsArgument) (*mcp.CompleteResult, error) {
-	var found *mcp.Prompt
-	err := eachPage(ctx, b.promptsPage, func(p *mcp.Prompt) bool {
+	var found *promptValues
+	err := eachPage(ctx, b.promptValuesPage, func(p *promptValues) bool {
 		if p.Name == name {
 			found = p
 		}
@@ -65,7 +65,7 @@ func (b *Bridge) completePrompt(ctx context.Context, name string, arg mcp.Comple
 	var names []string
 	for _, a := range found.Arguments {
 		if a.Name == arg.Name {
-			return completion(nil), nil // no values declared (see complete)
+			return completion(startingWith(a.Values, arg.Value)), nil
 		}
 		names = append(names, a.Name)
 	}
@@ -73,6 +73,39 @@ func (b *Bridge) completePrompt(ctx context.Context, name string, arg mcp.Comple
 		return nil, invalidParams("completion/complete: the prompt %q takes no arguments, so not %q", name, arg.Name)
 	}
 	return nil, invalidParams("completion/complete: the prompt %q has no argument %q; it takes %s", name, arg.Name, strings.Join(names, ", "))
+}
+
+// promptValues is a prompts::mcp-list entry with what completion needs:
+// the arguments' declared values, which the SDK's mcp.PromptArgument
+// does not carry (docs/decisions.md D45).
+type promptValues struct {
+	Name      string `json:"name"`
+	Arguments []struct {
+		Name   string   `json:"name"`
+		Values []string `json:"values"`
+	} `json:"arguments"`
+}
+
+func (b *Bridge) promptValuesPage(ctx context.Context, cursor string) ([]*promptValues, string, error) {
+	var page struct {
+		Prompts    []*promptValues `json:"prompts"`
+		NextCursor string          `json:"nextCursor"`
+	}
+	err := b.call(ctx, contract.FnPromptsMCPList, cursorPayload(cursor), &page)
+	return page.Prompts, page.NextCursor, err
+}
+
+// startingWith gives the values that start with prefix, ignoring case,
+// in their order.
+func startingWith(values []string, prefix string) []string {
+	var out []string
+	prefix = strings.ToLower(prefix)
+	for _, v := range values {
+		if strings.HasPrefix(strings.ToLower(v), prefix) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // completeSkillIDs gives the served skill ids (and "skills", the index)

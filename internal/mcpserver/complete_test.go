@@ -47,6 +47,28 @@ func TestCompletion(t *testing.T) {
 	if res, err := r.session.Complete(ctx, prompt); err != nil || res.Completion.Values == nil || len(res.Completion.Values) != 0 {
 		t.Errorf("complete a prompt argument with no values declared = %+v, %v; want an empty list", res, err)
 	}
+	r.call(t, "prompts::register", map[string]any{"name": "label", "description": "Label an issue", "function_id": "test::prompt",
+		"arguments": []map[string]any{{"name": "issue"}, {"name": "kind", "values": []string{"bug", "Build", "feature", "Bugfix", "docs"}}}})
+	for _, tc := range []struct {
+		value string
+		want  []string
+	}{
+		{"", []string{"bug", "Build", "feature", "Bugfix", "docs"}},
+		{"bu", []string{"bug", "Build", "Bugfix"}},
+		{"BUG", []string{"bug", "Bugfix"}},
+		{"bugf", []string{"Bugfix"}},
+		{"x", []string{}},
+	} {
+		params := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "label"}, Argument: mcp.CompleteParamsArgument{Name: "kind", Value: tc.value}}
+		res, err := r.session.Complete(ctx, params)
+		if err != nil || !slices.Equal(res.Completion.Values, tc.want) || res.Completion.Total != len(tc.want) || res.Completion.HasMore {
+			t.Errorf("complete label's kind from %q = %+v, %v; want %v", tc.value, res, err, tc.want)
+		}
+	}
+	issue := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "label"}, Argument: mcp.CompleteParamsArgument{Name: "issue", Value: "b"}}
+	if res, err := r.session.Complete(ctx, issue); err != nil || res.Completion.Values == nil || len(res.Completion.Values) != 0 {
+		t.Errorf("complete label's issue, which declares no values = %+v, %v; want an empty list", res, err)
+	}
 	for _, tc := range []struct {
 		params *mcp.CompleteParams
 		want   string
@@ -64,6 +86,31 @@ func TestCompletion(t *testing.T) {
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, tc.want) {
 			t.Errorf("complete %+v: %v, want -32602 saying %q", tc.params.Ref, err, tc.want)
+		}
+	}
+}
+
+// A prompt argument's 100 declared values (the most prompts::register
+// takes) all fit in one answer; a prefix narrows them with the total.
+func TestCompletionOfManyDeclaredValues(t *testing.T) {
+	r := newRig(t)
+	values := make([]string, maxCompletions)
+	for i := range values {
+		values[i] = fmt.Sprintf("v%03d", i)
+	}
+	r.call(t, "prompts::register", map[string]any{"name": "pick", "description": "Pick one", "function_id": "test::prompt",
+		"arguments": []map[string]any{{"name": "which", "values": values}}})
+	for _, tc := range []struct {
+		value string
+		want  []string
+	}{
+		{"v", values},
+		{"V09", values[90:]},
+	} {
+		params := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "pick"}, Argument: mcp.CompleteParamsArgument{Name: "which", Value: tc.value}}
+		res, err := r.session.Complete(context.Background(), params)
+		if err != nil || !slices.Equal(res.Completion.Values, tc.want) || res.Completion.Total != len(tc.want) || res.Completion.HasMore {
+			t.Errorf("complete pick's which from %q = %+v, %v; want %d values", tc.value, res, err, len(tc.want))
 		}
 	}
 }
