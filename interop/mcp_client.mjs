@@ -8,7 +8,8 @@
 //   node mcp_client.mjs http <url> <root folder> [showcase]
 //
 // With "showcase", the prompt "showcase" is rendered too: its handler
-// returns a message of every MCP content type.
+// returns a message of every MCP content type; its argument's declared
+// values are completed.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -121,6 +122,7 @@ try {
 }
 if (showcase) {
   seen.showcase = (await client.getPrompt({ name: "showcase", arguments: { topic: "forms" } })).messages;
+  seen.showcaseCompletion = (await client.complete({ ref: { type: "ref/prompt", name: "showcase" }, argument: { name: "topic", value: "f" } })).completion;
 }
 
 // A skill folder added on disk reaches the client as list_changed, and an

@@ -87,6 +87,11 @@ type mcpSeen struct {
 		Role    string         `json:"role"`
 		Content map[string]any `json:"content"`
 	} `json:"showcase"`
+	ShowcaseCompletion struct {
+		Values  []string `json:"values"`
+		Total   int      `json:"total"`
+		HasMore bool     `json:"hasMore"`
+	} `json:"showcaseCompletion"`
 	ListChanged int      `json:"listChanged"`
 	AfterChange []string `json:"afterChange"`
 }
@@ -331,10 +336,14 @@ func TestMCPClientOverHTTP(t *testing.T) {
 	if len(seen.Showcase) == 0 || seen.Showcase[0].Content["text"] != "Fill the forms form." {
 		t.Errorf("showcase messages = %+v", seen.Showcase)
 	}
+	if c := seen.ShowcaseCompletion; !slices.Equal(c.Values, []string{"forms", "Fields"}) || c.Total != 2 || c.HasMore {
+		t.Errorf("completion of showcase's topic from \"f\" = %+v, want its declared values forms, Fields", c)
+	}
 }
 
 // showcasePrompt registers, through the engine at url, the prompt
-// "showcase", whose handler returns a message of every MCP content type.
+// "showcase", whose handler returns a message of every MCP content type
+// and whose argument declares values to complete.
 func showcasePrompt(t *testing.T, url string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -358,7 +367,7 @@ func showcasePrompt(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	if _, err := c.Call(ctx, "prompts::register", map[string]any{"name": "showcase", "description": "Every content type.",
-		"function_id": "interop::showcase", "arguments": []any{map[string]any{"name": "topic", "required": true}}}); err != nil {
+		"function_id": "interop::showcase", "arguments": []any{map[string]any{"name": "topic", "required": true, "values": []string{"forms", "tables", "Fields"}}}}); err != nil {
 		t.Fatal(err)
 	}
 }
