@@ -103,6 +103,37 @@ Feature: Registering prompts
       """
     And the items at "prompts" are sorted by "name"
 
+  Scenario: an argument's declared values are listed on that argument only
+    When I call "prompts::register" with:
+      """
+      {"name": "label", "description": "Label an issue", "function_id": "bdd::prompt-echo",
+       "arguments": [{"name": "issue", "required": true}, {"name": "kind", "values": ["bug", "feature", "docs"]}]}
+      """
+    Then the call succeeds
+    When I call "prompts::mcp-list"
+    Then the result is:
+      """
+      {"prompts": [{"name": "label", "description": "Label an issue", "arguments": [
+        {"name": "issue", "required": true},
+        {"name": "kind", "required": false, "values": ["bug", "feature", "docs"]}
+      ]}]}
+      """
+    When I call "prompts::list"
+    Then the result at "prompts" has 1 item
+    And the result contains:
+      """
+      {"prompts": [{"name": "label", "arguments": 2, "origin": "state"}]}
+      """
+
+  Scenario: register rejects a value declared twice
+    When I call "prompts::register" with:
+      """
+      {"name": "p", "description": "d", "function_id": "bdd::prompt-string",
+       "arguments": [{"name": "kind", "values": ["bug", "docs", "bug"]}]}
+      """
+    Then the call fails with code "invalid_argument"
+    And the error message is "argument "kind": duplicate value "bug"; each value may be declared once"
+
   Scenario: re-register overwrites and refreshes the timestamp
     When I call "prompts::register" with:
       """
