@@ -165,7 +165,7 @@ func TestFSIndexAndResourcesList(t *testing.T) {
 func TestFSPrompts(t *testing.T) {
 	f, _ := fsFixture(t, map[string]string{
 		"fs-prompts/open-pr.md":    "---\nname: open-pr\ndescription: Create a GitHub pull request.\n---\nOpen a PR for the current branch.\n",
-		"fs-prompts/sub/static.md": "---\ndescription: A static prompt\n---\nStatic body\n\n",
+		"fs-prompts/sub/static.md": "---\ndescription: A static prompt\narguments: [{name: kind, values: [bug, docs]}]\n---\nStatic body\n\n",
 		"fs-prompts/no-fm.md":      "no frontmatter, skipped",
 		"fs-prompts/dual.md":       "---\ndescription: fs dual\n---\nfs body\n",
 	})
@@ -178,7 +178,7 @@ func TestFSPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	openPR := "---\nname: open-pr\ndescription: Create a GitHub pull request.\n---\nOpen a PR for the current branch.\n"
-	static := "---\ndescription: A static prompt\n---\nStatic body\n\n"
+	static := "---\ndescription: A static prompt\narguments: [{name: kind, values: [bug, docs]}]\n---\nStatic body\n\n"
 	n := func(v int) *int64 { x := int64(v); return &x }
 	wantList := []promptEntry{
 		{Name: "dual", FunctionID: "w::dual", RegisteredAt: f.fixedTimestamp, Origin: "state", SHA256: list.Prompts[0].SHA256},
@@ -197,6 +197,8 @@ func TestFSPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(mcp)
+	// A prompt file declares no arguments, so no values either: 0.2 lists
+	// it with arguments: [] whatever its frontmatter says (D45).
 	wantMCP := `{"prompts":[{"name":"dual","description":"state dual","arguments":[]},{"name":"open-pr","description":"Create a GitHub pull request.","arguments":[]},{"name":"static","description":"A static prompt","arguments":[]}]}`
 	if string(b) != wantMCP {
 		t.Errorf("mcp-list\n got %s\nwant %s", b, wantMCP)

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -218,5 +219,24 @@ func TestAliasMatchesCanonicalFetch(t *testing.T) {
 	alias, err2 := call(t, f.reg, contract.FnSkillFetch, payload)
 	if err1 != nil || err2 != nil || canonical != alias {
 		t.Errorf("skills::fetch_skill = %s (%v), skill::fetch = %s (%v)", canonical, err1, alias, err2)
+	}
+}
+
+// prompts::register's schema offers values on an argument, as a list of
+// strings, and states the limits argValues enforces.
+func TestRegisterPromptSchemaValues(t *testing.T) {
+	f := newFixture(t, nil)
+	s := requestSchema(t, f.reg, contract.FnPromptsRegister)
+	args, _ := s["properties"].(map[string]any)["arguments"].(map[string]any)
+	items, _ := args["items"].(map[string]any)
+	values, _ := items["properties"].(map[string]any)["values"].(map[string]any)
+	if values["type"] != "array" || values["items"].(map[string]any)["type"] != "string" {
+		t.Fatalf("arguments[].values schema = %v, want an array of strings", values)
+	}
+	d, _ := values["description"].(string)
+	for _, limit := range []string{fmt.Sprintf("At most %d,", maxArgValues), fmt.Sprintf("at most %d bytes", maxArgValueBytes)} {
+		if !strings.Contains(d, limit) {
+			t.Errorf("values description %q does not state %q", d, limit)
+		}
 	}
 }

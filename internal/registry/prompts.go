@@ -23,7 +23,7 @@ type promptArgument struct {
 	Name        string   `json:"name" jsonschema_description:"Argument name, unique within the prompt."`
 	Description *string  `json:"description,omitempty" jsonschema_description:"What the argument is for."`
 	Required    bool     `json:"required,omitempty" jsonschema_description:"Whether the client must supply it (default false)."`
-	Values      []string `json:"values,omitempty" jsonschema_description:"Values the argument may take, offered by MCP completion as the user types; suggestions, not a constraint on prompts::mcp-get. At most 100, each a non-empty string of at most 200 bytes, no duplicates."`
+	Values      []string `json:"values,omitempty" jsonschema_description:"Values the argument may take, offered by MCP completion as the user types; suggestions, not a constraint on prompts::mcp-get. At most 100, each non-blank and at most 200 bytes, no duplicates."`
 }
 
 // Limits on an argument's declared values: one completion answer holds
