@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/iii-hq/skills-go/internal/iii"
 )
@@ -31,11 +32,18 @@ func BenchmarkSearchUpdate(b *testing.B) {
 	})
 	serial := 0
 	b.Run(fmt.Sprintf("register-then-search-%d", n), func(b *testing.B) {
+		var registering, searching time.Duration
 		for i := range b.N {
 			serial++
 			src := corpus[serial%len(corpus)]
+			start := time.Now()
 			r.call(b, "skills::register", map[string]any{"id": fmt.Sprintf("new-%06d/%s", serial, src.id), "skill": src.body})
+			registered := time.Now()
 			r.call(b, "skill::search", map[string]any{"query": queries[i%len(queries)]})
+			registering += registered.Sub(start)
+			searching += time.Since(registered)
 		}
+		b.ReportMetric(float64(registering.Microseconds())/float64(b.N), "µs-register/op")
+		b.ReportMetric(float64(searching.Microseconds())/float64(b.N), "µs-search/op")
 	})
 }

@@ -216,6 +216,9 @@ func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
 // a file whose key a stored row has is shadowed; the others are served,
 // in their order.
 func shadow[F, R any](files []F, fileKey func(F) string, rows []R, rowKey func(R) string) (served, shadowed []F) {
+	if len(files) == 0 {
+		return nil, nil // nothing to shadow: no set of the stored keys to build
+	}
 	stored := make(map[string]struct{}, len(rows))
 	for _, r := range rows {
 		stored[rowKey(r)] = struct{}{}
