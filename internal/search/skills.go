@@ -261,7 +261,7 @@ type Searcher struct {
 	keyValid  bool
 
 	mu    sync.RWMutex
-	known map[string]indexed // by id
+	known []indexed // sorted by id: what the index holds
 
 	built     chan struct{} // closed once the index was first built
 	buildOnce sync.Once
@@ -286,11 +286,12 @@ func NewSearcher(cfg SearcherConfig) *Searcher {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	return &Searcher{view: cfg.View, log: cfg.Logger, idx: New(), known: map[string]indexed{}, built: make(chan struct{})}
+	return &Searcher{view: cfg.View, log: cfg.Logger, idx: New(), built: make(chan struct{})}
 }
 
 // indexed is what the index holds for an id, and what a result shows.
 type indexed struct {
+	id                 string
 	fingerprint        fingerprint // changes when the skill does
 	title, description string
 	bytes              int
@@ -299,8 +300,11 @@ type indexed struct {
 func (s *Searcher) entry(id string) (indexed, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e, ok := s.known[id]
-	return e, ok
+	i, ok := slices.BinarySearchFunc(s.known, id, func(e indexed, id string) int { return strings.Compare(e.id, id) })
+	if !ok {
+		return indexed{}, false
+	}
+	return s.known[i], true
 }
 
 // fingerprint is what a skill's index entry depends on: where it comes
@@ -331,25 +335,43 @@ func (s *Searcher) refresh(ctx context.Context) error {
 	if cacheable && s.keyValid && s.key == version {
 		return nil
 	}
-	want := make(map[string]fingerprint, len(l.Skills))
-	var put []Doc
-	entries := map[string]indexed{}
+	// The listing and what the index holds are both sorted by id: one walk
+	// over the two finds what came, what changed and what went, with no
+	// per-skill map work (a refresh follows every change, so it is on the
+	// path of a search after a registration).
 	s.mu.RLock()
 	known := s.known
 	s.mu.RUnlock()
+	next := make([]indexed, 0, len(l.Skills))
+	var put []Doc
+	var drop []string
+	unread := 0
+	k := 0
 	for _, sk := range l.Skills {
+		for k < len(known) && known[k].id < sk.ID {
+			drop = append(drop, known[k].id)
+			k++
+		}
 		// The parent is part of the fingerprint: a skill served above a
 		// document later folds it in without the document changing.
 		parent := NearestSkill(sk.ID, func(id string) bool { return isSkill(l, id) })
 		fp := fingerprint{origin: sk.Origin, path: sk.File.Path, sha256: sk.SHA256, size: sk.Size, parent: parent}
-		want[sk.ID] = fp
-		if known[sk.ID].fingerprint == fp {
+		var old *indexed
+		if k < len(known) && known[k].id == sk.ID {
+			old = &known[k]
+			k++
+		}
+		if old != nil && old.fingerprint == fp {
+			next = append(next, *old)
 			continue
 		}
 		text, err := s.text(ctx, sk)
 		if err != nil {
 			s.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(sk.ID)), zap.Error(err))
-			delete(want, sk.ID)
+			unread++
+			if old != nil {
+				drop = append(drop, sk.ID)
+			}
 			continue
 		}
 		d := skillmd.Parse(text)
@@ -360,27 +382,16 @@ func (s *Searcher) refresh(ctx context.Context) error {
 		if sk.Origin == catalog.OriginState {
 			served = len(text) // a stored skill is read as registered
 		}
-		entries[sk.ID] = indexed{fingerprint: fp, title: sk.Summary.Title, description: shortDescription(indexDescription(sk.Meta)), bytes: served}
+		next = append(next, indexed{id: sk.ID, fingerprint: fp, title: sk.Summary.Title, description: shortDescription(indexDescription(sk.Meta)), bytes: served})
 	}
-	var drop []string
-	for id := range known {
-		if _, ok := want[id]; !ok {
-			drop = append(drop, id)
-		}
+	for ; k < len(known); k++ {
+		drop = append(drop, known[k].id)
 	}
 	s.idx.Update(put, drop)
 	s.mu.Lock()
-	next := make(map[string]indexed, len(want))
-	for id := range want {
-		if e, ok := entries[id]; ok {
-			next[id] = e
-		} else if e, ok := known[id]; ok {
-			next[id] = e
-		}
-	}
 	s.known = next
 	s.mu.Unlock()
-	s.key, s.keyValid = version, cacheable && len(want) == len(next)
+	s.key, s.keyValid = version, cacheable && unread == 0
 	s.buildOnce.Do(func() { close(s.built) })
 	return nil
 }
