@@ -226,10 +226,11 @@ func TestFSPrompts(t *testing.T) {
 
 func TestNilOverlayIsNoOverlay(t *testing.T) {
 	f := newFixture(t, nil)
-	if s, p := f.reg.fsSkills(f.ctx); s != nil || p != nil {
-		t.Errorf("fsSkills = %v, %v", s, p)
+	files := f.reg.view.Files(f.ctx)
+	if files.Skills != nil || files.SkillSkips != nil {
+		t.Errorf("skill files = %v, %v", files.Skills, files.SkillSkips)
 	}
-	if files := f.reg.view.Files(f.ctx); files.Prompts != nil || files.PromptSkips != nil {
+	if files.Prompts != nil || files.PromptSkips != nil {
 		t.Errorf("prompt files = %v, %v", files.Prompts, files.PromptSkips)
 	}
 	if _, err := f.reg.getPrompt(f.ctx, promptGetInput{Name: "x"}); err == nil {

@@ -189,9 +189,3 @@ func (r *Registry) View() *catalog.View { return r.view }
 func (r *Registry) skillListing(ctx context.Context) (catalog.Listing, error) {
 	return r.view.Skills(ctx)
 }
-
-// fsSkills lists the overlay's skills; none without an overlay.
-func (r *Registry) fsSkills(ctx context.Context) ([]fsource.Skill, []fsource.Skip) {
-	snap := r.view.Files(ctx)
-	return snap.Skills, snap.SkillSkips
-}
