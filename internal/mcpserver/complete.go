@@ -112,14 +112,7 @@ func startingWith(values []string, prefix string) []string {
 // that start with prefix, sorted.
 func (b *Bridge) completeSkillIDs(ctx context.Context, prefix string) (*mcp.CompleteResult, error) {
 	var ids []string
-	err := eachPage(ctx, func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
-		var page struct {
-			Resources  []*mcp.Resource `json:"resources"`
-			NextCursor string          `json:"nextCursor"`
-		}
-		err := b.call(ctx, contract.FnSkillsResourcesList, cursorPayload(cursor), &page)
-		return page.Resources, page.NextCursor, err
-	}, func(r *mcp.Resource) bool {
+	err := eachPage(ctx, b.resourcesPage, func(r *mcp.Resource) bool {
 		if id, ok := strings.CutPrefix(r.URI, iiiScheme); ok && strings.HasPrefix(id, prefix) {
 			ids = append(ids, id)
 		}

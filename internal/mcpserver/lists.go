@@ -58,14 +58,7 @@ func (b *Bridge) live(next mcp.MethodHandler) mcp.MethodHandler {
 
 // listResources answers resources/list with skills::resources-list.
 func (b *Bridge) listResources(ctx context.Context, cursor string) (*mcp.ListResourcesResult, error) {
-	list, next, err := paged(ctx, b.pageSize, cursor, func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
-		var page struct {
-			Resources  []*mcp.Resource `json:"resources"`
-			NextCursor string          `json:"nextCursor"`
-		}
-		err := b.call(ctx, contract.FnSkillsResourcesList, cursorPayload(cursor), &page)
-		return page.Resources, page.NextCursor, err
-	})
+	list, next, err := paged(ctx, b.pageSize, cursor, b.resourcesPage)
 	if err != nil {
 		return nil, protocolError(err)
 	}
@@ -85,6 +78,16 @@ func (b *Bridge) listPrompts(ctx context.Context, cursor string) (*mcp.ListPromp
 		list = []*mcp.Prompt{}
 	}
 	return &mcp.ListPromptsResult{Prompts: list, NextCursor: next, Cacheable: live0}, nil
+}
+
+// resourcesPage is one page of skills::resources-list.
+func (b *Bridge) resourcesPage(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
+	var page struct {
+		Resources  []*mcp.Resource `json:"resources"`
+		NextCursor string          `json:"nextCursor"`
+	}
+	err := b.call(ctx, contract.FnSkillsResourcesList, cursorPayload(cursor), &page)
+	return page.Resources, page.NextCursor, err
 }
 
 func (b *Bridge) promptsPage(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
