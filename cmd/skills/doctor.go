@@ -77,6 +77,10 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	return nil
 }
 
+// namedConfigMissing is what doctor and tools say of a file named with
+// --config that does not exist: most likely a mistyped path.
+const namedConfigMissing = "no such file; give the path of an existing config file to --config, or leave --config out to use ./config.yaml if present"
+
 // configReport is what became of the config file: read (with any unknown
 // keys), absent from the default path (the worker boots with the defaults
 // then, so that is no problem), or missing where --config said (a problem:
@@ -85,7 +89,7 @@ func configReport(path string, named bool, cfg config.Config, loadErr error) dia
 	switch {
 	case loadErr != nil && named:
 		return diagnostics.ConfigFile{Path: path, Status: diagnostics.ConfigMissing,
-			Reason: "no such file; give the path of an existing config file to --config, or leave --config out to use ./config.yaml if present"}
+			Reason: namedConfigMissing}
 	case loadErr != nil:
 		return diagnostics.ConfigFile{Path: path, Status: diagnostics.ConfigDefault,
 			Reason: "no such file: the defaults apply, as they do for a worker started here without --config"}

@@ -35,7 +35,8 @@ approved SKILL.md takes its tools away until it is approved again.
 The files searched are those the worker with this config serves; with
 --dev, those skills dev serves, which adds the usual Agent Skills folders
 (./skills, ./.agents/skills, ~/.claude/skills, ~/.codex/skills) when the
-config has no roots key.
+config has no roots key. A file named with --config must exist; without
+--config, a missing ./config.yaml means the defaults, as for the worker.
 
 Flags:
 `
@@ -55,7 +56,12 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 		return usagef("skills tools: missing list, approve or revoke; run 'skills tools --help' for usage")
 	}
 	cfg, err := config.Load(*configPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	switch {
+	case errors.Is(err, os.ErrNotExist) && fs.Changed("config"):
+		// Approvals are written next to the config: a mistyped path must not
+		// approve into a tools.lock the worker never reads.
+		return fmt.Errorf("skills tools: config %s: %s", *configPath, namedConfigMissing)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("skills tools: %s: %w", *configPath, err)
 	}
 	cfg = config.Resolve(cfg, modeOf(*dev))

@@ -159,3 +159,21 @@ func TestToolsApproveRefusesDevNull(t *testing.T) {
 		t.Errorf("tools.lock after a refused approve: %v, want none", err)
 	}
 }
+
+// A config named with --config that does not exist is most likely a typo:
+// tools refuses rather than list or approve with the defaults, next to a
+// tools.lock the worker would never read.
+func TestToolsRefusesAMissingNamedConfig(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope.yaml")
+	for _, verb := range []string{"list", "approve"} {
+		var out, errOut strings.Builder
+		code := exitCode(run(t.Context(), []string{"tools", verb, "--config", missing, "--yes"}, stdio{out: &out, err: &errOut}), &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), "config "+missing+": no such file; give the path of an existing config file") {
+			t.Errorf("tools %s --config %s: exit %d\nstdout: %s\nstderr: %s\nwant exit 1 naming the missing file", verb, missing, code, out.String(), errOut.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "tools.lock")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("tools.lock after tools %s with a missing config: %v, want none", verb, err)
+		}
+	}
+}
