@@ -140,7 +140,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if *httpAddr != "" {
 		return serveHTTP(ctx, *httpAddr, bridge, c.io.err)
 	}
-	err = bridge.Server().Run(ctx, bridge.Stdio(c.io.in, c.io.out))
+	err = bridge.Server().Run(ctx, mcpserver.Stdio(c.io.in, c.io.out))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return fmt.Errorf("skills mcp: %w", err)
 	}
@@ -222,7 +222,7 @@ func serveHTTP(ctx context.Context, addr string, bridge *mcpserver.Bridge, out i
 	// Streamable HTTP; / is served too, as before.
 	fmt.Fprintf(out, "skills mcp: serving MCP over Streamable HTTP at http://%s/mcp\n", ln.Addr())
 	server := bridge.Server()
-	handler := bridge.HTTPHandler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)
 	mux.Handle("/{$}", handler)

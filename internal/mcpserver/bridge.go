@@ -95,6 +95,7 @@ func New(caller Caller, version string, log *zap.Logger, opts ...Option) *Bridge
 	b.server.AddResourceTemplate(iiiTemplate, b.read)
 	b.server.AddResourceTemplate(skillTemplate, b.readSkillFile)
 	addTools(b)
+	b.addExtension()
 	b.server.AddReceivingMiddleware(b.live)
 	return b
 }

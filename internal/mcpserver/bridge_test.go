@@ -167,7 +167,7 @@ func (r *recordedTriggers) RegisterTrigger(t iii.Trigger) {
 func stdioPair(b *Bridge) (client, server mcp.Transport) {
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
-	return &mcp.IOTransport{Reader: toClient, Writer: fromClient}, b.Stdio(toServer, fromServer)
+	return &mcp.IOTransport{Reader: toClient, Writer: fromClient}, Stdio(toServer, fromServer)
 }
 
 func functionIDs(fns []iii.Function) []string {

@@ -7,28 +7,6 @@ import (
 	"testing"
 )
 
-// The HTTP handler takes for its own exactly the single skills/list and
-// skills/get calls, whatever else a client sends; everything else goes on
-// to the SDK.
-func FuzzExtensionCall(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`, `{"jsonrpc":"2.0","method":"skills/list"}`,
-		`[{"jsonrpc":"2.0","id":1,"method":"skills/get"}]`, `{"jsonrpc":"2.0","id":{},"method":"skills/get"}`,
-		`{"jsonrpc":"2.0","id":"x","method":"skills/listx"}`, `not json "skills/`, ``, `{"jsonrpc":"1.0","id":1,"method":"skills/list"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		req, ok := extensionCall(body)
-		if !ok {
-			return
-		}
-		if !req.IsCall() || !extensionMethod(req.Method) {
-			t.Fatalf("extensionCall(%q) took %+v", body, req)
-		}
-	})
-}
-
 // readLine never returns more than MaxLineBytes+1 bytes, and a line it
 // drops is counted.
 func FuzzReadLine(f *testing.F) {

@@ -1,10 +1,10 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+
 	"github.com/iii-hq/skills-go/internal/contract"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -13,11 +13,10 @@ import (
 
 // The MCP Skills extension (SEP-2640, docs/decisions.md D45). Its files
 // are resources (skill://<id>/<file>, read through the template the
-// bridge adds); its two methods, skills/list and skills/get, are not
-// methods the Go SDK v1.8.0 knows: its server refuses an unknown method
-// before any middleware sees it. So the bridge answers them below the
-// SDK, on the connection: Transport wraps a transport for stdio, and
-// HTTPHandler wraps the Streamable HTTP handler (docs/mcp.md).
+// bridge adds); its methods, skills/list, skills/get and
+// resources/directory/read, are the SDK's custom methods
+// (mcp.AddReceivingCustomMethod), so they reach the bridge through the
+// SDK on every transport, as MCP's own methods do (docs/mcp.md).
 
 // ExtensionID names the extension in the server's capabilities.
 const ExtensionID = "io.modelcontextprotocol/skills"
@@ -35,33 +34,54 @@ const skillScheme = "skill://"
 // MaxPageSize is the largest page skills/list asks the registry for.
 const MaxPageSize = 100000
 
-// extensionMethod reports whether method is one the bridge answers itself.
-func extensionMethod(method string) bool {
-	return method == MethodSkillsList || method == MethodSkillsGet || method == MethodDirRead
+// extParams are the params of the extension's methods: a listing's
+// cursor, a skill's or a directory's uri.
+type extParams struct {
+	mcp.ParamsBase
+	Cursor *string `json:"cursor"`
+	URI    *string `json:"uri"`
 }
 
-// answer handles one call of the extension's: the response to
-// write, its result or a JSON-RPC error.
-func (b *Bridge) answer(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Response {
-	result, err := b.extension(ctx, req.Method, req.Params)
-	if err != nil {
-		return &jsonrpc.Response{ID: req.ID, Error: err}
+// UnmarshalJSON says what params the extension takes when they are not an
+// object (the SDK answers -32602 with this message).
+func (p *extParams) UnmarshalJSON(b []byte) error {
+	type plain extParams
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return fmt.Errorf("params must be an object with an optional cursor and uri: %w", err)
 	}
-	return &jsonrpc.Response{ID: req.ID, Result: result}
+	return nil
 }
 
-func (b *Bridge) extension(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	var in struct {
-		Cursor *string `json:"cursor"`
-		URI    *string `json:"uri"`
-	}
-	if p := bytes.TrimSpace(params); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
-		if err := json.Unmarshal(p, &in); err != nil {
-			return nil, invalidParams("%s: params must be an object: %v", method, err)
+// extResult is the registry's result passed on as it came, each field
+// raw, so no number in a frontmatter goes through a float64.
+type extResult struct {
+	mcp.ResultBase
+	raw json.RawMessage
+}
+
+// MarshalJSON writes the registry's result.
+func (r *extResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// addExtension registers the extension's methods with the SDK's server.
+func (b *Bridge) addExtension() {
+	for _, method := range []string{MethodSkillsList, MethodSkillsGet, MethodDirRead} {
+		err := mcp.AddReceivingCustomMethod(b.server, method, func(ctx context.Context, _ *mcp.ServerSession, p *extParams) (*extResult, error) {
+			if p == nil {
+				p = &extParams{}
+			}
+			raw, err := b.extension(ctx, method, *p)
+			if err != nil {
+				return nil, err
+			}
+			return &extResult{raw: raw}, nil
+		})
+		if err != nil { // only a standard method's name is refused: a wiring mistake
+			panic("mcpserver: " + err.Error())
 		}
 	}
-	// The registry's result is passed on as it came, each field raw, so no
-	// number in a frontmatter goes through a float64.
+}
+
+func (b *Bridge) extension(ctx context.Context, method string, in extParams) (json.RawMessage, error) {
 	var out map[string]json.RawMessage
 	switch method {
 	case MethodSkillsList:
@@ -82,8 +102,6 @@ func (b *Bridge) extension(ctx context.Context, method string, params json.RawMe
 		if err := b.call(ctx, contract.FnMCPSkillsDir, b.paged(map[string]any{"uri": *in.URI}, in.Cursor), &out); err != nil {
 			return nil, registryError(err)
 		}
-	default:
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
 	}
 	// A live catalog: an entry is stale at once (hosts verify digests and
 	// re-get on a mismatch), and the same for every client.

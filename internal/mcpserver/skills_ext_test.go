@@ -33,7 +33,7 @@ func (r *rig) rawSession(t *testing.T) *rawSession {
 	t.Helper()
 	toServer, in := io.Pipe()
 	outR, fromServer := io.Pipe()
-	ss, err := r.bridge.Server().Connect(context.Background(), r.bridge.Stdio(toServer, fromServer), nil)
+	ss, err := r.bridge.Server().Connect(context.Background(), Stdio(toServer, fromServer), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,90 +217,66 @@ func TestSkillsExtension(t *testing.T) {
 	}
 }
 
-// Over HTTP the extension's calls are answered beside the SDK's handler,
-// which still serves everything else; a rebinding Host is refused.
+// skillsListed is what a client reads of a skills/list answer.
+type skillsListed struct {
+	mcp.ResultBase
+	Skills []struct {
+		URI string `json:"uri"`
+	} `json:"skills"`
+	ResultType string `json:"resultType"`
+}
+
+// Over Streamable HTTP the extension's methods are the SDK's like any
+// other: a session of the official client calls them, an unknown skill
+// is -32602, and a call outside a session is the SDK's to refuse.
 func TestSkillsExtensionOverHTTP(t *testing.T) {
 	r := newRig(t)
 	r.call(t, "skills::register", map[string]string{"id": "alpha", "skill": "# Alpha\n\nThe first skill.\n"})
 	waitFor(t, r.listed, "resources")
 	server := r.bridge.Server()
-	ts := httptest.NewServer(r.bridge.HTTPHandler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	defer ts.Close()
 
-	post := func(host, body string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if host != "" {
-			req.Host = host
-		}
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil)
+	if err := mcp.AddSendingCustomMethod[*extParams, *skillsListed](client, MethodSkillsList); err != nil {
+		t.Fatal(err)
 	}
-	code, body := post("", `{"jsonrpc":"2.0","id":7,"method":"skills/list","params":{}}`)
-	if code != http.StatusOK || !strings.Contains(body, `"uri":"skill://alpha/SKILL.md"`) || !strings.Contains(body, `"id":7`) {
-		t.Errorf("skills/list over HTTP = %d %s", code, body)
+	if err := mcp.AddSendingCustomMethod[*extParams, *skillsListed](client, MethodSkillsGet); err != nil {
+		t.Fatal(err)
 	}
-	code, body = post("", `{"jsonrpc":"2.0","id":8,"method":"skills/get","params":{"uri":"skill://zzz/SKILL.md"}}`)
-	if code != http.StatusOK || !strings.Contains(body, `"code":-32602`) {
-		t.Errorf("skills/get of an unknown skill over HTTP = %d %s", code, body)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, body = post("evil.example:80", `{"jsonrpc":"2.0","id":9,"method":"skills/list"}`); code != http.StatusForbidden {
-		t.Errorf("a rebinding Host got %d %s", code, body)
+	defer cs.Close()
+	if _, ok := cs.InitializeResult().Capabilities.Extensions[ExtensionID]; !ok {
+		t.Errorf("initialize over HTTP: capabilities %+v lack %s", cs.InitializeResult().Capabilities, ExtensionID)
 	}
-	// Anything else reaches the SDK: an initialize answered by it.
-	init := (`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
-	if code, body = post("", init); code != http.StatusOK || !strings.Contains(body, ExtensionID) {
-		t.Errorf("initialize over HTTP = %d %s", code, body)
+	listed, err := mcp.CallCustomMethod[*extParams, *skillsListed](ctx, cs, MethodSkillsList, &extParams{})
+	if err != nil || len(listed.Skills) != 1 || listed.Skills[0].URI != "skill://alpha/SKILL.md" || listed.ResultType != "complete" {
+		t.Errorf("skills/list over HTTP = %+v, %v; want skill://alpha/SKILL.md, complete", listed, err)
 	}
-	if code, _ = post("", `{"jsonrpc":"2.0","id":2,"method":"skills/list"`+strings.Repeat(" ", 2<<20)+`}`); code == http.StatusOK {
-		t.Error("a request over the size bound was answered as the extension's")
+	unknown := "skill://zzz/SKILL.md"
+	_, err = mcp.CallCustomMethod[*extParams, *skillsListed](ctx, cs, MethodSkillsGet, &extParams{URI: &unknown})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("skills/get of an unknown skill over HTTP: %v, want -32602", err)
 	}
-	// An escaped method name is the same method.
-	if code, body = post("", `{"jsonrpc":"2.0","id":10,"method":"skills\/list"}`); code != http.StatusOK || !strings.Contains(body, `"uri":"skill://alpha/SKILL.md"`) {
-		t.Errorf("an escaped skills/list = %d %s", code, body)
-	}
-	// What the SDK would refuse is left to it: a body that is not JSON
-	// (which a page elsewhere could send without a preflight), an Accept
-	// without an event stream.
-	for _, c := range []struct{ header, value string }{{"Content-Type", "text/plain"}, {"Accept", "application/json"}} {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":11,"method":"skills/list"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set(c.header, c.value)
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK || strings.Contains(string(b), "skill://alpha") {
-			t.Errorf("%s: %s got %d %s; want the SDK's refusal", c.header, c.value, resp.StatusCode, b)
-		}
-	}
-	// A browser's cross-site request is refused; a session id is not echoed.
-	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":12,"method":"skills/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Sec-Fetch-Site", "cross-site")
-	if resp, err := ts.Client().Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a cross-site request: %v %v", resp, err)
-	} else {
-		resp.Body.Close()
-	}
-	req, _ = http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":13,"method":"skills/list"}`))
+
+	// Outside a session the SDK answers, as for its own methods.
+	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"skills/list","params":{}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", "no-such-session")
-	if resp, err := ts.Client().Do(req); err != nil || resp.Header.Get("Mcp-Session-Id") != "" {
-		t.Errorf("a made-up session id: %v %v", resp, err)
-	} else {
-		resp.Body.Close()
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK || strings.Contains(string(b), "skill://alpha") {
+		t.Errorf("skills/list with a made-up session id = %d %s; want the SDK's refusal", resp.StatusCode, b)
 	}
 }
 
@@ -346,7 +322,7 @@ func TestStdioClientLeavesMidCall(t *testing.T) {
 	toServer, in := io.Pipe()
 	outR, fromServer := io.Pipe()
 	go func() { _, _ = io.Copy(io.Discard, outR) }() // the client's output, unread
-	ss, err := r.bridge.Server().Connect(context.Background(), r.bridge.Stdio(toServer, fromServer), nil)
+	ss, err := r.bridge.Server().Connect(context.Background(), Stdio(toServer, fromServer), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,11 +358,11 @@ func (f fakeCaller) Call(context.Context, string, any) (json.RawMessage, error) 
 // a null result nor rounds a frontmatter's numbers through a float64.
 func TestExtensionPassesResultsThrough(t *testing.T) {
 	b := New(fakeCaller{"null"}, "test", nil)
-	if _, err := b.extension(context.Background(), MethodSkillsList, nil); err == nil {
+	if _, err := b.extension(context.Background(), MethodSkillsList, extParams{}); err == nil {
 		t.Error("a null result was passed on")
 	}
 	b = New(fakeCaller{`{"skills":[{"uri":"skill://n/SKILL.md","frontmatter":{"name":"n","big":9007199254740993,"u":18446744073709551615},"resources":[]}]}`}, "test", nil)
-	out, err := b.extension(context.Background(), MethodSkillsList, json.RawMessage(`{}`))
+	out, err := b.extension(context.Background(), MethodSkillsList, extParams{})
 	if err != nil || !strings.Contains(string(out), `"big":9007199254740993`) || !strings.Contains(string(out), `"u":18446744073709551615`) || !strings.Contains(string(out), `"resultType":"complete"`) {
 		t.Errorf("skills/list = %s, %v", out, err)
 	}

@@ -29,27 +29,22 @@ const MaxLineBytes = 16 << 20
 //     (-32600), a batch with -32600 too (MCP dropped batches in
 //     2025-06-18), a line over MaxLineBytes with -32600 naming the limit;
 //     the session goes on;
-//   - a call of the MCP Skills extension (skills/list, skills/get,
-//     resources/directory/read) is answered here, in a goroutine of its
-//     own;
 //   - every other message goes to the SDK unchanged.
 //
-// Responses written here and the SDK's own share one lock on out, a
+// Errors written here and the SDK's own messages share one lock on out, a
 // whole line at a time.
-func (b *Bridge) Stdio(in io.Reader, out io.Writer) mcp.Transport {
-	return &stdioTransport{b: b, in: in, out: &lineWriter{w: out}}
+func Stdio(in io.Reader, out io.Writer) mcp.Transport {
+	return &stdioTransport{in: in, out: &lineWriter{w: out}}
 }
 
 type stdioTransport struct {
-	b   *Bridge
 	in  io.Reader
 	out *lineWriter
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	pr, pw := io.Pipe()
-	gctx, cancel := context.WithCancel(context.Background())
-	g := &gate{b: t.b, out: t.out, sdk: pw, ctx: gctx, cancel: cancel, pr: pr}
+	g := &gate{out: t.out, sdk: pw, pr: pr}
 	go g.run(t.in)
 	return (&mcp.IOTransport{Reader: g, Writer: t.out}).Connect(ctx)
 }
@@ -82,19 +77,14 @@ func (l *lineWriter) writeMessage(v any) error {
 // gate reads the client's lines and decides where each goes. Its reading
 // goroutine ends at the end of the input or once the SDK closes the
 // connection (its next line then has nowhere to go); a read of a stdin
-// that never ends cannot be interrupted, as with the SDK's own. Answers to
-// the extension's calls run in goroutines that Close cancels and waits for.
+// that never ends cannot be interrupted, as with the SDK's own.
 type gate struct {
-	b      *Bridge
-	out    *lineWriter
-	sdk    *io.PipeWriter
-	pr     *io.PipeReader
-	ctx    context.Context
-	cancel context.CancelFunc
+	out *lineWriter
+	sdk *io.PipeWriter
+	pr  *io.PipeReader
 
-	mu      sync.Mutex
-	closed  bool
-	pending sync.WaitGroup
+	mu     sync.Mutex
+	closed bool
 }
 
 // Read and Close make the gate the SDK's input.
@@ -104,10 +94,7 @@ func (g *gate) Close() error {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
-	g.cancel()
-	err := g.pr.Close()
-	g.pending.Wait()
-	return err
+	return g.pr.Close()
 }
 
 func (g *gate) run(in io.Reader) {
@@ -157,35 +144,12 @@ func (g *gate) pass(line []byte) bool {
 		g.reply(nil, jsonrpc.CodeInvalidRequest, "batches are not supported (MCP removed them in 2025-06-18); send one message per line")
 		return true
 	}
-	msg, err := jsonrpc.DecodeMessage(trimmed)
-	if err != nil {
+	if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
 		g.reply(idOf(trimmed), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		return true
 	}
-	if req, ok := msg.(*jsonrpc.Request); ok && extensionMethod(req.Method) {
-		if req.IsCall() {
-			g.answer(req)
-		}
-		return true
-	}
-	_, err = g.sdk.Write(append(trimmed, '\n'))
+	_, err := g.sdk.Write(append(trimmed, '\n'))
 	return err == nil
-}
-
-func (g *gate) answer(req *jsonrpc.Request) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return
-	}
-	g.pending.Add(1)
-	go func() {
-		defer g.pending.Done()
-		resp := g.b.answer(g.ctx, req)
-		if out, err := jsonrpc.EncodeMessage(resp); err == nil {
-			_, _ = g.out.Write(append(out, '\n')) // fails only once the client is gone
-		}
-	}()
 }
 
 // reply writes an error response with id (null when the message's id
