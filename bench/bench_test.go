@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -69,10 +70,14 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 	for _, f := range append(workerFunctions(reg), opts.extra...) {
 		worker.RegisterFunction(f)
 	}
-	worker.Start()
+	// The worker's goroutines carry the label rig=worker (goroutines
+	// inherit their creator's labels), so a CPU profile of a benchmark
+	// tells the worker's share from the engine's and the caller's:
+	// go tool pprof -tagfocus rig=worker.
+	workerSide(func() { worker.Start() })
 	tb.Cleanup(func() { worker.Close() })
 	if cat != nil {
-		cat.Start()
+		workerSide(cat.Start)
 		tb.Cleanup(cat.Close)
 	}
 	caller := iii.New(iii.Options{URL: srv.URL(), Name: "bench-caller"})
@@ -102,6 +107,12 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 		}
 	}
 	return &rig{srv: srv, worker: worker, caller: caller, skills: cfg.SkillsMirror, reg: reg}
+}
+
+// workerSide runs start with the profiler label rig=worker, which every
+// goroutine it starts inherits.
+func workerSide(start func()) {
+	pprof.Do(context.Background(), pprof.Labels("rig", "worker"), func(context.Context) { start() })
 }
 
 func (r *rig) call(tb testing.TB, functionID string, data any) json.RawMessage {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
 // Engine is what the catalog needs of the engine client: calls, the
@@ -152,17 +154,48 @@ func (c *Catalog) Close() {
 	c.wg.Wait()
 }
 
-// onStateEvent queues the key of a state event to be read again. It never
-// blocks the engine's delivery; repeated events for one key waiting in
-// the queue are read once.
+// onStateEvent queues the key of a state event to be read again, unless
+// the event is the echo of one of the worker's own writes (recognised by
+// its new value's hash, own_writes.go, docs/decisions.md D51), which costs
+// nothing more. The payload is read with the codec's scanner: the values
+// it carries are hashed, never decoded. It never blocks the engine's
+// delivery; repeated events for one key waiting in the queue are read
+// once.
 func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) {
-	var ev stateEvent
-	if err := json.Unmarshal(req.Data, &ev); err != nil {
+	ev, value, err := readStateEvent(req.Data)
+	if err != nil {
 		c.log.Warn("state event that does not decode ignored", zap.String("reason", ids.Clip(err.Error())))
 		return nil, nil
 	}
+	for _, s := range c.scopes {
+		if s.Name() == ev.Scope && s.ownEvent(ev.Key, sumOf(value)) {
+			return nil, nil
+		}
+	}
 	c.events.push(ev)
 	return nil, nil
+}
+
+// readStateEvent reads the scope, the key and the raw new value of a
+// state trigger payload. Absent or null fields read as empty, as
+// encoding/json would read them into stateEvent.
+func readStateEvent(data []byte) (ev stateEvent, newValue json.RawMessage, err error) {
+	m, err := wire.Members(data, "scope", "key", "new_value")
+	if err != nil {
+		return stateEvent{}, nil, err
+	}
+	fields := []struct {
+		name string
+		dst  *string
+	}{{"scope", &ev.Scope}, {"key", &ev.Key}}
+	for i, f := range fields {
+		if v := m[i]; v != nil && string(v) != "null" {
+			if *f.dst, err = wire.String(v); err != nil {
+				return stateEvent{}, nil, fmt.Errorf("field %q: %w", f.name, err)
+			}
+		}
+	}
+	return ev, m[2], nil
 }
 
 // applyEvents reads again the key of every state event. A key that

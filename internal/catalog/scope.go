@@ -60,8 +60,12 @@ type Scope struct {
 	changed  chan struct{}       // closed and replaced when version changes
 	gens     uint64              // source of entry generations
 
+	// own holds the own writes not yet settled, by key (own_writes.go).
+	own map[string]*ownWrite
+
 	// Set by the Catalog that feeds the scope: a scope invalidated
-	// outside a load asks for a reload; an own write asks for a re-read.
+	// outside a load asks for a reload; a key the scope cannot vouch for
+	// after an own write or delete asks to be read again.
 	onInvalid func()
 	onWrite   func(key string)
 }
@@ -81,7 +85,7 @@ type entry struct {
 // goes to the engine).
 func NewScope(name string, decode Decoder, budget int64) *Scope {
 	return &Scope{name: name, decode: decode, budget: max(budget, 0), lru: list.New(),
-		entries: map[string]*entry{}, changed: make(chan struct{})}
+		entries: map[string]*entry{}, own: map[string]*ownWrite{}, changed: make(chan struct{})}
 }
 
 // Name is the state scope mirrored.
@@ -201,17 +205,6 @@ func (s *Scope) Put(key string, raw json.RawMessage) {
 	s.markLocked(key)
 }
 
-// PutOwn is Put for the worker's own write, applied before the call
-// answers (docs/decisions.md D18). The key is also read again from the
-// engine shortly after, so that a newer value written meanwhile by
-// another worker, whose event may already have been applied, wins.
-func (s *Scope) PutOwn(key string, raw json.RawMessage) {
-	s.Put(key, raw)
-	if s.onWrite != nil {
-		s.onWrite(key)
-	}
-}
-
 // Gen is the generation of key's entry, 0 when there is none: a reader
 // that fetches the key from the engine applies its answer with
 // ApplyIfUnchanged, so it never overwrites a value that arrived meanwhile.
@@ -260,8 +253,9 @@ func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) er
 	return nil
 }
 
-// DeleteOwn is Delete for the worker's own delete; like PutOwn, the key is
-// read again shortly after.
+// DeleteOwn is Delete for the worker's own delete, applied before the call
+// answers (docs/decisions.md D18); the key is read again shortly after, so
+// that a newer value written meanwhile by another worker wins.
 func (s *Scope) DeleteOwn(key string) {
 	s.Delete(key)
 	if s.onWrite != nil {
@@ -370,6 +364,7 @@ func (s *Scope) Orphan() {
 	if s.loading {
 		s.orphans = true
 	}
+	s.forgetOwnEventsLocked()
 	if s.valid {
 		s.valid = false
 		s.bumpLocked()

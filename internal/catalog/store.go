@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
 // store is one state scope reached through state::* calls, each bounded by
@@ -57,24 +58,55 @@ func (s store) get(ctx context.Context, key string) (json.RawMessage, error) {
 	return contract.Present(res), nil
 }
 
-// set stores value at key, replacing any previous value. The mirror takes
-// the value as the engine stored it (state::set answers with new_value).
-func (s store) set(ctx context.Context, key string, value any) error {
-	res, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
-	if err != nil || s.mirror == nil {
+// set stores value at key, replacing any previous value: one state::set,
+// and nothing else (docs/decisions.md D51). The mirror holds the new
+// value before set returns (D18): own, what the caller knows it wrote,
+// or else the value the engine echoed (new_value), decoded. The echo is
+// only located, not decoded, when own is given: its hash is how the
+// mirror recognises the state event of this write (own_writes.go).
+func (s store) set(ctx context.Context, key string, value any, own *Decoded) error {
+	if s.mirror == nil {
+		_, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
 		return err
 	}
-	var out struct {
-		NewValue json.RawMessage `json:"new_value"`
+	s.mirror.beginOwnWrite(key)
+	res, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
+	if err != nil {
+		s.mirror.endOwnWrite(key, nil, valueSum{})
+		return err
 	}
-	if json.Unmarshal(res, &out) == nil && contract.Present(out.NewValue) != nil {
-		s.mirror.PutOwn(key, out.NewValue)
-	} else {
+	echo := newValue(res)
+	if echo == nil {
 		// An engine that does not echo the value: the mirror must not
 		// answer until it has loaded the scope again (it asks at once).
+		s.mirror.endOwnWrite(key, nil, valueSum{})
 		s.mirror.Invalidate()
+		return nil
 	}
+	d := own
+	if d == nil {
+		decoded, ok := s.mirror.decode(echo)
+		if ok && decoded.Key != key {
+			// As Put: a row under another key cannot be mirrored.
+			s.mirror.endOwnWrite(key, nil, valueSum{})
+			s.mirror.Invalidate()
+			return nil
+		}
+		d = &decoded
+	}
+	s.mirror.endOwnWrite(key, d, sumOf(echo))
 	return nil
+}
+
+// newValue is the new_value of a state::set result, nil when there is
+// none (or it is null). The result was checked when its frame was read;
+// the codec's scanner only locates the member.
+func newValue(res json.RawMessage) json.RawMessage {
+	m, err := wire.Members(res, "new_value")
+	if err != nil {
+		return nil
+	}
+	return contract.Present(m[0])
 }
 
 // delete removes key and reports whether a value was there.

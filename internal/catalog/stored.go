@@ -35,7 +35,13 @@ func decodeSkillEntry(raw json.RawMessage) (Decoded, bool) {
 		key, ok := KeyField(raw, "id")
 		return Decoded{Key: key, Err: err}, ok
 	}
-	return Decoded{Key: row.ID, Summary: summarize(row), Body: row.Skill}, true
+	return skillEntry(row), true
+}
+
+// skillEntry is the entry of a skill row: the same whether the row was
+// decoded from state or is one the worker just wrote.
+func skillEntry(row SkillRow) Decoded {
+	return Decoded{Key: row.ID, Summary: summarize(row), Body: row.Skill}
 }
 
 func decodePromptEntry(raw json.RawMessage) (Decoded, bool) {
@@ -55,9 +61,16 @@ func summarize(row SkillRow) StateSkill {
 }
 
 // PutSkill stores row under its id (state::set), replacing any previous
-// row; the catalog holds it before PutSkill returns.
+// row; the catalog holds it before PutSkill returns, taken from row
+// itself: the engine stores what it was sent, so its echo need not be
+// decoded (docs/decisions.md D51).
 func (v *View) PutSkill(ctx context.Context, row SkillRow) error {
-	return v.skillRows.set(ctx, row.ID, row)
+	var own *Decoded
+	if v.skills != nil {
+		d := skillEntry(row)
+		own = &d
+	}
+	return v.skillRows.set(ctx, row.ID, row, own)
 }
 
 // DeleteSkill removes the stored skill id and reports whether there was
@@ -105,7 +118,7 @@ func skillDecodeError(key string, err error) error {
 // PutPrompt stores row under its name (state::set), replacing any
 // previous row.
 func (v *View) PutPrompt(ctx context.Context, row PromptRow) error {
-	return v.promptRows.set(ctx, row.Name, row)
+	return v.promptRows.set(ctx, row.Name, row, nil) // the mirror decodes the echo, as a load would
 }
 
 // DeletePrompt removes the stored prompt name and reports whether there

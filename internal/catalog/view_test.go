@@ -128,7 +128,7 @@ func TestViewNextFollowsChanges(t *testing.T) {
 			t.Fatal("Next did not return after a change")
 		}
 	}
-	next(func() { skills.PutOwn("a", json.RawMessage(`{"id":"a","skill":"# A","registered_at":"t"}`)) })
+	next(func() { skills.Put("a", json.RawMessage(`{"id":"a","skill":"# A","registered_at":"t"}`)) })
 	next(func() {
 		writeFile(t, dir, "skills/b.md", "# B\n")
 		v.Files(t.Context())

@@ -24,10 +24,17 @@ type replica struct {
 func newReplica(t *testing.T, srv *engine.Engine, name string, cacheBytes int64) *replica {
 	t.Helper()
 	client := iii.New(iii.Options{URL: srv.URL(), Name: name})
+	return newReplicaOver(t, client, client, cacheBytes)
+}
+
+// newReplicaOver is newReplica with the catalog and the registry reaching
+// the engine through e (client itself, or a wrapper that watches it).
+func newReplicaOver(t *testing.T, client *iii.Client, e catalog.Engine, cacheBytes int64) *replica {
+	t.Helper()
 	skills := catalog.NewSkillsScope("skills", cacheBytes)
 	prompts := catalog.NewPromptsScope("prompts")
-	cat := catalog.New(client, 5*time.Second, nil, skills, prompts)
-	reg := New(Config{Caller: client, SkillsMirror: skills, PromptsMirror: prompts})
+	cat := catalog.New(e, 5*time.Second, nil, skills, prompts)
+	reg := New(Config{Caller: e, SkillsMirror: skills, PromptsMirror: prompts})
 	client.Start()
 	cat.Start()
 	t.Cleanup(func() {

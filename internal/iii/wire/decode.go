@@ -18,51 +18,19 @@ type object [numFields][]byte
 // parseObject reads one JSON object in a single validating pass. Unknown
 // keys are skipped; a known key given twice is an error, as in serde.
 func parseObject(b []byte, o *object) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return errors.New("a frame must be a JSON object")
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return trailing(b, i+1)
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return fmt.Errorf("%w: expected a key at offset %d", errSyntax, i)
-		}
-		kend, plain, err := skipString(b, i)
-		if err != nil {
-			return err
-		}
-		key, err := stringValue(b[i:kend], plain)
-		if err != nil {
-			return err
-		}
-		i = skipSpace(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return fmt.Errorf("%w: expected ':' at offset %d", errSyntax, i)
-		}
-		vstart := skipSpace(b, i+1)
-		vend, err := skipValue(b, vstart, 1)
-		if err != nil {
-			return err
-		}
+	err := eachMember(b, func(key string, v []byte) error {
 		if f, ok := fieldByName[key]; ok {
 			if o[f] != nil {
 				return fmt.Errorf("duplicate field %q", key)
 			}
-			o[f] = b[vstart:vend]
+			o[f] = v
 		}
-		i = skipSpace(b, vend)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-			continue
-		}
-		if i < len(b) && b[i] == '}' {
-			return trailing(b, i+1)
-		}
-		return fmt.Errorf("%w: expected ',' or '}' at offset %d", errSyntax, i)
+		return nil
+	})
+	if errors.Is(err, errNotObject) {
+		return errors.New("a frame must be a JSON object")
 	}
+	return err
 }
 
 func trailing(b []byte, i int) error {

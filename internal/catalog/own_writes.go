@@ -1,0 +1,132 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"slices"
+)
+
+// The worker's own writes (docs/decisions.md D51). A write applies to the
+// scope when state::set answers, with the row the worker wrote (D18), and
+// the engine then sends the state event of that same write back to the
+// worker. That event must cost nothing: a Scope follows each of its own
+// writes from the moment the call goes out until its event arrives, and
+// recognises the event by the hash of the stored value, which the answer
+// echoes (new_value) and the event carries. Anything else about the key
+// that the scope cannot account for makes it read the key again: an
+// event that is not the echo of an own write (another client's write, or
+// an own write whose answer was lost), and own writes of one key in
+// flight at once (their answers may be applied in another order than the
+// engine applied the writes).
+
+// valueSum identifies a stored value by its bytes as the engine sent them.
+type valueSum [sha256.Size]byte
+
+func sumOf(raw []byte) valueSum { return sha256.Sum256(raw) }
+
+// ownWrite is what a Scope knows of its own writes to one key that are
+// not yet settled.
+type ownWrite struct {
+	inflight   int        // state::set calls sent and not yet answered
+	echoed     []valueSum // answered writes whose state event has not arrived
+	early      []valueSum // events that arrived while a write was in flight, not yet matched to an answer
+	overlapped bool       // two writes were in flight at once since the key was last settled
+}
+
+// beginOwnWrite records that a write of key is about to be sent, so that
+// an event for key arriving before the answer waits for it.
+func (s *Scope) beginOwnWrite(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.own[key]
+	if w == nil {
+		w = &ownWrite{}
+		s.own[key] = w
+	}
+	w.overlapped = w.overlapped || w.inflight > 0
+	w.inflight++
+}
+
+// endOwnWrite records the answer of an own write of key. With d it
+// succeeded: d is the value the engine now holds, applied here, and sum
+// the hash of the value as the engine echoed it. Without d the write
+// failed, or its answer was lost: if the engine applied it after all, its
+// event is not the echo of any answer, and it is read again then.
+func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
+	s.mu.Lock()
+	w := s.own[key]
+	w.inflight--
+	reread := false
+	if d != nil {
+		if i := slices.Index(w.early, sum); i >= 0 {
+			w.early = slices.Delete(w.early, i, i+1) // its event came first
+		} else {
+			w.echoed = append(w.echoed, sum)
+		}
+		s.putLocked(key, *d)
+		s.markLocked(key)
+	}
+	if w.inflight == 0 && len(w.early) > 0 {
+		// Events no answer accounted for: another client's writes.
+		w.early = nil
+		reread = true
+	}
+	reread = s.settleLocked(key, w) || reread
+	s.mu.Unlock()
+	if reread && s.onWrite != nil {
+		s.onWrite(key)
+	}
+}
+
+// ownEvent reports whether the state event of key, whose new value has
+// hash sum, is accounted for by the scope's own writes: the echo of one
+// (nothing to do), or an event that must wait for a write in flight.
+// When it returns false the caller reads the key again.
+func (s *Scope) ownEvent(key string, sum valueSum) bool {
+	s.mu.Lock()
+	w := s.own[key]
+	switch {
+	case w == nil:
+		s.mu.Unlock()
+		return false
+	case slices.Contains(w.echoed, sum):
+		i := slices.Index(w.echoed, sum)
+		w.echoed = slices.Delete(w.echoed, i, i+1)
+		reread := s.settleLocked(key, w)
+		s.mu.Unlock()
+		if reread && s.onWrite != nil {
+			s.onWrite(key)
+		}
+		return true
+	case w.inflight > 0:
+		w.early = append(w.early, sum)
+		s.mu.Unlock()
+		return true
+	}
+	s.mu.Unlock()
+	return false
+}
+
+// settleLocked forgets key's own writes once every one is answered and
+// every event echoed, and reports whether the key must be read again:
+// after two own writes in flight at once, the answer applied last need
+// not be the engine's last write. Writes one after the other are applied
+// in the engine's order, however late their events.
+func (s *Scope) settleLocked(key string, w *ownWrite) (reread bool) {
+	if w.inflight > 0 || len(w.echoed) > 0 {
+		return false
+	}
+	delete(s.own, key)
+	return w.overlapped
+}
+
+// forgetOwnEventsLocked drops what the scope expected of events when the
+// connection ends: events may have been lost with it, and the next load
+// reads every key anyway. Writes still in flight stay counted.
+func (s *Scope) forgetOwnEventsLocked() {
+	for key, w := range s.own {
+		w.echoed, w.early = nil, nil
+		if w.inflight == 0 {
+			delete(s.own, key)
+		}
+	}
+}
