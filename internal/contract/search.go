@@ -30,4 +30,15 @@ type SearchMatch struct {
 type SearchResults struct {
 	Results []SearchResult `json:"results"`
 	Total   int            `json:"total"`
+	// Ranking is RankingFused when a configured embedder's ranking was
+	// fused with the lexical one: each result's score is then its
+	// reciprocal-rank share (1 for the first of one ranking, 2 for the
+	// first of both), its matched references keep their lexical scores,
+	// and total counts the lexical matches plus the skills only the
+	// embedder found. Absent when the ranking is lexical
+	// (docs/search.md#an-optional-embedder).
+	Ranking string `json:"ranking,omitempty"`
 }
+
+// RankingFused is SearchResults.Ranking when the ranking was fused.
+const RankingFused = "fused"
