@@ -44,7 +44,9 @@ var (
 // embedFunc adapts a function to Embedder.
 type embedFunc func(ctx context.Context, texts []string) ([][]float32, error)
 
-func (f embedFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) { return f(ctx, texts) }
+func (f embedFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return f(ctx, texts)
+}
 
 // switchable is the concept embedder unless a test swaps in a bad answer,
 // and records every text it was asked to embed.
