@@ -393,3 +393,33 @@ func TestHangingEmbedderTimesOut(t *testing.T) {
 		}
 	})
 }
+
+// Reciprocal rank fusion: a skill both rankings list beats one only one
+// lists, whatever its ranks there; a skill only the lexical ranking has
+// (no vector yet) keeps its place among the others and its references;
+// ties go by id.
+func TestFuseByReciprocalRank(t *testing.T) {
+	ref := []Hit{{ID: "a/references/x", Score: 3}}
+	lexical := []Hit{{ID: "a", Score: 9, Matched: ref}, {ID: "b", Score: 5}, {ID: "c", Score: 1}}
+	near := []Hit{{ID: "d", Score: 0.9}, {ID: "c", Score: 0.8}, {ID: "e", Score: 0.1}}
+	hits, denseOnly := fuse(lexical, near)
+	share := func(ranks ...int) float64 {
+		s := 0.0
+		for _, r := range ranks {
+			s += 61.0 / float64(60+r)
+		}
+		return s
+	}
+	want := []Hit{
+		{ID: "c", Score: share(3, 2)},
+		{ID: "a", Score: share(1), Matched: ref},
+		{ID: "d", Score: share(1)},
+		{ID: "b", Score: share(2)},
+		{ID: "e", Score: share(3)},
+	}
+	if !slices.EqualFunc(hits, want, func(a, b Hit) bool {
+		return a.ID == b.ID && math.Abs(a.Score-b.Score) < 1e-12 && len(a.Matched) == len(b.Matched) && (len(a.Matched) == 0 || a.Matched[0].ID == b.Matched[0].ID)
+	}) || denseOnly != 2 {
+		t.Errorf("fuse = %v, %d only dense; want %v, 2", hits, denseOnly, want)
+	}
+}

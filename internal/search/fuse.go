@@ -1,8 +1,6 @@
 package search
 
-import (
-	"slices"
-)
+import "slices"
 
 // Reciprocal rank fusion (Cormack, Clarke and Büttcher, 2009): each
 // ranking gives a candidate (rrfK+1)/(rrfK+rank), rank from 1, so the
@@ -26,10 +24,8 @@ func (s *Searcher) fusedSearch(in Request, q []float32) ([]Hit, int) {
 		search = s.idx.SearchGroups
 	}
 	lexical, total := search(in.Query, max(in.Limit, fuseDepth))
-	near := s.idx.fold(s.dense.store.similar(q), in.grouped())
-	near = slices.DeleteFunc(near, func(h Hit) bool { return h.Score <= 0 }) // not similar at all
-	slices.SortFunc(near, compareHits)
-	near = near[:min(len(near), fuseDepth)]
+	ids, cos := s.dense.store.similar(q)
+	near := s.idx.nearest(ids, cos, in.grouped(), fuseDepth)
 	hits, denseOnly := fuse(lexical, near)
 	return hits[:min(len(hits), in.Limit)], total + denseOnly
 }
@@ -60,28 +56,37 @@ func rrf(rank int) float64 {
 	return float64(rrfK+1) / float64(rrfK+rank+1)
 }
 
-// fold keeps the hits whose documents the index holds (the vectors may
-// lag an update by a moment) and, when grouped, folds them into their
-// groups as SearchGroups does: a group scores its best member's score.
-func (x *Index) fold(hits []Hit, grouped bool) []Hit {
+// nearest are the depth documents (or groups, when grouped, each scoring
+// its best member's cosine, as SearchGroups does) most similar to the
+// query, best first, of those the index holds (the vectors may lag an
+// update by a moment) with a positive cosine: a document at a right
+// angle or beyond is not similar at all. cos[i] is ids[i]'s cosine.
+func (x *Index) nearest(ids []string, cos []float32, grouped bool, depth int) []Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	best := make(map[int32]float64, len(hits))
-	for _, h := range hits {
-		slot, ok := x.byID[h.ID]
-		if !ok {
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	if len(s.best) < len(x.docs) {
+		s.best = make([]float64, len(x.docs))
+	}
+	slots := s.groups[:0]
+	for i, id := range ids {
+		slot, ok := x.byID[id]
+		if !ok || cos[i] <= 0 {
 			continue
 		}
 		if grouped {
 			slot = x.docs[slot].group
 		}
-		if v, seen := best[slot]; !seen || h.Score > v {
-			best[slot] = h.Score
+		if s.best[slot] == 0 {
+			slots = append(slots, slot)
 		}
+		s.best[slot] = max(s.best[slot], float64(cos[i]))
 	}
-	out := make([]Hit, 0, len(best))
-	for slot, score := range best {
-		out = append(out, Hit{ID: x.docs[slot].id, Score: score})
+	hits := x.bestLocked(s.best, slots, depth)
+	for _, slot := range slots {
+		s.best[slot] = 0
 	}
-	return out
+	s.groups = slots[:0]
+	return hits
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/diagnostics"
+	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/search"
 
 	"github.com/iii-hq/skills-go/internal/skillmd"
@@ -24,6 +25,12 @@ type caller interface {
 type embedder struct {
 	client   caller
 	function string
+}
+
+// NewEmbedder is the embedder a worker configured with search.embedder
+// uses: function called through client. Benchmarks build it too.
+func NewEmbedder(client *iii.Client, function string) search.Embedder {
+	return embedder{client: client, function: function}
 }
 
 // embedRequest is the embedder function's payload.

@@ -24,20 +24,29 @@ const conceptWeight = 4
 // share one), any other word one to one of hashBuckets buckets by hash. Two texts that share no word
 // but the same concepts point the same way. Safe for concurrent use.
 type Concepts struct {
-	bucket map[string]int
-	dim    int
+	bucket  map[string]int
+	buckets uint32 // the first buckets hold words of no concept, by hash
+	dim     int
 }
 
 // NewConcepts returns an embedder where the words of each group share a
 // concept. Words are matched lowercased.
 func NewConcepts(groups ...[]string) *Concepts {
-	c := &Concepts{bucket: map[string]int{}, dim: hashBuckets + len(groups)}
+	c := &Concepts{bucket: map[string]int{}, buckets: hashBuckets, dim: hashBuckets + len(groups)}
 	for i, g := range groups {
 		for _, w := range g {
 			c.bucket[strings.ToLower(w)] = hashBuckets + i
 		}
 	}
 	return c
+}
+
+// NewHashed returns an embedder of no concepts whose vectors have dim
+// numbers, every word hashed into one: for benchmarks, where the cost of
+// comparing vectors of an encoder's usual length matters and their
+// meaning does not.
+func NewHashed(dim int) *Concepts {
+	return &Concepts{bucket: map[string]int{}, buckets: uint32(max(dim, 1)), dim: max(dim, 1)}
 }
 
 // Dimension is the length of every vector.
@@ -65,7 +74,7 @@ func (c *Concepts) Vector(text string) []float32 {
 		}
 		h := fnv.New32a()
 		h.Write([]byte(w)) //nolint:errcheck // a hash never fails to write
-		v[h.Sum32()%hashBuckets]++
+		v[h.Sum32()%c.buckets]++
 	}
 	return v
 }
