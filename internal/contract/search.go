@@ -15,8 +15,9 @@ type SearchResult struct {
 }
 
 // SearchMatch is a document nested under a search result (a reference
-// file of the skill) that matched the need: the result's score is the
-// best of its own and these.
+// file of the skill) that matched the need: when the ranking is lexical,
+// the result's score is the best of its own and these (see
+// SearchResults.Ranking for a fused one).
 type SearchMatch struct {
 	ID    string  `json:"id"`
 	URI   string  `json:"uri"`
