@@ -203,10 +203,6 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Status, name, t.Reason)
 	}
 	fmt.Fprintf(tw, "WATCH\t%s\n", r.Watch.Mode)
-	if r.Search != nil && r.Search.Embedder != nil {
-		e := r.Search.Embedder
-		fmt.Fprintf(tw, "EMBEDDER\t%s\t%s\t%d vectors, %d waiting\t%s\n", e.State, e.Function, e.Vectors, e.Waiting, e.LastError)
-	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -17,7 +17,8 @@ import (
 // Embedder turns texts into vectors: one per text, in order, all of one
 // length. It is how a deployment with an encoder adds a dense ranking to
 // skill::search (docs/search.md#an-optional-embedder); the worker adapts
-// the iii function the config names to it.
+// the iii function the config names to it. Embed must return when ctx
+// ends: that is how a hanging encoder is timed out.
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
