@@ -35,6 +35,9 @@ const (
 	// DefaultFSPollMS is the overlay's rescan period when files cannot be
 	// watched (docs/decisions.md D20).
 	DefaultFSPollMS = 2000
+	// DefaultEmbedTimeoutMS bounds one call to search.embedder
+	// (docs/decisions.md D50).
+	DefaultEmbedTimeoutMS = 2000
 )
 
 // ConventionalRoots are the folders where Agent Skills are usually kept
@@ -125,6 +128,9 @@ type Config struct {
 	// FSPollMS is how often, in milliseconds, the overlay is rescanned
 	// where its directories cannot be watched (docs/decisions.md D20).
 	FSPollMS int `yaml:"fs_poll_ms"`
+	// Search configures skill::search's optional embedder
+	// (docs/decisions.md D50); lexical ranking only by default.
+	Search Search `yaml:"search"`
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
@@ -151,6 +157,23 @@ type Tools struct {
 	MaxConcurrent int `yaml:"max_concurrent"`
 }
 
+// Search is the search: block.
+type Search struct {
+	// Embedder is the id of an iii function that embeds texts
+	// ({"texts": [...]} → {"vectors": [[...], ...]}): its ranking of a
+	// need is fused with the lexical one. "" (the default) ranks
+	// lexically only.
+	Embedder string `yaml:"embedder"`
+	// EmbedTimeoutMS bounds each call to the embedder, in milliseconds;
+	// a search whose query is not embedded in time answers lexically.
+	EmbedTimeoutMS int `yaml:"embed_timeout_ms"`
+}
+
+// EmbedTimeout is EmbedTimeoutMS as a duration.
+func (s Search) EmbedTimeout() time.Duration {
+	return time.Duration(s.EmbedTimeoutMS) * time.Millisecond
+}
+
 // DefaultToolsMaxConcurrent is tools.max_concurrent's default.
 const DefaultToolsMaxConcurrent = 4
 
@@ -170,6 +193,7 @@ func Default() Config {
 		AllowPaths:     []string{},
 		Roots:          []string{},
 		Tools:          Tools{EnvAllow: []string{}, MaxConcurrent: DefaultToolsMaxConcurrent},
+		Search:         Search{EmbedTimeoutMS: DefaultEmbedTimeoutMS},
 		MaxFiles:       DefaultMaxFiles,
 
 		MaxResponseBytes: DefaultMaxResponseBytes,

@@ -42,7 +42,7 @@ func Parse(data []byte) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got %s", root.Line, yamlnode.Describe(root))
+		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search), got %s", root.Line, yamlnode.Describe(root))
 	}
 	var p parser
 	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
@@ -78,6 +78,8 @@ func Parse(data []byte) (cfg Config, err error) {
 			p.wholeNumber(v, cacheBytesRule, &cfg.CacheBytes)
 		case "fs_poll_ms":
 			p.wholeNumber(v, fsPollRule, &cfg.FSPollMS)
+		case "search":
+			p.search(v, &cfg.Search)
 		}
 	})
 	if len(p.problems) > 0 {
@@ -156,6 +158,25 @@ func (p *parser) tools(v *yaml.Node, out *Tools) {
 			p.strings(tv, "tools.env_allow", "environment variable names", "GIT_*", "variable name", &out.EnvAllow)
 		case "max_concurrent":
 			p.wholeNumber(tv, toolsConcurrencyRule, &out.MaxConcurrent)
+		}
+	})
+}
+
+func (p *parser) search(v *yaml.Node, out *Search) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		p.fail(v, "`search` must be a mapping with `embedder` and `embed_timeout_ms` keys, got %s", yamlnode.Describe(v))
+		return
+	}
+	p.mapping(v, "search.", searchKey, func(key string, sv *yaml.Node) {
+		switch key {
+		case "embedder":
+			p.str(sv, "search.embedder", "the id of an iii function that embeds texts", &out.Embedder)
+		case "embed_timeout_ms":
+			p.wholeNumber(sv, embedTimeoutRule, &out.EmbedTimeoutMS)
 		}
 	})
 }

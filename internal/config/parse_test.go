@@ -22,6 +22,7 @@ func TestDefault(t *testing.T) {
 		MaxFrameBytes:    1 << 30,
 		CacheBytes:       256 << 20,
 		FSPollMS:         2000,
+		Search:           Search{EmbedTimeoutMS: 2000},
 	}
 	if diff := cmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default() (-want +got):\n%s", diff)
@@ -70,6 +71,7 @@ max_response_bytes: 1048576
 max_frame_bytes: 134217728
 cache_bytes: 0
 fs_poll_ms: 500
+search: {embedder: embeddings::embed, embed_timeout_ms: 500}
 `,
 			want: Config{
 				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
@@ -89,6 +91,7 @@ fs_poll_ms: 500
 				MaxFrameBytes:    128 << 20,
 				CacheBytes:       0,
 				FSPollMS:         500,
+				Search:           Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 500},
 			},
 		},
 		{
@@ -205,7 +208,18 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search), got a list",
+		},
+		{
+			name: "search of the wrong types",
+			yaml: "search:\n  embedder: 42\n  embed_timeout_ms: soon\n",
+			want: "line 2: `search.embedder` must be a string (the id of an iii function that embeds texts), got int \"42\" (quote the value); " +
+				"line 3: `search.embed_timeout_ms` must be a whole number of milliseconds from 10 to 60000 (default 2000), got str \"soon\"",
+		},
+		{
+			name: "search is a string",
+			yaml: "search: embeddings::embed\n",
+			want: "line 1: `search` must be a mapping with `embedder` and `embed_timeout_ms` keys, got str \"embeddings::embed\"",
 		},
 		{
 			name: "tools of the wrong types",
@@ -423,6 +437,32 @@ func TestValidate(t *testing.T) {
 			cfg:  with(func(c *Config) { c.Roots = []string{"./skills", "\t"} }),
 			want: "`roots[1]` must be a directory path (a non-blank string), got \"\\t\"",
 		},
+		{name: "an embedder", cfg: with(func(c *Config) { c.Search = Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 10} })},
+		{
+			name: "search.embed_timeout_ms out of range",
+			cfg:  with(func(c *Config) { c.Search.EmbedTimeoutMS = 60001 }),
+			want: "`search.embed_timeout_ms` must be a whole number of milliseconds from 10 to 60000 (default 2000), got 60001",
+		},
+		{
+			name: "search.embedder without a namespace",
+			cfg:  with(func(c *Config) { c.Search.Embedder = "embed" }),
+			want: embedderProblem(`"embed"`),
+		},
+		{
+			name: "search.embedder with a space",
+			cfg:  with(func(c *Config) { c.Search.Embedder = "embeddings::embed texts" }),
+			want: embedderProblem(`"embeddings::embed texts"`),
+		},
+		{
+			name: "search.embedder in this worker's namespace",
+			cfg:  with(func(c *Config) { c.Search.Embedder = "skill::search" }),
+			want: embedderProblem(`"skill::search"`),
+		},
+		{
+			name: "search.embedder in the engine's namespace",
+			cfg:  with(func(c *Config) { c.Search.Embedder = "state::get" }),
+			want: embedderProblem(`"state::get"`),
+		},
 		{
 			name: "blank scopes",
 			cfg:  with(func(c *Config) { c.Scopes = Scopes{Skills: "", Prompts: " \t"} }),
@@ -441,6 +481,12 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// embedderProblem is Validate's sentence for a bad search.embedder.
+func embedderProblem(got string) string {
+	return "`search.embedder` must be the id of an iii function that embeds texts, namespace::name with no spaces " +
+		"(e.g. \"embeddings::embed\"), at most 256 bytes, in none of the namespaces engine, state, stream, iii, mcp, a2a, skills, prompts, skill, iii., got " + got
 }
 
 func FuzzParse(f *testing.F) {

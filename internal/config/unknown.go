@@ -42,11 +42,12 @@ func (u UnknownKey) String() string {
 }
 
 // The keys the worker reads at each level, from the yaml tags of Config,
-// Scopes and Tools: adding a field adds its key here too.
+// Scopes, Tools and Search: adding a field adds its key here too.
 var (
 	topKeys   = yamlKeys(reflect.TypeFor[Config]())
 	scopeKeys = yamlKeys(reflect.TypeFor[Scopes]())
 	toolKeys  = yamlKeys(reflect.TypeFor[Tools]())
+	searchKey = yamlKeys(reflect.TypeFor[Search]())
 )
 
 // yamlKeys lists the keys of struct type t's yaml tags, in field order.

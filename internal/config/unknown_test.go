@@ -29,6 +29,8 @@ func TestUnknownKeys(t *testing.T) {
 			[]string{"line 2: unknown key `tools.shell` is ignored; the keys known there are tools.enabled, tools.workdir, tools.env_allow, tools.max_concurrent"}},
 		{"several, in file order", "prompt: []\nscopes: {skils: s}\n",
 			[]string{"line 1: unknown key `prompt` is ignored; did you mean `prompts`?", "line 2: unknown key `scopes.skils` is ignored; did you mean `scopes.skills`?"}},
+		{"a misspelt search key", "search:\n  embeder: embeddings::embed\n",
+			[]string{"line 2: unknown key `search.embeder` is ignored; did you mean `search.embedder`?"}},
 		{"a merge key is not a key", "base: &b {skills: s}\nscopes:\n  <<: *b\n",
 			[]string{"line 1: unknown key `base` is ignored; the keys known there are " + strings.Join(topKeys, ", ")}},
 	}
@@ -63,7 +65,8 @@ func TestKnownConfigsHaveNoUnknownKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	every := "allow_paths: []\nroots: []\ntools: {enabled: true, workdir: w, env_allow: [GIT_*], max_concurrent: 2}\npage_size: 0\n" +
-		"index_max_tokens: 0\nmax_files: 10\nmax_response_bytes: 2048\nmax_frame_bytes: 1048576\ncache_bytes: 0\nfs_poll_ms: 100\n"
+		"index_max_tokens: 0\nmax_files: 10\nmax_response_bytes: 2048\nmax_frame_bytes: 1048576\ncache_bytes: 0\nfs_poll_ms: 100\n" +
+		"search: {embedder: embeddings::embed, embed_timeout_ms: 2000}\n"
 	for name, doc := range map[string]string{"0.2": upstream, "config.yaml": string(shipped), "every 0.3 key": every} {
 		cfg, err := Parse([]byte(doc))
 		if err != nil {

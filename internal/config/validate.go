@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+
+	"github.com/iii-hq/skills-go/internal/contract"
 )
 
 // What the whole-number keys accept, for Parse and Validate.
@@ -22,9 +25,29 @@ var (
 		text: "`page_size` must be a whole number of entries from 0 (everything in one answer) to 100000 (default 0)"}
 	toolsConcurrencyRule = intRule{key: "tools.max_concurrent", min: 1, max: 64, text: fmt.Sprintf(
 		"`tools.max_concurrent` must be a whole number of commands from 1 to 64 (default %d)", DefaultToolsMaxConcurrent)}
+	embedTimeoutRule = intRule{key: "search.embed_timeout_ms", min: 10, max: 60000, text: fmt.Sprintf(
+		"`search.embed_timeout_ms` must be a whole number of milliseconds from 10 to 60000 (default %d)", DefaultEmbedTimeoutMS)}
 	maxFrameBytesRule = intRule{key: "max_frame_bytes", min: MinMaxFrameBytes, max: MaxMaxFrameBytes, text: fmt.Sprintf(
 		"`max_frame_bytes` must be a whole number of bytes from %d (1 MiB) to %d (default %d, 1 GiB)", MinMaxFrameBytes, MaxMaxFrameBytes, DefaultMaxFrameBytes)}
 )
+
+// checkEmbedder returns the problem with search.embedder, or "": it must
+// be "" (none) or a function id namespace::name, with no space or
+// control character, outside the engine's namespaces and this worker's
+// own (an embedder in skill:: or skills:: would call the worker back).
+func checkEmbedder(id string) string {
+	if id == "" {
+		return ""
+	}
+	ns, name, ok := strings.Cut(id, "::")
+	bad := !ok || ns == "" || name == "" || len(id) > 256 ||
+		strings.ContainsFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+	if bad || contract.IsInternal(id) || ns == "skill" {
+		return fmt.Sprintf("`search.embedder` must be the id of an iii function that embeds texts, namespace::name with no spaces (e.g. \"embeddings::embed\"), at most 256 bytes, in none of the namespaces %s, got %q",
+			strings.Join(append(contract.ReservedSkillNames(), "iii."), ", "), id)
+	}
+	return ""
+}
 
 // intRule is the range of a whole-number key and the sentence that says so.
 type intRule struct {
@@ -58,7 +81,7 @@ func (c Config) Validate() error {
 	if c.StateTimeoutMS < 1 || c.StateTimeoutMS > MaxStateTimeoutMS {
 		problems = append(problems, fmt.Sprintf("`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %d", MaxStateTimeoutMS, c.StateTimeoutMS))
 	}
-	for _, p := range []string{maxFilesRule.check(c.MaxFiles), maxResponseBytesRule.check(c.MaxResponseBytes), maxFrameBytesRule.check(c.MaxFrameBytes), cacheBytesRule.check(c.CacheBytes), fsPollRule.check(c.FSPollMS), toolsConcurrencyRule.check(c.Tools.MaxConcurrent), pageSizeRule.check(c.PageSize), indexMaxTokensRule.check(c.IndexMaxTokens)} {
+	for _, p := range []string{maxFilesRule.check(c.MaxFiles), maxResponseBytesRule.check(c.MaxResponseBytes), maxFrameBytesRule.check(c.MaxFrameBytes), cacheBytesRule.check(c.CacheBytes), fsPollRule.check(c.FSPollMS), toolsConcurrencyRule.check(c.Tools.MaxConcurrent), pageSizeRule.check(c.PageSize), indexMaxTokensRule.check(c.IndexMaxTokens), embedTimeoutRule.check(c.Search.EmbedTimeoutMS), checkEmbedder(c.Search.Embedder)} {
 		if p != "" {
 			problems = append(problems, p)
 		}

@@ -15,8 +15,9 @@ type SearchResult struct {
 }
 
 // SearchMatch is a document nested under a search result (a reference
-// file of the skill) that matched the need: the result's score is the
-// best of its own and these.
+// file of the skill) that matched the need: when the ranking is lexical,
+// the result's score is the best of its own and these (see
+// SearchResults.Ranking for a fused one).
 type SearchMatch struct {
 	ID    string  `json:"id"`
 	URI   string  `json:"uri"`
@@ -30,4 +31,15 @@ type SearchMatch struct {
 type SearchResults struct {
 	Results []SearchResult `json:"results"`
 	Total   int            `json:"total"`
+	// Ranking is RankingFused when a configured embedder's ranking was
+	// fused with the lexical one: each result's score is then its
+	// reciprocal-rank share (1 for the first of one ranking, 2 for the
+	// first of both), its matched references keep their lexical scores,
+	// and total counts the lexical matches plus the skills only the
+	// embedder found. Absent when the ranking is lexical
+	// (docs/search.md#an-optional-embedder).
+	Ranking string `json:"ranking,omitempty"`
 }
+
+// RankingFused is SearchResults.Ranking when the ranking was fused.
+const RankingFused = "fused"

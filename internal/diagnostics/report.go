@@ -45,6 +45,26 @@ type Report struct {
 	Engine  *Engine           `json:"engine,omitempty"`  // absent offline
 	Watch   Watch             `json:"watch"`
 	Reads   map[string]uint64 `json:"reads"`
+	Search  *Search           `json:"search,omitempty"` // absent offline and without an embedder
+}
+
+// Search is how skill::search ranks, when it has more than the lexical
+// index (docs/decisions.md D50).
+type Search struct {
+	Embedder *Embedder `json:"embedder,omitempty"`
+}
+
+// Embedder is the configured embedder: ok, or failing since its last call
+// failed (searches then answer lexically); the documents with a vector
+// and those waiting for one; the vectors' length; the last failure.
+type Embedder struct {
+	Function    string `json:"function"`
+	State       string `json:"state"` // ok or failing
+	Vectors     int    `json:"vectors"`
+	Waiting     int    `json:"waiting"`
+	Dimension   int    `json:"dimension"`
+	LastError   string `json:"last_error,omitempty"`
+	LastErrorAt string `json:"last_error_at,omitempty"` // RFC 3339
 }
 
 // ConfigFile is the config file skills doctor read.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -148,12 +149,20 @@ func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResul
 	if err := s.refresh(ctx); err != nil {
 		return contract.SearchResults{}, err
 	}
-	search := s.idx.Search
-	if in.grouped() {
-		search = s.idx.SearchGroups
+	var hits []Hit
+	var total int
+	ranking := ""
+	if q, ok := s.queryVector(ctx, in.Query); ok {
+		hits, total = s.fusedSearch(in, q)
+		ranking = contract.RankingFused
+	} else {
+		search := s.idx.Search
+		if in.grouped() {
+			search = s.idx.SearchGroups
+		}
+		hits, total = search(in.Query, in.Limit)
 	}
-	hits, total := search(in.Query, in.Limit)
-	out := contract.SearchResults{Results: make([]contract.SearchResult, 0, len(hits)), Total: total}
+	out := contract.SearchResults{Results: make([]contract.SearchResult, 0, len(hits)), Total: total, Ranking: ranking}
 	for _, h := range hits {
 		e, _ := s.entry(h.ID)
 		out.Results = append(out.Results, contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
@@ -265,15 +274,25 @@ type Searcher struct {
 
 	built     chan struct{} // closed once the index was first built
 	buildOnce sync.Once
+
+	dense *dense // nil without an embedder: lexical ranking only
 }
 
 // SearcherConfig is what a Searcher needs.
 type SearcherConfig struct {
 	// View is the content view searched; required.
 	View *catalog.View
-	// Logger says when a skill could not be read for the index; default:
-	// no logging.
+	// Logger says when a skill could not be read for the index, and when
+	// the embedder starts failing or answers again; default: no logging.
 	Logger *zap.Logger
+	// Embedder, when set, adds a dense ranking fused with the lexical one
+	// (docs/search.md#an-optional-embedder); nil ranks lexically only.
+	Embedder Embedder
+	// EmbedderName names the embedder in diagnostics and logs.
+	EmbedderName string
+	// EmbedTimeout bounds each call to the embedder; default
+	// DefaultEmbedTimeout.
+	EmbedTimeout time.Duration
 }
 
 // NewSearcher returns a Searcher over cfg.View with an empty index, built
@@ -286,7 +305,32 @@ func NewSearcher(cfg SearcherConfig) *Searcher {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	return &Searcher{view: cfg.View, log: cfg.Logger, idx: New(), built: make(chan struct{})}
+	s := &Searcher{view: cfg.View, log: cfg.Logger, idx: New(), built: make(chan struct{})}
+	if cfg.Embedder != nil {
+		if cfg.EmbedTimeout <= 0 {
+			cfg.EmbedTimeout = DefaultEmbedTimeout
+		}
+		s.dense = &dense{embedder: cfg.Embedder, name: cfg.EmbedderName, timeout: cfg.EmbedTimeout, log: cfg.Logger, store: newVectorStore()}
+	}
+	return s
+}
+
+// EmbedderStatus is what diagnostics says of the embedder; false when
+// none is configured.
+func (s *Searcher) EmbedderStatus() (EmbedderStatus, bool) {
+	if s.dense == nil {
+		return EmbedderStatus{}, false
+	}
+	return s.dense.status(), true
+}
+
+// queryVector is the query's vector when an embedder is configured, has
+// given vectors and answers now.
+func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, bool) {
+	if s.dense == nil {
+		return nil, false
+	}
+	return s.dense.queryVector(ctx, query)
 }
 
 // indexed is what the index holds for an id, and what a result shows.
@@ -345,6 +389,7 @@ func (s *Searcher) refresh(ctx context.Context) error {
 	next := make([]indexed, 0, len(l.Skills))
 	var put []Doc
 	var drop []string
+	var embed []string // with an embedder: put's texts to embed
 	unread := 0
 	k := 0
 	for _, sk := range l.Skills {
@@ -378,6 +423,9 @@ func (s *Searcher) refresh(ctx context.Context) error {
 		doc := DocOf(sk.ID, sk.Name, indexDescription(sk.Meta), d.Body)
 		doc.Parent = parent
 		put = append(put, doc)
+		if s.dense != nil {
+			embed = append(embed, embedText(doc))
+		}
 		served := len(d.Body) // a read of a file serves its body
 		if sk.Origin == catalog.OriginState {
 			served = len(text) // a stored skill is read as registered
@@ -388,6 +436,14 @@ func (s *Searcher) refresh(ctx context.Context) error {
 		drop = append(drop, known[k].id)
 	}
 	s.idx.Update(put, drop)
+	if s.dense != nil {
+		for _, id := range drop {
+			s.dense.store.drop(id)
+		}
+		for i, d := range put {
+			s.dense.store.put(d.ID, embed[i])
+		}
+	}
 	s.mu.Lock()
 	s.known = next
 	s.mu.Unlock()
@@ -434,8 +490,9 @@ func (s *Searcher) text(ctx context.Context, sk catalog.Skill) (string, error) {
 // it indexes after each change the view's feed reports
 // (catalog.View.Next), so a search after a change seldom indexes on the
 // request path. Searches bring the index up to date anyway; Follow only
-// moves the work. Run it on a goroutine the caller owns and stops with
-// ctx.
+// moves the work. With an embedder, Follow also asks it for the vectors
+// of what changed, off the request path, and after a failure asks again
+// later. Run it on a goroutine the caller owns and stops with ctx.
 func (s *Searcher) Follow(ctx context.Context) {
 	select {
 	case <-s.built:
@@ -447,10 +504,19 @@ func (s *Searcher) Follow(ctx context.Context) {
 		if err := s.refresh(ctx); err != nil && ctx.Err() == nil {
 			s.log.Debug("search: the index could not follow a change; the next search tries again", zap.Error(err))
 		}
-		next, err := s.view.Next(ctx, version)
-		if err != nil {
+		wait, stop := ctx, context.CancelFunc(func() {})
+		if s.dense != nil {
+			if retry := s.dense.embedPending(ctx); retry > 0 {
+				wait, stop = context.WithTimeout(ctx, retry)
+			}
+		}
+		next, err := s.view.Next(wait, version)
+		stop()
+		if ctx.Err() != nil {
 			return
 		}
-		version = next
+		if err == nil {
+			version = next
+		}
 	}
 }

@@ -25,13 +25,19 @@ type surfaces struct {
 
 // newSurfaces builds the surfaces over reg's view; log is where search and
 // the boot scan log, add completes the diagnostics report with what only
-// the worker knows.
-func newSurfaces(reg *registry.Registry, cfg config.Config, log *zap.Logger, add func(*diagnostics.Report)) surfaces {
+// the worker knows, client calls search.embedder when one is configured.
+func newSurfaces(reg *registry.Registry, cfg config.Config, client caller, log *zap.Logger, add func(*diagnostics.Report)) surfaces {
 	view := reg.View()
+	searchCfg := search.SearcherConfig{View: view, Logger: log}
+	if fn := cfg.Search.Embedder; fn != "" {
+		searchCfg.Embedder = embedder{client: client, function: fn}
+		searchCfg.EmbedderName = fn
+		searchCfg.EmbedTimeout = cfg.Search.EmbedTimeout()
+	}
 	return surfaces{
 		reg:    reg,
 		roots:  roots.New(roots.Config{View: view, Configured: cfg.RootsSet}),
-		search: search.NewSearcher(search.SearcherConfig{View: view, Logger: log}),
+		search: search.NewSearcher(searchCfg),
 		diag:   diagnostics.New(diagnostics.Config{View: view, Add: add, Logger: log}),
 		mcp:    mcpskills.New(mcpskills.Config{View: view, PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes}),
 	}

@@ -145,7 +145,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
 	})
-	w.surfaces = newSurfaces(w.reg, cfg, log.Named("registry"), w.diagnose)
+	w.surfaces = newSurfaces(w.reg, cfg, w.client, log.Named("registry"), w.diagnose)
 	w.functions = w.surfaces.functions()
 	return w, nil
 }
@@ -164,8 +164,12 @@ func newToolSet(cfg config.Config, client *iii.Client, src *fsource.Source, log 
 }
 
 // diagnose adds to skills::diagnostics what only the worker knows: the
-// engine link, the catalog's mode and the tool skills (D42).
+// engine link, the catalog's mode, the tool skills (D42) and the
+// embedder search calls (D50).
 func (w *Worker) diagnose(rep *diagnostics.Report) {
+	if st, ok := w.surfaces.search.EmbedderStatus(); ok {
+		rep.Search = &diagnostics.Search{Embedder: embedderRow(st)}
+	}
 	rep.Engine = &diagnostics.Engine{Connected: w.client.Connection() != "", StateTrigger: w.cat.Mode() == catalog.ModeLive}
 	if rep.Catalog != nil {
 		rep.Catalog.Mode = w.cat.Mode()
