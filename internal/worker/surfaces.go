@@ -23,12 +23,12 @@ type surfaces struct {
 	mcp    *mcpskills.Extension
 }
 
-// newSurfaces builds the surfaces over reg's view; log is where search and
-// the boot scan log, add completes the diagnostics report with what only
+// newSurfaces builds the surfaces over reg's view; search and diagnostics
+// (the boot scan) log under their own names beneath log, add completes the diagnostics report with what only
 // the worker knows, client calls search.embedder when one is configured.
 func newSurfaces(reg *registry.Registry, cfg config.Config, client caller, log *zap.Logger, add func(*diagnostics.Report)) surfaces {
 	view := reg.View()
-	searchCfg := search.SearcherConfig{View: view, Logger: log}
+	searchCfg := search.SearcherConfig{View: view, Logger: log.Named("search")}
 	if fn := cfg.Search.Embedder; fn != "" {
 		searchCfg.Embedder = embedder{client: client, function: fn}
 		searchCfg.EmbedderName = fn
@@ -38,7 +38,7 @@ func newSurfaces(reg *registry.Registry, cfg config.Config, client caller, log *
 		reg:    reg,
 		roots:  roots.New(roots.Config{View: view, Configured: cfg.RootsSet}),
 		search: search.NewSearcher(searchCfg),
-		diag:   diagnostics.New(diagnostics.Config{View: view, Add: add, Logger: log}),
+		diag:   diagnostics.New(diagnostics.Config{View: view, Add: add, Logger: log.Named("diagnostics")}),
 		mcp:    mcpskills.New(mcpskills.Config{View: view, PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes}),
 	}
 }

@@ -145,7 +145,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
 	})
-	w.surfaces = newSurfaces(w.reg, cfg, w.client, log.Named("registry"), w.diagnose)
+	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	w.functions = w.surfaces.functions()
 	return w, nil
 }
