@@ -52,7 +52,8 @@ type Options struct {
 	// Name is the worker's name on the engine; default buildinfo.Name.
 	Name string
 	// Logger receives the worker's log; its components log under named
-	// children (iii, catalog, fs, tools, registry). Default: none.
+	// children (iii, catalog, fs, tools, registry, search, diagnostics).
+	// Default: none.
 	Logger *zap.Logger
 }
 
