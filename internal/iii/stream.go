@@ -1,0 +1,160 @@
+package iii
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
+// A large result read as it arrives (docs/decisions.md D54): CallEach
+// asks for a result that is a JSON array, and the read loop hands its
+// elements over one at a time while it reads the frame, so a 420 MB
+// state::list is never held whole. The elements go through a small
+// buffered channel to the caller's goroutine, which decodes them there:
+// the reader never runs the caller's code, and a caller that falls
+// behind slows the reader rather than filling memory.
+
+// ErrNotArray is CallEach's error for a result that is neither a JSON
+// array nor absent.
+var ErrNotArray = errors.New("the result is not a JSON array")
+
+// streamHead is how much of an inbound message is read ahead, while a
+// CallEach is waiting, to see whether the message is its result.
+const streamHead = 4096
+
+// streamBuffer is how many elements the reader may read ahead of the
+// caller.
+const streamBuffer = 64
+
+// stream is where the reader sends the elements of one CallEach's result.
+type stream struct {
+	elems chan json.RawMessage
+	gone  chan struct{} // closed when the caller stops waiting
+	each  func(json.RawMessage)
+}
+
+// drain hands over the elements sent before the outcome.
+func (st *stream) drain() {
+	for {
+		select {
+		case el := <-st.elems:
+			st.each(el)
+		default:
+			return
+		}
+	}
+}
+
+// CallEach invokes functionID with data and calls each, on the calling
+// goroutine, with every element of its result, a JSON array, in order.
+// A large result is read from the connection as it arrives and never held
+// whole; a result that is absent or null has no elements, and any other
+// result is ErrNotArray. Errors are Invoke's; each may have been called
+// for some elements before a call fails (a lost connection, a timeout,
+// an element that is not valid JSON), so the caller discards what it
+// gathered on error.
+func (c *Client) CallEach(ctx context.Context, functionID string, data any, each func(json.RawMessage)) error {
+	c.streaming.Add(1)
+	defer c.streaming.Add(-1)
+	st := &stream{elems: make(chan json.RawMessage, streamBuffer), gone: make(chan struct{}), each: each}
+	res, err := c.invoke(ctx, Invocation{FunctionID: functionID, Data: data}, st)
+	if err != nil || res == nil {
+		return err // a streamed result resolves without one
+	}
+	elements := wire.ArrayElements(res)
+	if elements == nil {
+		if string(res) == "null" {
+			return nil
+		}
+		return fmt.Errorf("invoke %s: %w", functionID, ErrNotArray)
+	}
+	for _, el := range elements {
+		each(el)
+	}
+	return nil
+}
+
+// receive reads one inbound message. It is read whole and handled, unless
+// a CallEach is waiting and the message is its result: then the result's
+// elements are streamed to it. An error is the connection's read error.
+func (c *Client) receive(cn *conn, r io.Reader) error {
+	if c.streaming.Load() > 0 {
+		br := bufio.NewReaderSize(r, streamHead)
+		head, err := br.Peek(streamHead)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if id, at, ok := wire.ResultStart(head); ok {
+			if p := c.streamCall(cn, id); p != nil {
+				_, _ = br.Discard(at) // peeked already
+				return c.streamResult(cn, id, p, br)
+			}
+		}
+		r = br
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	c.handle(cn, data)
+	return nil
+}
+
+// streamCall is the CallEach waiting for invocation id on cn, or nil.
+func (c *Client) streamCall(cn *conn, id string) *call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.pending[id]; p != nil && p.stream != nil && p.conn == cn {
+		return p
+	}
+	return nil
+}
+
+// streamResult sends the elements of the result array r starts with to
+// p's caller, then resolves p. An array that is not valid JSON fails the
+// call, and the rest of the message is skipped; a read error fails the
+// connection (the caller's call fails with it). A caller that stopped
+// waiting has the rest skipped.
+func (c *Client) streamResult(cn *conn, id string, p *call, r io.Reader) error {
+	er := wire.NewElementReader(r)
+	for {
+		el, err := er.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.Is(err, wire.ErrElement) {
+			c.log.Debug("result array does not decode", zap.String("invocation_id", id), zap.Error(err))
+			c.settle(id, p, outcome{err: fmt.Errorf("the result does not decode: %w", err)})
+			return nil
+		}
+		if err != nil {
+			return err // detach fails the call
+		}
+		select {
+		case p.stream.elems <- el:
+		case <-p.stream.gone:
+			return nil
+		}
+		cn.extendDeadline() // a slow caller must not make a live engine look silent
+	}
+	c.settle(id, p, outcome{})
+	return nil
+}
+
+// settle resolves the call p with o unless it was resolved otherwise
+// meanwhile (abandoned, or failed with its connection).
+func (c *Client) settle(id string, p *call, o outcome) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pending[id] == p {
+		delete(c.pending, id)
+		p.done <- o
+	}
+}
