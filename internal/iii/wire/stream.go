@@ -130,7 +130,8 @@ func (e *ElementReader) Next() (json.RawMessage, error) {
 		return nil, io.EOF
 	}
 	// Scan one value: it ends at a ',' or ']' outside strings and nesting.
-	start, depth, inString := e.pos, 0, false
+	var sp splitter
+	start := e.pos
 	for i := start; ; i++ {
 		if i == len(e.buf) {
 			var more bool
@@ -138,37 +139,9 @@ func (e *ElementReader) Next() (json.RawMessage, error) {
 				return nil, e.cut()
 			}
 		}
-		c := e.buf[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-				if i == len(e.buf) {
-					var more bool
-					if i, start, more = e.fill(i, start); !more {
-						return nil, e.cut()
-					}
-				}
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}':
-			depth--
-		case ']':
-			if depth == 0 {
-				e.done = true
-			} else {
-				depth--
-			}
-		}
-		if depth == 0 && (c == ',' || e.done) {
+		end, closing := sp.step(e.buf[i])
+		if end {
+			e.done = closing
 			el := bytes.TrimSpace(e.buf[start:i])
 			e.pos = i + 1
 			if !Valid(el) {
@@ -177,7 +150,7 @@ func (e *ElementReader) Next() (json.RawMessage, error) {
 			e.n++
 			return json.RawMessage(append([]byte(nil), el...)), nil
 		}
-		if depth < 0 {
+		if sp.depth < 0 {
 			return nil, fmt.Errorf("%w: element %d is not valid JSON", ErrElement, e.n)
 		}
 	}
