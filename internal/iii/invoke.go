@@ -84,22 +84,28 @@ func (c *Client) invoke(ctx context.Context, inv Invocation, st *stream) (json.R
 		defer t.Stop()
 		expired = t.C
 	}
-	var elems <-chan json.RawMessage
+	var ready <-chan struct{}
 	if st != nil {
-		elems = st.elems
-		defer close(st.gone) // the reader stops sending, whatever happened
+		ready = st.sp.ready
+		defer st.sp.close() // the reader stops queueing, whatever happened
 	}
 	for {
 		if st != nil && ctx.Err() != nil { // elements may keep coming: a caller that gave up stops now
 			return nil, c.givenUp(ctx, id, inv)
 		}
 		select {
-		case el := <-elems:
-			st.each(el)
+		case <-ready:
+			if err := st.sp.take(st.each); err != nil {
+				c.abandon(id)
+				return nil, fmt.Errorf("invoke %s: read back the result: %w", inv.FunctionID, err)
+			}
 			continue
 		case o := <-done:
 			if o.err == nil && st != nil {
-				st.drain() // sent before the outcome, maybe not yet received
+				// Queued before the outcome, maybe not yet taken.
+				if err := st.sp.take(st.each); err != nil {
+					return nil, fmt.Errorf("invoke %s: read back the result: %w", inv.FunctionID, err)
+				}
 			}
 			return callOutcome(inv, o)
 		case <-expired:

@@ -16,10 +16,9 @@ import (
 // A large result read as it arrives (docs/decisions.md D54): CallEach
 // asks for a result that is a JSON array, and the read loop hands its
 // elements over one at a time while it reads the frame, so a 420 MB
-// state::list is never held whole. The elements go through a small
-// buffered channel to the caller's goroutine, which decodes them there:
-// the reader never runs the caller's code, and a caller that falls
-// behind slows the reader rather than filling memory.
+// state::list is never held whole. The elements go through a spool to
+// the caller's goroutine, which decodes them there: the reader never runs
+// the caller's code, and never waits for it either (spool.go).
 
 // ErrNotArray is CallEach's error for a result that is neither a JSON
 // array nor absent.
@@ -29,27 +28,11 @@ var ErrNotArray = errors.New("the result is not a JSON array")
 // CallEach is waiting, to see whether the message is its result.
 const streamHead = 4096
 
-// streamBuffer is how many elements the reader may read ahead of the
-// caller.
-const streamBuffer = 64
-
-// stream is where the reader sends the elements of one CallEach's result.
+// stream is where the reader queues the elements of one CallEach's
+// result, and what the caller does with each.
 type stream struct {
-	elems chan json.RawMessage
-	gone  chan struct{} // closed when the caller stops waiting
-	each  func(json.RawMessage)
-}
-
-// drain hands over the elements sent before the outcome.
-func (st *stream) drain() {
-	for {
-		select {
-		case el := <-st.elems:
-			st.each(el)
-		default:
-			return
-		}
-	}
+	sp   *spool
+	each func(json.RawMessage)
 }
 
 // CallEach invokes functionID with data and calls each, on the calling
@@ -63,7 +46,7 @@ func (st *stream) drain() {
 func (c *Client) CallEach(ctx context.Context, functionID string, data any, each func(json.RawMessage)) error {
 	c.streaming.Add(1)
 	defer c.streaming.Add(-1)
-	st := &stream{elems: make(chan json.RawMessage, streamBuffer), gone: make(chan struct{}), each: each}
+	st := &stream{sp: newSpool(), each: each}
 	res, err := c.invoke(ctx, Invocation{FunctionID: functionID, Data: data}, st)
 	if err != nil || res == nil {
 		return err // a streamed result resolves without one
@@ -117,10 +100,10 @@ func (c *Client) streamCall(cn *conn, id string) *call {
 	return nil
 }
 
-// streamResult sends the elements of the result array r starts with to
-// p's caller, then resolves p. An array that is not valid JSON fails the
-// call, and the rest of the message is skipped; a read error fails the
-// connection (the caller's call fails with it). A caller that stopped
+// streamResult queues the elements of the result array r starts with
+// for p's caller, then resolves p. An array that is not valid JSON fails
+// the call, and the rest of the message is skipped; a read error fails
+// the connection (the caller's call fails with it). A caller that stopped
 // waiting has the rest skipped.
 func (c *Client) streamResult(cn *conn, id string, p *call, r io.Reader) error {
 	er := wire.NewElementReader(r)
@@ -137,12 +120,10 @@ func (c *Client) streamResult(cn *conn, id string, p *call, r io.Reader) error {
 		if err != nil {
 			return err // detach fails the call
 		}
-		select {
-		case p.stream.elems <- el:
-		case <-p.stream.gone:
-			return nil
+		if p.stream.sp.put(el) != nil {
+			return nil // the caller gave up: NextReader skips the rest
 		}
-		cn.extendDeadline() // a slow caller must not make a live engine look silent
+		cn.extendDeadline()
 	}
 	c.settle(id, p, outcome{})
 	return nil

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +204,86 @@ func TestCallEachFrameOverTheLimit(t *testing.T) {
 	entry := waitLog(t, logs, "disconnected from engine")
 	if msg, _ := entry.ContextMap()["error"].(string); !strings.Contains(msg, "larger than 65536 bytes") {
 		t.Errorf("logged error %q, want the size limit", msg)
+	}
+}
+
+// The reader keeps the socket's pace whatever the caller does: the peer's
+// write of a frame far bigger than the socket's buffers completes while
+// the caller has not taken a single element (the engine bounds a frame's
+// write, and drops a connection that does not take it in time). The
+// backlog beyond spoolMemory goes to a file that has no name, and every
+// element arrives, in order.
+func TestCallEachReaderDoesNotWaitForTheCaller(t *testing.T) {
+	old := spoolMemory
+	spoolMemory = 64 << 10
+	t.Cleanup(func() { spoolMemory = old })
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	elements := listElements(2000, 4000) // 8 MB
+	written := make(chan error, 1)
+	p := newPeer(t)
+	p.setScript(func(pc *peerConn, m wire.Message) {
+		if inv, ok := invokeOf(m); ok && inv.FunctionID == "list" {
+			go func() {
+				pc.wmu.Lock()
+				defer pc.wmu.Unlock()
+				pc.ws.SetWriteDeadline(time.Now().Add(waitFor))
+				written <- pc.ws.WriteMessage(websocket.TextMessage, []byte(resultHead(inv)+strings.Join(elements, ",")+`]}`))
+			}()
+		}
+	})
+	c, _ := newClient(t, p)
+	startReady(t, c)
+	var got []string
+	err := c.CallEach(context.Background(), "list", nil, func(el json.RawMessage) {
+		if len(got) == 0 {
+			if err := <-written; err != nil {
+				t.Errorf("the peer's write of the frame, with the caller holding its first element: %v", err)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("the spool left a name in %s: %v", tmp, left)
+			}
+		}
+		got = append(got, string(el))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(elements, got); diff != "" {
+		t.Errorf("elements (-sent +got):\n%s", diff)
+	}
+}
+
+// A spool that cannot make its file keeps the backlog in memory; one
+// whose caller is gone refuses more.
+func TestSpoolWithoutAFile(t *testing.T) {
+	old := spoolMemory
+	spoolMemory = 10
+	t.Cleanup(func() { spoolMemory = old })
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", notDir)
+	sp := newSpool()
+	want := []string{`"first element"`, `"second element"`, `"third"`}
+	for _, el := range want {
+		if err := sp.put(json.RawMessage(el)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	if err := sp.take(func(el json.RawMessage) { got = append(got, string(el)) }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("elements (-put +taken):\n%s", diff)
+	}
+	if !sp.noFile {
+		t.Error("the spool did not try a file past its memory")
+	}
+	sp.close()
+	if err := sp.put(json.RawMessage(`1`)); !errors.Is(err, errSpoolGone) {
+		t.Errorf("put after close = %v, want errSpoolGone", err)
 	}
 }
