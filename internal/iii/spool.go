@@ -40,7 +40,7 @@ type spoolItem struct {
 
 // spoolMemory is the backlog kept in memory before elements go to the
 // file (a variable so that tests can make it small).
-var spoolMemory = 16 << 20
+var spoolMemory = 4 << 20
 
 // errSpoolGone tells the reader that the caller stopped taking elements.
 var errSpoolGone = errors.New("the caller stopped waiting")
