@@ -79,32 +79,49 @@ func (c *Client) invoke(ctx context.Context, inv Invocation, st *stream) (json.R
 		return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, err)
 	}
 	var expired <-chan time.Time
+	var deadline time.Time // zero: none but ctx's
 	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		expired = t.C
 	}
-	var ready <-chan struct{}
+	var begun <-chan struct{}
 	if st != nil {
-		ready = st.sp.ready
-		defer st.sp.close() // the reader stops queueing, whatever happened
+		begun = st.sp.begun
+		defer st.sp.close() // the reader stops copying, whatever happened
+	}
+	// readBack reads a streamed result back (st.run) once the reader has
+	// begun copying it, before or after it resolved the call.
+	readBack := func() error {
+		begun = nil
+		err := runStream(ctx, st, deadline)
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return c.givenUp(ctx, id, inv)
+		case errors.Is(err, errExpired):
+			c.abandon(id)
+			return fmt.Errorf("invoke %s: %w after %v", inv.FunctionID, ErrTimeout, timeout)
+		}
+		c.abandon(id)
+		return fmt.Errorf("invoke %s: %w", inv.FunctionID, err)
 	}
 	for {
-		if st != nil && ctx.Err() != nil { // elements may keep coming: a caller that gave up stops now
-			return nil, c.givenUp(ctx, id, inv)
-		}
 		select {
-		case <-ready:
-			if err := st.sp.take(st.each); err != nil {
-				c.abandon(id)
-				return nil, fmt.Errorf("invoke %s: read back the result: %w", inv.FunctionID, err)
+		case <-begun:
+			if err := readBack(); err != nil {
+				return nil, err
 			}
-			continue
 		case o := <-done:
-			if o.err == nil && st != nil {
-				// Queued before the outcome, maybe not yet taken.
-				if err := st.sp.take(st.each); err != nil {
-					return nil, fmt.Errorf("invoke %s: read back the result: %w", inv.FunctionID, err)
+			if begun != nil && o.err == nil {
+				select {
+				case <-begun: // streamed: the outcome came first only because select chose it
+					if err := readBack(); err != nil {
+						return nil, err
+					}
+				default:
 				}
 			}
 			return callOutcome(inv, o)

@@ -1,131 +1,164 @@
 package iii
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"sync"
 )
 
-// spool is the queue between the read loop and a CallEach caller
-// (docs/decisions.md D54). The reader must keep the socket's pace: the
-// engine bounds the write of one frame (the local engine by 10 s), and a
-// caller decoding a 420 MB list more slowly than that would make the
-// engine drop the connection if the reader waited for it. So the reader
-// never waits: it queues each element, in memory while the backlog is
-// under spoolMemory, else in a temporary file (unlinked at once, so
-// nothing outlives the process) read back by the caller; the backlog
-// costs page cache, not the worker's heap. When no file can be made the
-// backlog stays in memory, as the whole frame did before D54.
+// spool is the pipe between the read loop and a CallEach caller
+// (docs/decisions.md D54): the reader copies the rest of the result's
+// frame into it as fast as the socket delivers it, and the caller reads
+// it back, splits the array and decodes each element at its own pace.
+// The reader must not wait for the caller: the engine bounds the write
+// of one frame (the local engine by 10 s), and a caller decoding a 420 MB
+// list more slowly than that would make the engine drop the connection;
+// nor should it parse anything, so that it keeps the socket's pace under
+// the race detector too. The first spoolMemory bytes of backlog are kept
+// in memory; past that the bytes go to a temporary file, unlinked at once
+// (so nothing outlives the process) and read back with ReadAt: page
+// cache, not the worker's heap. When no file can be made the backlog
+// stays in memory, as the whole frame did before D54; a file that fails
+// after it was begun fails the call (its bytes cannot be had again).
 type spool struct {
-	mu     sync.Mutex
-	items  []spoolItem // in order; items[head:] not yet taken
-	head   int
-	inMem  int      // bytes of the elements held in items
-	file   *os.File // made at the first spill
-	named  bool     // its name could not be removed at once: close removes it
-	end    int64    // where the next spilled element goes
-	noFile bool     // a file could not be made or written: memory only
-	gone   bool     // the caller stopped taking elements (abandon)
+	mu       sync.Mutex
+	chunks   [][]byte // in memory, in order, before anything in the file
+	inMem    int      // bytes in chunks
+	file     *os.File // made at the first spill
+	named    bool     // its name could not be removed at once: close removes it
+	fileEnd  int64    // bytes written to the file
+	fileRead int64    // bytes of the file read back
+	noFile   bool     // no file could be made: memory only
+	done     bool     // the reader has copied the whole frame
+	err      error    // the reader failed: the rest never comes
+	gone     bool     // the caller closed the spool
 
-	ready chan struct{} // capacity 1: items were added
+	more  chan struct{} // capacity 1: bytes were added, or the spool ended
+	begun chan struct{} // closed by the reader when it starts copying
 }
 
-// spoolItem is an element in memory (data) or in the file (off, n).
-type spoolItem struct {
-	data json.RawMessage
-	off  int64
-	n    int
-}
-
-// spoolMemory is the backlog kept in memory before elements go to the
-// file (a variable so that tests can make it small).
+// spoolMemory is the backlog kept in memory before bytes go to the file
+// (a variable so that tests can make it small).
 var spoolMemory = 4 << 20
 
-// errSpoolGone tells the reader that the caller stopped taking elements.
+// errSpoolGone tells the reader that the caller stopped reading.
 var errSpoolGone = errors.New("the caller stopped waiting")
 
-func newSpool() *spool { return &spool{ready: make(chan struct{}, 1)} }
+func newSpool() *spool {
+	return &spool{more: make(chan struct{}, 1), begun: make(chan struct{})}
+}
 
-// put queues el, in the file once the backlog in memory is full.
-func (s *spool) put(el json.RawMessage) error {
+// write appends b (the reader's buffer: it is copied).
+func (s *spool) write(b []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.gone {
 		return errSpoolGone
 	}
-	item := spoolItem{data: el}
-	if s.inMem+len(el) > spoolMemory && !s.noFile {
-		if off, ok := s.spill(el); ok {
-			item = spoolItem{off: off, n: len(el)}
+	if s.file == nil && !s.noFile && s.inMem+len(b) > spoolMemory {
+		s.makeFile()
+	}
+	if s.file != nil {
+		if _, err := s.file.WriteAt(b, s.fileEnd); err != nil {
+			s.err = fmt.Errorf("spool the result past %d bytes in a temporary file: %w", spoolMemory, err)
+			s.wake()
+			return s.err
 		}
+		s.fileEnd += int64(len(b))
+	} else {
+		s.chunks = append(s.chunks, append([]byte(nil), b...))
+		s.inMem += len(b)
 	}
-	if item.data != nil {
-		s.inMem += len(el)
-	}
-	s.items = append(s.items, item)
-	select {
-	case s.ready <- struct{}{}:
-	default:
-	}
+	s.wake()
 	return nil
 }
 
-// spill writes el to the file, making it first; false when it cannot,
-// and from then on the spool keeps to memory.
-func (s *spool) spill(el json.RawMessage) (int64, bool) {
-	if s.file == nil {
-		f, err := os.CreateTemp("", "skills-result-*")
-		if err != nil {
-			s.noFile = true
-			return 0, false
-		}
-		s.file, s.named = f, os.Remove(f.Name()) != nil // unlinked where the system allows it
-	}
-	if _, err := s.file.WriteAt(el, s.end); err != nil {
+// makeFile makes the temporary file; without one the spool keeps to
+// memory.
+func (s *spool) makeFile() {
+	f, err := os.CreateTemp("", "skills-result-*")
+	if err != nil {
 		s.noFile = true
-		return 0, false
+		return
 	}
-	off := s.end
-	s.end += int64(len(el))
-	return off, true
+	s.file, s.named = f, os.Remove(f.Name()) != nil // unlinked where the system allows it
 }
 
-// take hands every queued element to each, in order, on the caller's
-// goroutine. An element that cannot be read back from the file is an
-// error: the call fails rather than loading a list with a hole in it.
-func (s *spool) take(each func(json.RawMessage)) error {
+// finish marks the end of the frame (err nil) or its loss.
+func (s *spool) finish(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	s.wake()
+}
+
+func (s *spool) wake() {
+	select {
+	case s.more <- struct{}{}:
+	default:
+	}
+}
+
+// reader reads the spool back from its start; a read waits for the
+// reader's bytes, or ctx.
+func (s *spool) reader(ctx context.Context) io.Reader { return spoolReader{s, ctx} }
+
+type spoolReader struct {
+	s   *spool
+	ctx context.Context
+}
+
+func (r spoolReader) Read(p []byte) (int, error) {
+	s := r.s
 	for {
 		s.mu.Lock()
-		if s.head == len(s.items) {
-			s.items, s.head = s.items[:0], 0
-			s.mu.Unlock()
-			return nil
-		}
-		item := s.items[s.head]
-		s.items[s.head] = spoolItem{}
-		s.head++
-		s.inMem -= len(item.data)
-		file := s.file
-		s.mu.Unlock()
-		if item.data == nil {
-			item.data = make(json.RawMessage, item.n)
-			// The file is closed only by close, on this same goroutine.
-			if _, err := file.ReadAt(item.data, item.off); err != nil {
-				return err
+		if len(s.chunks) > 0 {
+			n := copy(p, s.chunks[0])
+			if s.chunks[0] = s.chunks[0][n:]; len(s.chunks[0]) == 0 {
+				s.chunks[0] = nil
+				s.chunks = s.chunks[1:]
 			}
+			s.inMem -= n
+			s.mu.Unlock()
+			return n, nil
 		}
-		each(item.data)
+		if s.fileRead < s.fileEnd {
+			n := int(min(int64(len(p)), s.fileEnd-s.fileRead))
+			f, off := s.file, s.fileRead
+			s.fileRead += int64(n)
+			s.mu.Unlock()
+			// Only close, on the caller's goroutine too, closes the file.
+			return f.ReadAt(p[:n], off)
+		}
+		err, done := s.err, s.done
+		s.mu.Unlock()
+		switch {
+		case err != nil:
+			return 0, err
+		case done:
+			return 0, io.EOF
+		}
+		select {
+		case <-s.more:
+		case <-r.ctx.Done():
+			return 0, r.ctx.Err()
+		}
 	}
 }
 
-// close ends the spool for both sides: the reader's next put fails, and
+// close ends the spool for both sides: the reader's next write fails, and
 // the file is closed (and removed, where it could not be at once).
 func (s *spool) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gone = true
-	s.items = nil
+	s.chunks, s.inMem = nil, 0
 	if s.file != nil {
 		s.file.Close()
 		if s.named {

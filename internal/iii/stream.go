@@ -7,8 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"go.uber.org/zap"
+	"time"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
@@ -16,9 +15,10 @@ import (
 // A large result read as it arrives (docs/decisions.md D54): CallEach
 // asks for a result that is a JSON array, and the read loop hands its
 // elements over one at a time while it reads the frame, so a 420 MB
-// state::list is never held whole. The elements go through a spool to
-// the caller's goroutine, which decodes them there: the reader never runs
-// the caller's code, and never waits for it either (spool.go).
+// state::list is never held whole. The read loop copies the frame's rest
+// into a spool; the caller's goroutine splits it into elements and hands
+// each to the caller's function: the reader never runs the caller's code,
+// and never waits for it either (spool.go).
 
 // ErrNotArray is CallEach's error for a result that is neither a JSON
 // array nor absent.
@@ -28,11 +28,50 @@ var ErrNotArray = errors.New("the result is not a JSON array")
 // CallEach is waiting, to see whether the message is its result.
 const streamHead = 4096
 
-// stream is where the reader queues the elements of one CallEach's
-// result, and what the caller does with each.
+// stream is where the reader copies one CallEach's result, and what the
+// caller does with each element.
 type stream struct {
 	sp   *spool
 	each func(json.RawMessage)
+}
+
+// errExpired is runStream's error when the call's own timeout passed.
+var errExpired = errors.New("the call's timeout passed")
+
+// runStream is st.run bounded by ctx and, when it is not zero, the call's
+// deadline.
+func runStream(ctx context.Context, st *stream, deadline time.Time) error {
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, deadline, errExpired)
+		defer cancel()
+		err := st.run(ctx)
+		if context.Cause(ctx) == errExpired {
+			return errExpired
+		}
+		return err
+	}
+	return st.run(ctx)
+}
+
+// run splits the spooled array and hands each element to each, on the
+// caller's goroutine, until the array ends; a read waits for the reader,
+// or ctx. An array that is not valid JSON is an error naming the element.
+func (st *stream) run(ctx context.Context) error {
+	er := wire.NewElementReader(st.sp.reader(ctx))
+	for {
+		el, err := er.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if errors.Is(err, wire.ErrElement) {
+			return fmt.Errorf("the result does not decode: %w", err)
+		}
+		if err != nil {
+			return err
+		}
+		st.each(el)
+	}
 }
 
 // CallEach invokes functionID with data and calls each, on the calling
@@ -100,31 +139,32 @@ func (c *Client) streamCall(cn *conn, id string) *call {
 	return nil
 }
 
-// streamResult queues the elements of the result array r starts with
-// for p's caller, then resolves p. An array that is not valid JSON fails
-// the call, and the rest of the message is skipped; a read error fails
-// the connection (the caller's call fails with it). A caller that stopped
-// waiting has the rest skipped.
+// streamResult copies the rest of the message, from the result array's
+// '[' on, into p's spool, then resolves p: the caller reads the elements
+// back meanwhile (stream.run). A read error ends the spool with it, and
+// the connection (detach fails the call). A caller that stopped waiting
+// has the rest skipped.
 func (c *Client) streamResult(cn *conn, id string, p *call, r io.Reader) error {
-	er := wire.NewElementReader(r)
+	sp := p.stream.sp
+	close(sp.begun)
+	buf := make([]byte, 64<<10)
 	for {
-		el, err := er.Next()
+		n, err := r.Read(buf)
+		if n > 0 {
+			if sp.write(buf[:n]) != nil {
+				return nil // the caller gave up, or the spool failed it: NextReader skips the rest
+			}
+			cn.extendDeadline()
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if errors.Is(err, wire.ErrElement) {
-			c.log.Debug("result array does not decode", zap.String("invocation_id", id), zap.Error(err))
-			c.settle(id, p, outcome{err: fmt.Errorf("the result does not decode: %w", err)})
-			return nil
-		}
 		if err != nil {
-			return err // detach fails the call
+			sp.finish(fmt.Errorf("%w: %w", ErrNotConnected, err))
+			return err
 		}
-		if p.stream.sp.put(el) != nil {
-			return nil // the caller gave up: NextReader skips the rest
-		}
-		cn.extendDeadline()
 	}
+	sp.finish(nil)
 	c.settle(id, p, outcome{})
 	return nil
 }

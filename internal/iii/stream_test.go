@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,7 +236,10 @@ func TestCallEachReaderDoesNotWaitForTheCaller(t *testing.T) {
 	c, _ := newClient(t, p)
 	startReady(t, c)
 	var got []string
-	err := c.CallEach(context.Background(), "list", nil, func(el json.RawMessage) {
+	// 8 MB under the race detector on a busy machine: the call gets time.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := c.CallEach(ctx, "list", nil, func(el json.RawMessage) {
 		if len(got) == 0 {
 			if err := <-written; err != nil {
 				t.Errorf("the peer's write of the frame, with the caller holding its first element: %v", err)
@@ -254,9 +258,11 @@ func TestCallEachReaderDoesNotWaitForTheCaller(t *testing.T) {
 	}
 }
 
-// A spool that cannot make its file keeps the backlog in memory; one
-// whose caller is gone refuses more.
-func TestSpoolWithoutAFile(t *testing.T) {
+// A spool gives back what was written, in order: from memory, then from
+// its file past spoolMemory (which has no name), or from memory only when
+// no file can be made. A reader waits for bytes, sees the reader's error,
+// and gives up with its ctx; after close, writes are refused.
+func TestSpool(t *testing.T) {
 	old := spoolMemory
 	spoolMemory = 10
 	t.Cleanup(func() { spoolMemory = old })
@@ -264,26 +270,47 @@ func TestSpoolWithoutAFile(t *testing.T) {
 	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("TMPDIR", notDir)
+	for name, tmp := range map[string]string{"with a file": t.TempDir(), "without": notDir} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("TMPDIR", tmp)
+			sp := newSpool()
+			defer sp.close()
+			chunks := []string{`["first",`, ` "second element", `, `"third"]`, `,"traceparent":"x"}`}
+			for _, c := range chunks {
+				if err := sp.write([]byte(c)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sp.finish(nil)
+			if tmp == notDir && (!sp.noFile || sp.file != nil) || tmp != notDir && sp.file == nil {
+				t.Errorf("file %v, noFile %v: want a file only where one can be made", sp.file, sp.noFile)
+			}
+			if left, _ := os.ReadDir(tmp); tmp != notDir && len(left) != 0 {
+				t.Errorf("the spool's file has a name in %s: %v", tmp, left)
+			}
+			got, err := io.ReadAll(sp.reader(t.Context()))
+			if err != nil || string(got) != strings.Join(chunks, "") {
+				t.Errorf("read back %q, %v; want %q", got, err, strings.Join(chunks, ""))
+			}
+			sp.close()
+			if err := sp.write([]byte(`1`)); !errors.Is(err, errSpoolGone) {
+				t.Errorf("write after close = %v, want errSpoolGone", err)
+			}
+		})
+	}
+	lost := errors.New("connection lost")
 	sp := newSpool()
-	want := []string{`"first element"`, `"second element"`, `"third"`}
-	for _, el := range want {
-		if err := sp.put(json.RawMessage(el)); err != nil {
-			t.Fatal(err)
-		}
+	defer sp.close()
+	sp.write([]byte(`[1,`))
+	sp.finish(lost)
+	if got, err := io.ReadAll(sp.reader(t.Context())); !errors.Is(err, lost) || string(got) != `[1,` {
+		t.Errorf("a spool the reader lost: %q, %v", got, err)
 	}
-	var got []string
-	if err := sp.take(func(el json.RawMessage) { got = append(got, string(el)) }); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("elements (-put +taken):\n%s", diff)
-	}
-	if !sp.noFile {
-		t.Error("the spool did not try a file past its memory")
-	}
-	sp.close()
-	if err := sp.put(json.RawMessage(`1`)); !errors.Is(err, errSpoolGone) {
-		t.Errorf("put after close = %v, want errSpoolGone", err)
+	waiting := newSpool()
+	defer waiting.close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := waiting.reader(ctx).Read(make([]byte, 8)); !errors.Is(err, context.Canceled) {
+		t.Errorf("a read with nothing to read and its ctx ended: %v", err)
 	}
 }
