@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -43,6 +44,11 @@ type rigOptions struct {
 	noCatalog bool
 	extra     []iii.Function
 	fsDir     string // a directory of skills (**/*.md), watched as the worker does
+	// bodyStore keeps the catalog's bodies in a BodyStore, as the worker
+	// does (docs/decisions.md D54); cacheBytes, when set, replaces the
+	// default 256 MiB budget.
+	bodyStore  bool
+	cacheBytes int64
 }
 
 func newRig(tb testing.TB, opts rigOptions) *rig {
@@ -55,7 +61,13 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 	cfg := registry.Config{Caller: worker}
 	var cat *catalog.Catalog
 	if !opts.noCatalog {
-		cfg.SkillsMirror = catalog.NewSkillsScope("skills", 256<<20)
+		cacheBytes := cmp.Or(opts.cacheBytes, 256<<20)
+		cfg.SkillsMirror = catalog.NewSkillsScope("skills", cacheBytes)
+		if opts.bodyStore {
+			store := catalog.OpenBodyStore(tb.TempDir(), nil)
+			tb.Cleanup(func() { store.Close() })
+			cfg.SkillsMirror.UseBodyStore(store)
+		}
 		cfg.PromptsMirror = catalog.NewPromptsScope("prompts")
 		cat = catalog.New(worker, 10*time.Second, nil, cfg.SkillsMirror, cfg.PromptsMirror)
 	}
@@ -139,7 +151,10 @@ type echoIn struct{}
 // BenchmarkRead compares skills::resources-read of a 4 KiB skill with a
 // bare function on the same engine that returns the same 4 KiB as a
 // string. The read does one more engine round trip (state::get) than the
-// echo; the ratio of the two is the registry's overhead.
+// echo; the ratio of the two is the registry's overhead. Variants: the
+// bodies on the heap (no suffix), in a BodyStore (-store: a pread per
+// read), a read that misses the store and goes to the engine
+// (-store-miss), and no catalog at all (-no-catalog, as 0.2).
 func BenchmarkRead(b *testing.B) {
 	body := skillBody(4096)
 	echo := iii.NewFunction("bench::echo", "returns 4 KiB", func(context.Context, echoIn) (string, error) { return body, nil })
@@ -149,6 +164,11 @@ func BenchmarkRead(b *testing.B) {
 		opts rigOptions
 	}{
 		{"", rigOptions{extra: []iii.Function{echo}}},
+		{"-store", rigOptions{extra: []iii.Function{echo}, bodyStore: true}},
+		// cache_bytes below the body: every read misses the store and
+		// asks the engine (state::get), then offers the body to the store,
+		// which refuses it.
+		{"-store-miss", rigOptions{extra: []iii.Function{echo}, bodyStore: true, cacheBytes: 1024}},
 		{"-no-catalog", rigOptions{extra: []iii.Function{echo}, noCatalog: true}},
 	} {
 		r := newRig(b, variant.opts)

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
@@ -151,31 +152,67 @@ func (c *Catalog) setDropped(s *Scope, n int) {
 func (c *Catalog) droppedTooOften(s *Scope) bool { return c.dropCount(s) >= maxDroppedLoads }
 
 // load replaces a scope's content with one state::list, then reads again
-// the keys that changed while it was in flight.
+// the keys that changed while it was in flight. The list's values are
+// decoded one at a time as they arrive (listEach), so neither the frame
+// nor the bodies beyond the budget are ever held whole.
 func (c *Catalog) load(ctx context.Context, s *Scope) error {
 	s.BeginLoad()
-	res, err := c.call(ctx, "state::list", map[string]string{"scope": s.Name()})
+	l := s.newLoad()
+	var listed int64
+	err := c.listEach(ctx, s.Name(), func(v json.RawMessage) {
+		listed += int64(len(v))
+		l.add(v)
+	})
 	if err != nil {
+		l.abort()
 		s.AbortLoad()
+		return err
+	}
+	for _, key := range s.finishLoad(l) {
+		c.events.push(stateEvent{Scope: s.Name(), Key: key})
+	}
+	if listed > largeLoadBytes {
+		// The values and the bodies beyond the budget are garbage now;
+		// give their memory back at once rather than over the next
+		// minutes, so a large scope's load does not leave the worker at
+		// its peak (docs/decisions.md D22).
+		debug.FreeOSMemory()
+	}
+	c.log.Info("catalog loaded", zap.String("scope", s.Name()), zap.Int("entries", s.Len()))
+	return nil
+}
+
+// elementCaller is an Engine that can hand over the elements of an array
+// result as it reads them (docs/decisions.md D54); *iii.Client can.
+type elementCaller interface {
+	CallEach(ctx context.Context, functionID string, data any, each func(json.RawMessage)) error
+}
+
+// listEach calls each with every value of the scope's state::list, in
+// order: streamed when the engine client can, else split from the whole
+// result. A result that is not an array is a shapeError.
+func (c *Catalog) listEach(ctx context.Context, scope string, each func(json.RawMessage)) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	data := map[string]string{"scope": scope}
+	if ec, ok := c.engine.(elementCaller); ok {
+		err := ec.CallEach(ctx, "state::list", data, each)
+		if errors.Is(err, iii.ErrNotArray) {
+			return &shapeError{fmt.Errorf("state::list of scope %s: %w", ids.Quote(scope), err)}
+		}
+		return err
+	}
+	res, err := c.engine.Call(ctx, "state::list", data)
+	if err != nil {
 		return err
 	}
 	values, err := arrayValues(res)
 	if err != nil {
-		s.AbortLoad()
-		return &shapeError{fmt.Errorf("state::list of scope %s: %w", ids.Quote(s.Name()), err)}
+		return &shapeError{fmt.Errorf("state::list of scope %s: %w", ids.Quote(scope), err)}
 	}
-	for _, key := range s.EndLoad(values) {
-		c.events.push(stateEvent{Scope: s.Name(), Key: key})
+	for _, v := range values {
+		each(v)
 	}
-	if len(res) > largeLoadBytes {
-		// The frame and the bodies beyond the budget are garbage now; give
-		// their memory back at once rather than over the next minutes, so
-		// a large scope's load does not leave the worker at its peak
-		// (docs/decisions.md D22).
-		res, values = nil, nil
-		debug.FreeOSMemory()
-	}
-	c.log.Info("catalog loaded", zap.String("scope", s.Name()), zap.Int("entries", s.Len()))
 	return nil
 }
 

@@ -15,7 +15,9 @@ type Decoded struct {
 	Body    string // kept while the body budget allows: what a read needs
 	Err     error  // the value does not decode: reads report it, listings skip it
 
-	noBody bool // the body was dropped for the budget: do not cache ""
+	noBody bool   // the body was dropped for the budget: do not cache ""
+	ref    uint64 // the body is in the scope's BodyStore under this handle (stash), Body is ""
+	size   int64  // the body's length, wherever it is
 }
 
 // Decoder turns a stored value into an entry. ok is false when not even a
@@ -59,6 +61,7 @@ type Scope struct {
 	version  uint64              // changes on every change of content or validity
 	changed  chan struct{}       // closed and replaced when version changes
 	gens     uint64              // source of entry generations
+	store    *BodyStore          // where bodies are kept; nil: on the heap (UseBodyStore)
 
 	// own holds the own writes not yet settled, by key (own_writes.go).
 	own map[string]*ownWrite
@@ -75,7 +78,9 @@ type entry struct {
 	gen     uint64 // changes with every new value of the entry
 	summary any
 	err     error
-	body    string
+	body    string // on the heap, when ref is 0
+	ref     uint64 // the body's handle in the scope's BodyStore; 0: none
+	size    int64  // the body's length, wherever it is
 	hasBody bool
 	lruElem *list.Element // in Scope.lru while hasBody
 }
@@ -94,16 +99,31 @@ func (s *Scope) Name() string { return s.name }
 // Get returns the entry at key. authoritative reports whether the answer
 // can be trusted without asking the engine: the scope is loaded, and
 // either the key is present or every loaded value had a key. A body found
-// counts as a cache hit; a present entry without its body as a miss.
+// counts as a cache hit; a present entry without its body as a miss. A
+// body in the BodyStore is read after the lock is released; one freed
+// meanwhile, or unreadable, is a miss (the caller asks the engine).
 func (s *Scope) Get(key string) (e Entry, found, authoritative bool) {
+	e, ref, found, authoritative := s.get(key)
+	if ref != 0 {
+		e.Body, e.HasBody = s.store.read(ref)
+		if !e.HasBody {
+			s.missed()
+		}
+	}
+	return e, found, authoritative
+}
+
+// get is Get under the lock, with the handle of a body in the BodyStore
+// for the caller to read.
+func (s *Scope) get(key string) (e Entry, ref uint64, found, authoritative bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.valid {
-		return Entry{}, false, false
+		return Entry{}, 0, false, false
 	}
 	el, ok := s.entries[key]
 	if !ok {
-		return Entry{}, false, !s.unkeyed
+		return Entry{}, 0, false, !s.unkeyed
 	}
 	en := el
 	if en.err == nil {
@@ -114,17 +134,21 @@ func (s *Scope) Get(key string) (e Entry, found, authoritative bool) {
 			s.misses++
 		}
 	}
-	return Entry{Summary: en.summary, Body: en.body, HasBody: en.hasBody, Err: en.err, Gen: en.gen}, true, true
+	return Entry{Summary: en.summary, Body: en.body, HasBody: en.hasBody, Err: en.err, Gen: en.gen}, en.ref, true, true
 }
 
 // CacheBody keeps body for key after a read had to fetch it from the
 // engine, if the entry is still the generation the read started from (a
 // newer value may have arrived meanwhile) and the budget allows.
 func (s *Scope) CacheBody(key, body string, gen uint64) {
+	d := Decoded{Body: body, size: int64(len(body))}
+	s.stash(&d)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if el, ok := s.entries[key]; ok && el.gen == gen {
-		s.keepBodyLocked(el, body)
+		s.keepBodyLocked(el, d)
+	} else {
+		s.unstash(d)
 	}
 }
 
@@ -199,6 +223,7 @@ func (s *Scope) Put(key string, raw json.RawMessage) {
 		s.Invalidate()
 		return
 	}
+	s.stash(&d)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.putLocked(key, d)
@@ -234,6 +259,7 @@ func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) er
 		if d.Err != nil {
 			return d.Err
 		}
+		s.stash(&d)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -242,6 +268,7 @@ func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) er
 		current = el.gen
 	}
 	if current != gen {
+		s.unstash(d)
 		return nil
 	}
 	if raw == nil {
@@ -287,7 +314,9 @@ func (s *Scope) putLocked(key string, d Decoded) {
 	s.gens++
 	en.gen, en.summary, en.err = s.gens, d.Summary, d.Err
 	if d.Err == nil && !d.noBody {
-		s.keepBodyLocked(en, d.Body)
+		s.keepBodyLocked(en, d)
+	} else {
+		s.unstash(d)
 	}
 	s.bumpLocked()
 }
@@ -303,20 +332,22 @@ func (s *Scope) deleteLocked(key string) {
 	}
 }
 
-// keepBodyLocked caches body for en, evicting the least recently read
+// keepBodyLocked caches d's body for en (on the heap, or in the
+// BodyStore when stash put it there), evicting the least recently read
 // bodies to stay within the budget; a body bigger than the budget is not
 // kept.
-func (s *Scope) keepBodyLocked(en *entry, body string) {
+func (s *Scope) keepBodyLocked(en *entry, d Decoded) {
 	s.dropBodyLocked(en)
-	size := int64(len(body))
+	size := d.bodySize()
 	if size > s.budget {
+		s.unstash(d)
 		return
 	}
 	for s.used+size > s.budget {
 		oldest := s.lru.Back().Value.(*entry)
 		s.dropBodyLocked(oldest)
 	}
-	en.body, en.hasBody = body, true
+	en.body, en.ref, en.size, en.hasBody = d.Body, d.ref, size, true
 	en.lruElem = s.lru.PushFront(en)
 	s.used += size
 }
@@ -325,9 +356,12 @@ func (s *Scope) dropBodyLocked(en *entry) {
 	if !en.hasBody {
 		return
 	}
-	s.used -= int64(len(en.body))
+	s.used -= en.size
 	s.lru.Remove(en.lruElem)
-	en.body, en.hasBody, en.lruElem = "", false, nil
+	if en.ref != 0 {
+		s.store.free(en.ref)
+	}
+	en.body, en.ref, en.size, en.hasBody, en.lruElem = "", 0, 0, false, nil
 }
 
 // bumpLocked advances the version and wakes the waiters.

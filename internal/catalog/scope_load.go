@@ -36,27 +36,56 @@ func (s *Scope) BeginLoad() {
 // the load are kept over the snapshot. Values are decoded one by one, so
 // only summaries and the bodies the budget allows stay in memory.
 func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
-	// Decoded outside the lock, so reads (which go to the engine until the
-	// load ends) are never held up; bodies beyond the budget are dropped
-	// as they are decoded, so a large scope never holds them all at once.
-	decoded := make([]Decoded, 0, len(values))
-	unkeyed := false
-	var bodies int64
+	l := s.newLoad()
 	for _, v := range values {
-		d, ok := s.decode(v)
-		if !ok {
-			unkeyed = true
-			continue
-		}
-		if d.Err == nil {
-			if size := int64(len(d.Body)); bodies+size <= s.budget {
-				bodies += size
-			} else {
-				d.Body, d.noBody = "", true
-			}
-		}
-		decoded = append(decoded, d)
+		l.add(v)
 	}
+	return s.finishLoad(l)
+}
+
+// scopeLoad is a snapshot being decoded, one value at a time as a
+// streamed state::list hands them over (docs/decisions.md D54), outside
+// the scope's lock, so reads (which go to the engine until the load ends)
+// are never held up. Bodies beyond the budget are dropped as they are
+// decoded, and those within it go to the scope's BodyStore at once, so a
+// large scope never holds them all on the heap.
+type scopeLoad struct {
+	s       *Scope
+	decoded []Decoded
+	unkeyed bool
+	bodies  int64
+}
+
+func (s *Scope) newLoad() *scopeLoad { return &scopeLoad{s: s} }
+
+// add decodes one value of the snapshot.
+func (l *scopeLoad) add(v json.RawMessage) {
+	d, ok := l.s.decode(v)
+	if !ok {
+		l.unkeyed = true
+		return
+	}
+	if d.Err == nil {
+		if size := int64(len(d.Body)); l.bodies+size <= l.s.budget {
+			l.bodies += size
+			l.s.stash(&d)
+		} else {
+			d.Body, d.noBody = "", true
+		}
+	}
+	l.decoded = append(l.decoded, d)
+}
+
+// abort frees what a load that cannot complete stashed.
+func (l *scopeLoad) abort() {
+	for _, d := range l.decoded {
+		l.s.unstash(d)
+	}
+	l.decoded = nil
+}
+
+// finishLoad is EndLoad for a snapshot decoded by l.
+func (s *Scope) finishLoad(l *scopeLoad) (reread []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	kept := make(map[string]*entry, len(s.dirty))
@@ -65,19 +94,26 @@ func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
 			kept[key] = el
 		}
 	}
+	for key, en := range s.entries {
+		if kept[key] != en && en.ref != 0 {
+			s.store.free(en.ref) // the snapshot replaces it
+		}
+	}
 	s.lru.Init()
 	s.used = 0
-	s.entries = make(map[string]*entry, len(decoded))
+	s.entries = make(map[string]*entry, len(l.decoded))
 	s.sorted, s.sortedOK = nil, false // sorted again on first use
-	s.unkeyed = unkeyed
-	for _, d := range decoded {
+	s.unkeyed = l.unkeyed
+	for _, d := range l.decoded {
 		if _, changed := s.dirty[d.Key]; !changed {
 			s.putLocked(d.Key, d)
+		} else {
+			s.unstash(d) // the change made meanwhile wins
 		}
 	}
 	for key := range s.dirty {
 		if en, ok := kept[key]; ok {
-			s.putLocked(key, Decoded{Summary: en.summary, Body: en.body, Err: en.err, noBody: !en.hasBody})
+			s.putLocked(key, Decoded{Summary: en.summary, Body: en.body, Err: en.err, noBody: !en.hasBody, ref: en.ref, size: en.size})
 		}
 		reread = append(reread, key)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,10 +40,16 @@ type Meta struct {
 	SHA256 string
 }
 
-// MetaOf is the Meta of the skill id whose stored body is text.
+// MetaOf is the Meta of the skill id whose stored body is text. Its
+// strings own their bytes: the title and description are cut from text,
+// and a summary kept for every skill must not keep every body alive
+// through them, or a body dropped from the cache would stay in memory
+// and cache_bytes would bound nothing (docs/decisions.md D54).
 func MetaOf(id, text string) Meta {
 	d := skillmd.Parse(text)
-	return Meta{Name: d.Name, Description: d.Description, Summary: skillmd.Summarize(id, d),
+	sum := skillmd.Summarize(id, d)
+	sum.Title, sum.Desc = strings.Clone(sum.Title), strings.Clone(sum.Desc)
+	return Meta{Name: d.Name, Description: d.Description, Summary: sum,
 		Size: int64(len(text)), SHA256: sha256Hex([]byte(text))}
 }
 

@@ -29,8 +29,8 @@ const (
 	// state::list of a scope over the engine's usual 64 MiB still arrives
 	// (docs/decisions.md D22).
 	DefaultMaxFrameBytes = 1 << 30
-	// DefaultCacheBytes bounds the skill bodies the catalog keeps in
-	// memory (docs/decisions.md D17).
+	// DefaultCacheBytes bounds the skill bodies the catalog keeps
+	// (docs/decisions.md D17, D54).
 	DefaultCacheBytes = 256 << 20
 	// DefaultFSPollMS is the overlay's rescan period when files cannot be
 	// watched (docs/decisions.md D20).
@@ -102,8 +102,9 @@ type Config struct {
 	// MaxFrameBytes bounds one frame the worker accepts from the engine;
 	// a bigger one ends the connection (docs/decisions.md D22).
 	MaxFrameBytes int `yaml:"max_frame_bytes"`
-	// CacheBytes bounds the skill bodies kept in memory; a read of a body
-	// not kept asks the engine. 0 keeps none (docs/decisions.md D17).
+	// CacheBytes bounds the skill bodies kept: in the catalog's body store
+	// file, or in memory when it cannot be written; a read of a body not
+	// kept asks the engine. 0 keeps none (docs/decisions.md D17, D54).
 	CacheBytes int `yaml:"cache_bytes"`
 	// Roots are folders of Agent Skills (<root>/<name>/SKILL.md,
 	// docs/decisions.md D30), in precedence order; a leading "~/" is the

@@ -87,6 +87,9 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 	if m := d.view.SkillsScope(); m != nil {
 		used, budget, hits, misses := m.Stats()
 		c := &Catalog{Skills: m.Len(), Bytes: used, CacheBytes: budget, CacheHits: hits, CacheMisses: misses}
+		if err := m.BodyStoreFailure(); err != nil {
+			c.BodyStore = "bodies kept in memory: " + err.Error()
+		}
 		if p := d.view.PromptsScope(); p != nil {
 			c.Prompts = p.Len()
 		}

@@ -117,6 +117,10 @@ type Catalog struct {
 	CacheHits   uint64 `json:"cache_hits"`
 	CacheMisses uint64 `json:"cache_misses"`
 	Mode        string `json:"mode,omitempty"` // live or read-through
+	// BodyStore says why the skill bodies are kept in memory rather than
+	// in the body store's file (docs/decisions.md D54); absent while the
+	// file is in use.
+	BodyStore string `json:"body_store,omitempty"`
 }
 
 // Engine is the link to the engine.

@@ -12,6 +12,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -116,6 +117,7 @@ type Client struct {
 	superCancel context.CancelFunc
 	supervisor  sync.WaitGroup // the supervisor goroutine (which owns each connection's goroutines)
 	handlers    sync.WaitGroup // handler goroutines
+	streaming   atomic.Int32   // CallEach calls waiting: inbound messages are looked into (receive)
 
 	mu           sync.Mutex
 	started      bool

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -79,12 +80,14 @@ func (cn *conn) greeting() (workerID string, greeted bool) {
 }
 
 // serve runs the connection until it fails or ctx ends, handing every
-// inbound message to onFrame on the calling goroutine, and returns why it
-// ended after the writer goroutine has stopped and the socket is closed.
-func (cn *conn) serve(ctx context.Context, onFrame func([]byte)) error {
+// inbound message, as a reader of its bytes, to onMessage on the calling
+// goroutine, and returns why it ended after the writer goroutine has
+// stopped and the socket is closed. An error from onMessage is a failed
+// read (the message cannot be read to its end): the connection ends.
+func (cn *conn) serve(ctx context.Context, onMessage func(io.Reader) error) error {
 	cn.writer.Add(1)
 	go cn.writeLoop(ctx)
-	readErr := cn.readLoop(onFrame)
+	readErr := cn.readLoop(onMessage)
 
 	cn.mu.Lock()
 	cn.dead, cn.queue = true, nil
@@ -107,9 +110,13 @@ func (cn *conn) serve(ctx context.Context, onFrame func([]byte)) error {
 // readLoop reads until the socket fails. The read deadline moves forward
 // on every inbound frame, control frames included; until workerregistered
 // arrives it is also bounded by the handshake timeout. A message above
-// maxFrame fails the read (gorilla answers close 1009): the stream cannot
-// be resynchronised, so the connection ends and the supervisor reconnects.
-func (cn *conn) readLoop(onFrame func([]byte)) error {
+// maxFrame fails the read (gorilla answers close 1009), also when it is
+// read as a stream (docs/decisions.md D54): the stream cannot be
+// resynchronised, so the connection ends and the supervisor reconnects.
+// A message is read with NextReader, so a large one need not be held
+// whole; what onMessage leaves unread is discarded by the next
+// NextReader.
+func (cn *conn) readLoop(onMessage func(io.Reader) error) error {
 	cn.ws.SetReadLimit(cn.timing.maxFrame)
 	cn.ws.SetPongHandler(func(string) error {
 		cn.extendDeadline()
@@ -127,7 +134,10 @@ func (cn *conn) readLoop(onFrame func([]byte)) error {
 	})
 	cn.extendDeadline()
 	for {
-		_, data, err := cn.ws.ReadMessage()
+		_, r, err := cn.ws.NextReader()
+		if err == nil {
+			err = onMessage(r)
+		}
 		if err != nil {
 			_, greeted := cn.greeting()
 			switch {
@@ -140,7 +150,6 @@ func (cn *conn) readLoop(onFrame func([]byte)) error {
 			}
 			return fmt.Errorf("read: %w", err)
 		}
-		onFrame(data)
 		cn.extendDeadline()
 	}
 }

@@ -33,8 +33,9 @@ type Invocation struct {
 
 // call is a synchronous invocation waiting for its result.
 type call struct {
-	done chan outcome // capacity 1: the resolver never blocks
-	conn *conn        // the connection the call went out on
+	done   chan outcome // capacity 1: the resolver never blocks
+	conn   *conn        // the connection the call went out on
+	stream *stream      // CallEach's: the result's elements go there as they are read
 }
 
 type outcome struct {
@@ -55,6 +56,12 @@ func (c *Client) Call(ctx context.Context, functionID string, data any) (json.Ra
 // message. A result without a value is nil, which callers treat like JSON
 // null.
 func (c *Client) Invoke(ctx context.Context, inv Invocation) (json.RawMessage, error) {
+	return c.invoke(ctx, inv, nil)
+}
+
+// invoke is Invoke; with st, the elements of a result streamed to st are
+// handed to st.each on this goroutine as they arrive (CallEach).
+func (c *Client) invoke(ctx context.Context, inv Invocation, st *stream) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, err)
 	}
@@ -68,35 +75,84 @@ func (c *Client) Invoke(ctx context.Context, inv Invocation) (json.RawMessage, e
 		timeout = c.opts.CallTimeout
 	}
 	done := make(chan outcome, 1)
-	if err := c.startCall(id, frame, done); err != nil {
+	if err := c.startCall(id, frame, &call{done: done, stream: st}); err != nil {
 		return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, err)
 	}
 	var expired <-chan time.Time
+	var deadline time.Time // zero: none but ctx's
 	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		expired = t.C
 	}
-	select {
-	case o := <-done:
-		var remote *Error
-		if errors.As(o.err, &remote) {
-			return nil, remote
-		}
-		if o.err != nil {
-			return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, o.err)
-		}
-		return o.result, nil
-	case <-expired:
-		c.abandon(id)
-		return nil, fmt.Errorf("invoke %s: %w after %v", inv.FunctionID, ErrTimeout, timeout)
-	case <-ctx.Done():
-		c.abandon(id)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("invoke %s: %w: %w", inv.FunctionID, ErrTimeout, ctx.Err())
-		}
-		return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, ctx.Err())
+	var begun <-chan struct{}
+	if st != nil {
+		begun = st.sp.begun
+		defer st.sp.close() // the reader stops copying, whatever happened
 	}
+	// readBack reads a streamed result back (st.run) once the reader has
+	// begun copying it, before or after it resolved the call.
+	readBack := func() error {
+		begun = nil
+		err := runStream(ctx, st, deadline)
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return c.givenUp(ctx, id, inv)
+		case errors.Is(err, errExpired):
+			c.abandon(id)
+			return fmt.Errorf("invoke %s: %w after %v", inv.FunctionID, ErrTimeout, timeout)
+		}
+		c.abandon(id)
+		return fmt.Errorf("invoke %s: %w", inv.FunctionID, err)
+	}
+	for {
+		select {
+		case <-begun:
+			if err := readBack(); err != nil {
+				return nil, err
+			}
+		case o := <-done:
+			if begun != nil && o.err == nil {
+				select {
+				case <-begun: // streamed: the outcome came first only because select chose it
+					if err := readBack(); err != nil {
+						return nil, err
+					}
+				default:
+				}
+			}
+			return callOutcome(inv, o)
+		case <-expired:
+			c.abandon(id)
+			return nil, fmt.Errorf("invoke %s: %w after %v", inv.FunctionID, ErrTimeout, timeout)
+		case <-ctx.Done():
+			return nil, c.givenUp(ctx, id, inv)
+		}
+	}
+}
+
+// givenUp abandons a call whose ctx ended and says why.
+func (c *Client) givenUp(ctx context.Context, id string, inv Invocation) error {
+	c.abandon(id)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("invoke %s: %w: %w", inv.FunctionID, ErrTimeout, ctx.Err())
+	}
+	return fmt.Errorf("invoke %s: %w", inv.FunctionID, ctx.Err())
+}
+
+// callOutcome is what a call returns for the outcome its resolver sent.
+func callOutcome(inv Invocation, o outcome) (json.RawMessage, error) {
+	var remote *Error
+	if errors.As(o.err, &remote) {
+		return nil, remote
+	}
+	if o.err != nil {
+		return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, o.err)
+	}
+	return o.result, nil
 }
 
 // InvokeVoid sends a fire-and-forget call: no invocation id, nothing comes
@@ -134,7 +190,7 @@ func (c *Client) connectedLocked() error {
 // startCall records the pending call and queues its frame, atomically with
 // respect to detach, so a call is either failed by detach or its
 // connection is still live.
-func (c *Client) startCall(id string, frame []byte, done chan outcome) error {
+func (c *Client) startCall(id string, frame []byte, p *call) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.connectedLocked(); err != nil {
@@ -143,7 +199,8 @@ func (c *Client) startCall(id string, frame []byte, done chan outcome) error {
 	if !c.conn.send(frame) {
 		return ErrNotConnected
 	}
-	c.pending[id] = &call{done: done, conn: c.conn}
+	p.conn = c.conn
+	c.pending[id] = p
 	return nil
 }
 

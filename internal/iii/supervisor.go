@@ -3,6 +3,7 @@ package iii
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -69,7 +70,7 @@ func (c *Client) session(ctx context.Context) (workerID string, greeted bool, er
 		write:     c.opts.WriteTimeout,
 	})
 	c.attach(cn)
-	err = cn.serve(ctx, func(data []byte) { c.handle(cn, data) })
+	err = cn.serve(ctx, func(r io.Reader) error { return c.receive(cn, r) })
 	c.detach(cn)
 	workerID, greeted = cn.greeting()
 	return workerID, greeted, err

@@ -65,6 +65,7 @@ type Worker struct {
 	log          *zap.Logger
 	client       *iii.Client
 	cat          *catalog.Catalog
+	skills       *catalog.Scope // the catalog's scope of skill rows; its bodies go to a BodyStore in Run (D54)
 	reg          *registry.Registry
 	surfaces     surfaces
 	watch        *fsource.Watch // nil without globs or roots
@@ -113,6 +114,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	promptsChanged := w.client.ProvideTriggerType(triggerTypes[1])
 	w.triggerTypes = len(triggerTypes)
 	skillsScope := catalog.NewSkillsScope(cfg.Scopes.Skills, int64(cfg.CacheBytes))
+	w.skills = skillsScope
 	promptsScope := catalog.NewPromptsScope(cfg.Scopes.Prompts)
 	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsScope, promptsScope)
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
@@ -231,6 +233,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	if w.tools != nil {
 		w.tools.Start()
 	}
+	// Skill bodies are kept off the heap while the worker runs, in a file
+	// that is gone when it stops (docs/decisions.md D54); opened here, not
+	// in New, so a worker that never runs leaves no file.
+	bodies := catalog.OpenBodyStore("", w.log.Named("catalog"))
+	w.skills.UseBodyStore(bodies)
 	w.client.Start()
 	w.cat.Start()
 
@@ -262,6 +269,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.log.Warn("shutdown did not finish cleanly", zap.Error(err))
 	}
 	w.cat.Close()
+	if err := bodies.Close(); err != nil {
+		w.log.Debug("closing the body store", zap.Error(err))
+	}
 	if w.watch != nil {
 		w.watch.Close()
 	}

@@ -15,35 +15,16 @@ func ArrayElements(res json.RawMessage) []json.RawMessage {
 		return nil
 	}
 	var out []json.RawMessage
-	depth, start, inString := 0, -1, false
+	var sp splitter
+	start := -1
 	for i := 1; i < len(res)-1; i++ {
 		c := res[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
+		if end, _ := sp.step(c); end {
+			out = append(out, bytes.TrimSpace(res[start:i]))
+			start = -1
 			continue
 		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, bytes.TrimSpace(res[start:i]))
-				start = -1
-				continue
-			}
-		case ' ', '\t', '\n', '\r':
-			continue
-		}
-		if start < 0 {
+		if start < 0 && !isSpace(c) {
 			start = i
 		}
 	}
@@ -55,3 +36,47 @@ func ArrayElements(res json.RawMessage) []json.RawMessage {
 	}
 	return out
 }
+
+// splitter follows a JSON array's bytes after its opening '[' and finds
+// where each element ends. Only strings and nesting are tracked: what it
+// splits is validated apart.
+type splitter struct {
+	depth             int
+	inString, escaped bool
+}
+
+// step reads the next byte c and reports whether it ends the current
+// element: a ',' (end) or the array's closing ']' (end and closing),
+// outside strings and nesting. depth turns negative on a '}' or ']' that
+// closes nothing.
+func (s *splitter) step(c byte) (end, closing bool) {
+	if s.inString {
+		switch {
+		case s.escaped:
+			s.escaped = false
+		case c == '\\':
+			s.escaped = true
+		case c == '"':
+			s.inString = false
+		}
+		return false, false
+	}
+	switch c {
+	case '"':
+		s.inString = true
+	case '{', '[':
+		s.depth++
+	case '}':
+		s.depth--
+	case ']':
+		if s.depth == 0 {
+			return true, true
+		}
+		s.depth--
+	case ',':
+		return s.depth == 0, false
+	}
+	return false, false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
