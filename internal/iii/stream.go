@@ -60,6 +60,11 @@ func runStream(ctx context.Context, st *stream, deadline time.Time) error {
 func (st *stream) run(ctx context.Context) error {
 	er := wire.NewElementReader(st.sp.reader(ctx))
 	for {
+		// A caller that gave up (from inside each, say) stops here, even
+		// when the rest is spooled already and no read would wait on ctx.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		el, err := er.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
