@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
+	"github.com/iii-hq/skills-go/internal/iii/wsbatch"
 )
 
 // conn is one worker connection. Its read loop runs in the HTTP handler's
@@ -24,6 +25,7 @@ type conn struct {
 	id          string
 	token       string
 	ws          *websocket.Conn
+	nc          *wsbatch.Conn // the socket under ws, for batched writes
 	ip          string
 	connectedAt time.Time
 	log         *zap.Logger
@@ -48,7 +50,7 @@ type workerMeta struct {
 	telemetry                                          any
 }
 
-func newConn(s *Engine, ws *websocket.Conn, remoteAddr string) *conn {
+func newConn(s *Engine, ws *websocket.Conn, nc *wsbatch.Conn, remoteAddr string) *conn {
 	ip := remoteAddr
 	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
 		ip = host
@@ -59,6 +61,7 @@ func newConn(s *Engine, ws *websocket.Conn, remoteAddr string) *conn {
 		id:          id,
 		token:       uuid.NewString(),
 		ws:          ws,
+		nc:          nc,
 		ip:          ip,
 		connectedAt: time.Now(),
 		log:         s.log.With(zap.String("worker_id", id)),
@@ -111,8 +114,10 @@ func (c *conn) readLoop() {
 	}
 }
 
-// writeLoop writes queued frames until the outbox is closed. A failed write
-// closes the socket, which ends the read loop and starts the cleanup.
+// writeLoop writes queued frames until the outbox is closed; what is
+// queued at once goes out in one batch (docs/decisions.md D52). A failed
+// write closes the socket, which ends the read loop and starts the
+// cleanup.
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
 	for range c.out.ready {
@@ -120,14 +125,11 @@ func (c *conn) writeLoop() {
 		if closed {
 			return
 		}
-		for _, b := range frames {
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
-				c.log.Debug("write to worker failed", zap.Error(err))
-				_ = c.ws.Close()
-				c.out.close()
-				return
-			}
+		if err := wsbatch.WriteText(c.ws, c.nc, frames, writeWait); err != nil {
+			c.log.Debug("write to worker failed", zap.Error(err))
+			_ = c.ws.Close()
+			c.out.close()
+			return
 		}
 	}
 }

@@ -21,9 +21,21 @@ type Request struct {
 }
 
 // Handler serves a function. A json.RawMessage result is sent verbatim; a
-// nil result sends no result field; anything else is JSON-encoded. Errors
-// keep their ErrorCode (see Error) or become invocation_failed.
+// nil result sends no result field; a JSONAppender writes itself;
+// anything else is JSON-encoded. Errors keep their ErrorCode (see Error)
+// or become invocation_failed.
 type Handler func(ctx context.Context, req Request) (any, error)
+
+// JSONAppender is a result that writes itself as JSON straight into the
+// invocationresult frame: no reflection, no intermediate copy, no
+// validation scan (docs/decisions.md D52). For a hot result whose shape is
+// fixed (skills::resources-read). AppendJSON must append exactly the
+// bytes encoding/json (without HTML escaping) would write for the value,
+// strings escaped with wire.AppendJSONString; a differential test against
+// encoding/json is what holds it to that.
+type JSONAppender interface {
+	AppendJSON(dst []byte) []byte
+}
 
 // Function is a function registration: what the engine lists, plus the
 // handler that serves it.

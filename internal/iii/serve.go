@@ -94,22 +94,34 @@ func (c *Client) reply(cn *conn, m wire.InvokeFunction, result any, err error) {
 		}
 		return
 	}
+	if !cn.send(c.resultFrame(m, result, err)) {
+		c.log.Debug("result dropped: its connection has ended",
+			zap.String("function_id", m.FunctionID), zap.String("invocation_id", m.InvocationID))
+	}
+}
+
+// resultFrame encodes the invocationresult for m. A JSONAppender result is
+// written straight into the frame (docs/decisions.md D52); any other
+// result is encoded first (encodeJSON) and copied in. Either way a result
+// over MaxResultBytes is replaced by an unavailable error that says how
+// to ask for less.
+func (c *Client) resultFrame(m wire.InvokeFunction, result any, err error) []byte {
 	r := wire.InvocationResult{InvocationID: m.InvocationID, FunctionID: m.FunctionID,
 		Traceparent: m.Traceparent, Baggage: m.Baggage}
+	if a, ok := result.(JSONAppender); ok && err == nil {
+		frame, n := wire.EncodeResult(r, a.AppendJSON)
+		if n <= c.opts.MaxResultBytes {
+			return frame
+		}
+		r.Error = c.oversize(m.FunctionID, n)
+		return mustEncode(r)
+	}
 	if err != nil {
 		r.Error = errorBody(err)
 	} else if raw, encErr := encodeJSON(result); encErr != nil {
 		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
 	} else if len(raw) > c.opts.MaxResultBytes {
-		hint := "ask for less"
-		if c.opts.OversizeHint != nil {
-			if h := c.opts.OversizeHint(m.FunctionID); h != "" {
-				hint = h
-			}
-		}
-		r.Error = &wire.ErrorBody{Code: CodeUnavailable, Message: fmt.Sprintf(
-			"the result of %s is %d bytes, over this worker's response budget of %d bytes; %s",
-			m.FunctionID, len(raw), c.opts.MaxResultBytes, hint)}
+		r.Error = c.oversize(m.FunctionID, len(raw))
 	} else {
 		r.Result = raw
 	}
@@ -119,8 +131,19 @@ func (c *Client) reply(cn *conn, m wire.InvokeFunction, result any, err error) {
 		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
 		frame = mustEncode(r)
 	}
-	if !cn.send(frame) {
-		c.log.Debug("result dropped: its connection has ended",
-			zap.String("function_id", m.FunctionID), zap.String("invocation_id", m.InvocationID))
+	return frame
+}
+
+// oversize is the error that replaces a result of n bytes over this
+// worker's response budget.
+func (c *Client) oversize(functionID string, n int) *wire.ErrorBody {
+	hint := "ask for less"
+	if c.opts.OversizeHint != nil {
+		if h := c.opts.OversizeHint(functionID); h != "" {
+			hint = h
+		}
 	}
+	return &wire.ErrorBody{Code: CodeUnavailable, Message: fmt.Sprintf(
+		"the result of %s is %d bytes, over this worker's response budget of %d bytes; %s",
+		functionID, n, c.opts.MaxResultBytes, hint)}
 }
