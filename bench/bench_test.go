@@ -125,6 +125,20 @@ func skillBody(n int) string {
 
 type echoIn struct{}
 
+// reportCPU reports the CPU time the process spent per operation, from
+// here to the deferred call of what it returns. The engine, the worker and
+// the caller all run in this process, so this is the whole cost of a
+// call; on a shared machine it moves less with other processes' load than
+// the wall time per operation does (use: defer reportCPU(b)()).
+func reportCPU(b *testing.B) func() {
+	start, ok := processCPU()
+	return func() {
+		if end, ended := processCPU(); ok && ended && b.N > 0 {
+			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
 // BenchmarkRead compares skills::resources-read of a 4 KiB skill with a
 // bare function on the same engine that returns the same bytes: the
 // read's whole result ({"contents":[…]}), captured from a first read and
@@ -156,11 +170,13 @@ func BenchmarkRead(b *testing.B) {
 			b.Fatalf("the echo returned %d bytes, not the read's %d", len(echoed), len(out))
 		}
 		b.Run("echo-4KiB"+variant.name, func(b *testing.B) {
+			defer reportCPU(b)()
 			for b.Loop() {
 				r.call(b, "bench::echo", struct{}{})
 			}
 		})
 		b.Run("resources-read-4KiB"+variant.name, func(b *testing.B) {
+			defer reportCPU(b)()
 			for b.Loop() {
 				r.call(b, "skills::resources-read", read)
 			}
@@ -170,6 +186,7 @@ func BenchmarkRead(b *testing.B) {
 		}
 		// Throughput with 8 concurrent callers (issue 10: ≥ 0.9 × echo's).
 		b.Run("echo-4KiB-8callers", func(b *testing.B) {
+			defer reportCPU(b)()
 			b.SetParallelism(8 / max(1, runtime.GOMAXPROCS(0)))
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -178,6 +195,7 @@ func BenchmarkRead(b *testing.B) {
 			})
 		})
 		b.Run("resources-read-4KiB-8callers", func(b *testing.B) {
+			defer reportCPU(b)()
 			b.SetParallelism(8 / max(1, runtime.GOMAXPROCS(0)))
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {

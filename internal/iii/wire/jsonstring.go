@@ -31,10 +31,38 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return appendQuoted(dst, s, true)
 }
 
+// Masks for plainWord: a byte in every lane of a word.
+const (
+	lanes01 = 0x0101010101010101
+	lanes80 = 0x8080808080808080
+)
+
+// word loads the first 8 bytes of s, little-endian.
+func word(s string) uint64 {
+	_ = s[7] // one bounds check, so the eight loads combine into one
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// specialLanes is non-zero when a byte of w needs more than copying: not
+// ASCII, a control character, a quote or a backslash. Skipping a skill
+// body a word at a time is what makes escaping it a small cost next to
+// copying it (docs/decisions.md D52).
+func specialLanes(w uint64) uint64 {
+	quote, backslash := w^'"'*lanes01, w^'\\'*lanes01
+	return (w | (w-0x20*lanes01)&^w | (quote-lanes01)&^quote | (backslash-lanes01)&^backslash) & lanes80
+}
+
 func appendQuoted(buf []byte, s string, shortBF bool) []byte {
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for len(s)-i >= 8 && specialLanes(word(s[i:])) == 0 {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if plain[c] {

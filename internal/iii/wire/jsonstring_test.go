@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -25,11 +26,17 @@ var stringSeeds = []string{
 	"\u2028 and \u2029", "\xff\xfe", "cut \xe2\x82", "\xed\xa0\x80 surrogate", "é 日本 🙂 \ufffd", "\xf4\x90\x80\x80 above U+10FFFF",
 }
 
-// TestAppendJSONStringEveryByte checks every byte value alone and between
-// other text against encoding/json.
+// TestAppendJSONStringEveryByte checks every byte value alone, and at
+// every position of a run of plain text long enough to be skipped a word
+// at a time, against encoding/json.
 func TestAppendJSONStringEveryByte(t *testing.T) {
+	const run = "abcdefghijklmnopqrstuvw"
 	for c := range 256 {
-		for _, s := range []string{string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "é"} {
+		cases := []string{string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "é"}
+		for at := range len(run) + 1 {
+			cases = append(cases, run[:at]+string([]byte{byte(c)})+run[at:])
+		}
+		for _, s := range cases {
 			if got, want := string(AppendJSONString(nil, s)), encodingJSON(t, s); got != want {
 				t.Errorf("AppendJSONString(%q) = %s, encoding/json writes %s", s, got, want)
 			}
@@ -91,5 +98,22 @@ func TestEncodeResultMatchesEncode(t *testing.T) {
 		if n != len(result) {
 			t.Errorf("resultLen = %d, want %d", n, len(result))
 		}
+	}
+}
+
+// BenchmarkAppendJSONString escapes a 4 KiB markdown body, the string a
+// resources-read reply is mostly made of; ns/op against a 4 KiB copy
+// (about 0.1 µs) is what escaping adds.
+func BenchmarkAppendJSONString(b *testing.B) {
+	var body strings.Builder
+	body.WriteString("# Email provider\n\nSend transactional email through the provider's API.\n\n")
+	for body.Len() < 4096 {
+		body.WriteString("- step: call `send` with the recipient, subject and body; check the \"id\" it returns.\n")
+	}
+	s := body.String()[:4096]
+	buf := make([]byte, 0, 2*len(s))
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = AppendJSONString(buf[:0], s)
 	}
 }
