@@ -96,8 +96,9 @@ func TestBurstOfRepliesArrivesOnceAndWhole(t *testing.T) {
 }
 
 // A result that writes itself is what encoding/json would have written,
-// in the same frame with the same fields around it, and it keeps the
-// response budget.
+// in the same frame with the same fields around it; it and a raw result,
+// both copied into the frame without a second scan, keep the response
+// budget.
 func TestAppendedResultIsTheEncodedResult(t *testing.T) {
 	p := newPeer(t)
 	c, _ := newClient(t, p, func(o *Options) { o.MaxResultBytes = 1 << 10 })
@@ -106,6 +107,9 @@ func TestAppendedResultIsTheEncodedResult(t *testing.T) {
 	c.RegisterFunction(Function{ID: "f::reflected", Handler: func(context.Context, Request) (any, error) { return text, nil }})
 	c.RegisterFunction(Function{ID: "f::big", Handler: func(context.Context, Request) (any, error) {
 		return appended(strings.Repeat("x", 2<<10)), nil
+	}})
+	c.RegisterFunction(Function{ID: "f::big-raw", Handler: func(context.Context, Request) (any, error) {
+		return json.RawMessage(`"` + strings.Repeat("x", 2<<10) + `"`), nil
 	}})
 	startReady(t, c)
 	pc := p.waitConn(1)
@@ -128,10 +132,12 @@ func TestAppendedResultIsTheEncodedResult(t *testing.T) {
 	if string(direct) != want {
 		t.Errorf("frame of the appended result\n %s\nframe of the reflected result\n %s", direct, want)
 	}
-	call(3, "f::big")
-	r := p.waitFrame("result", resultFor(invocationID(3))).msg.(wire.InvocationResult)
-	msg := "the result of f::big is 2050 bytes, over this worker's response budget of 1024 bytes; ask for less"
-	if r.Error == nil || r.Error.Code != CodeUnavailable || r.Error.Message != msg || r.Result != nil {
-		t.Errorf("over-budget appended result = %+v (error %+v), want unavailable %q", r, r.Error, msg)
+	for n, fn := range []string{"f::big", "f::big-raw"} {
+		call(3+n, fn)
+		r := p.waitFrame("result", resultFor(invocationID(3+n))).msg.(wire.InvocationResult)
+		msg := "the result of " + fn + " is 2050 bytes, over this worker's response budget of 1024 bytes; ask for less"
+		if r.Error == nil || r.Error.Code != CodeUnavailable || r.Error.Message != msg || r.Result != nil {
+			t.Errorf("over-budget result of %s = %+v (error %+v), want unavailable %q", fn, r, r.Error, msg)
+		}
 	}
 }

@@ -86,7 +86,7 @@ func TestEncodeResultMatchesEncode(t *testing.T) {
 		{InvocationID: "i", FunctionID: "f\"\u2028", Traceparent: "00-abc-01", Baggage: "k=v"},
 		{InvocationID: "i", FunctionID: "f", Baggage: "only"},
 	} {
-		frame, n := EncodeResult(m, appendResult)
+		frame, n := EncodeResult(m, 0, appendResult)
 		m.Result = json.RawMessage(result)
 		want, err := Encode(m)
 		if err != nil {
