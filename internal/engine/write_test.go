@@ -18,11 +18,8 @@ func burstText(n int) string {
 	if n == 5 {
 		size = 3*wsbatch.FrameBufferSize + 7
 	}
-	var b strings.Builder
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, "call %d part %d\n", n, i)
-	}
-	return b.String()[:size]
+	tag := fmt.Sprintf("call %d;", n)
+	return strings.Repeat(tag, size/len(tag)+1)[:size]
 }
 
 // A burst of calls sent back to back is delivered to the callee and its

@@ -117,6 +117,22 @@ func newPair(t *testing.T) *pair {
 	return p
 }
 
+// side is one end of a pair as a writer: its connection, the socket
+// under it, what it wrote, and the other end, which reads.
+type side struct {
+	name     string
+	from, to *websocket.Conn
+	nc       *Conn
+	rec      *recorder
+}
+
+func (p *pair) sides() []side {
+	return []side{
+		{"client", p.client, p.server, p.clientNC, p.clientRec},
+		{"server", p.server, p.client, p.serverNC, p.serverRec},
+	}
+}
+
 // frame is one WebSocket frame header as it left.
 type frame struct {
 	fin    bool
@@ -180,15 +196,7 @@ func payload(tag string, n int) string {
 func TestMessageIsOneFrameAndOneWrite(t *testing.T) {
 	p := newPair(t)
 	for _, n := range []int{4200, 8 << 10, FrameBufferSize} {
-		for _, side := range []struct {
-			name     string
-			from, to *websocket.Conn
-			nc       *Conn
-			rec      *recorder
-		}{
-			{"client", p.client, p.server, p.clientNC, p.clientRec},
-			{"server", p.server, p.client, p.serverNC, p.serverRec},
-		} {
+		for _, side := range p.sides() {
 			msg := payload(side.name, n)
 			if err := WriteText(side.from, side.nc, [][]byte{[]byte(msg)}, wait); err != nil {
 				t.Fatal(err)
@@ -216,15 +224,7 @@ func TestQueuedFramesLeaveInOneWrite(t *testing.T) {
 	for i := range 12 {
 		queue = append(queue, []byte(payload(fmt.Sprint(i), 900+i*300)))
 	}
-	for _, side := range []struct {
-		name     string
-		from, to *websocket.Conn
-		nc       *Conn
-		rec      *recorder
-	}{
-		{"client", p.client, p.server, p.clientNC, p.clientRec},
-		{"server", p.server, p.client, p.serverNC, p.serverRec},
-	} {
+	for _, side := range p.sides() {
 		if err := WriteText(side.from, side.nc, queue, wait); err != nil {
 			t.Fatal(err)
 		}
