@@ -62,16 +62,24 @@ func Encode(m Message) ([]byte, error) {
 	return append(e.buf, '}'), nil
 }
 
-// rawSize estimates the encoded size from the raw payloads, so the buffer
-// is allocated once.
+// rawSize estimates the encoded size beyond the keys (the 128 bytes Encode
+// adds) from the raw payloads and the variable strings, so the buffer of a
+// frame that carries a body is allocated once: a 4 KiB result whose ids
+// and trace context outgrew a fixed 128 bytes was copied into a buffer of
+// twice its size.
 func rawSize(m Message) int {
 	switch m := m.(type) {
 	case InvokeFunction:
-		return len(m.Data) + len(m.Metadata)
+		return len(m.Data) + len(m.Metadata) + len(m.InvocationID) + len(m.FunctionID) +
+			len(m.Traceparent) + len(m.Baggage) + len(m.Namespace)
 	case InvocationResult:
-		return len(m.Result)
+		n := len(m.Result) + len(m.InvocationID) + len(m.FunctionID) + len(m.Traceparent) + len(m.Baggage)
+		if m.Error != nil {
+			n += 32 + len(m.Error.Code) + len(m.Error.Message) + len(m.Error.Stacktrace)
+		}
+		return n
 	case RegisterFunction:
-		return len(m.RequestFormat) + len(m.ResponseFormat) + len(m.Metadata)
+		return len(m.RequestFormat) + len(m.ResponseFormat) + len(m.Metadata) + len(m.ID) + len(m.Description)
 	}
 	return 0
 }
