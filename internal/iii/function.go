@@ -57,7 +57,7 @@ type Function struct {
 func NewFunction[In, Out any](id, description string, fn func(ctx context.Context, in In) (Out, error)) Function {
 	h := func(ctx context.Context, req Request) (any, error) {
 		var in In
-		if len(req.Data) > 0 {
+		if len(req.Data) > 0 && !decodeFast(&in, req.Data) {
 			if err := json.Unmarshal(req.Data, &in); err != nil {
 				return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("invalid payload for %s: %s", id, jsonProblem(err))}
 			}
@@ -71,6 +71,23 @@ func NewFunction[In, Out any](id, description string, fn func(ctx context.Contex
 		ResponseFormat: SchemaOf[Out](),
 		Handler:        h,
 	}
+}
+
+// FastDecoder is an input type that decodes the usual shape of its payload
+// without reflection, for a function on the hot path
+// (skills::resources-read). DecodeFast reports false for anything it does
+// not handle, leaving the input untouched, and NewFunction then decodes
+// with encoding/json as always, errors included; what it accepts it must
+// decode exactly as encoding/json would, which a differential fuzz test
+// of the implementation holds it to.
+type FastDecoder interface {
+	DecodeFast(data []byte) bool
+}
+
+// decodeFast decodes data into in when In is a FastDecoder that takes it.
+func decodeFast[In any](in *In, data []byte) bool {
+	fd, ok := any(in).(FastDecoder)
+	return ok && fd.DecodeFast(data)
 }
 
 // SchemaOf reflects a JSON Schema for T, inlined (no $defs references) so
