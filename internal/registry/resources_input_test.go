@@ -14,7 +14,7 @@ var _ iii.FastDecoder = (*readResourceInput)(nil)
 func TestReadInputUsualPayloadIsDecodedFast(t *testing.T) {
 	for payload, want := range map[string]string{
 		`{"uri":"iii://resend/email","_caller_worker_id":"3f1c2b4e-7d9a-4c1e-9b2f-0a6e8d5c4b3a"}`: "iii://resend/email",
-		` { "_caller_worker_id" : "w" , "uri" : "iii://skills" } `:                                 "iii://skills",
+		` { "_caller_worker_id" : "w" , "uri" : "iii://skills" } `:                                "iii://skills",
 	} {
 		var in readResourceInput
 		if !in.DecodeFast([]byte(payload)) {
