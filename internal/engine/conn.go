@@ -75,12 +75,39 @@ func newConn(s *Engine, ws *websocket.Conn, nc *wsbatch.Conn, remoteAddr string)
 
 // send queues a frame for the worker; false if the connection is gone.
 func (c *conn) send(m wire.Message) bool {
+	if r, ok := m.(wire.InvocationResult); ok && len(r.Result) >= largeResult && r.Error == nil {
+		if msg, ok := resultPieces(r); ok {
+			return c.out.push(msg)
+		}
+	}
 	b, err := wire.Encode(m)
 	if err != nil {
 		c.log.Error("cannot encode frame", zap.String("type", m.MessageType()), zap.Error(err))
 		return false
 	}
-	return c.out.push(b)
+	return c.out.push(wsbatch.Message{Head: b})
+}
+
+// largeResult is the size from which a result is written from where it
+// lies rather than copied into its frame: a state::list over a big scope
+// would otherwise be held twice while it waits to be written (issue 22,
+// docs/decisions.md D52).
+const largeResult = wsbatch.FrameBufferSize
+
+// resultPieces lays r out as its frame's head, the result itself and the
+// frame's tail, the bytes wire.Encode would write without the copy. The
+// result is checked as Encode checks it; ok is false for one that is not
+// valid JSON, which Encode then refuses.
+func resultPieces(r wire.InvocationResult) (msg wsbatch.Message, ok bool) {
+	if !wire.Valid(r.Result) {
+		return wsbatch.Message{}, false
+	}
+	at := 0
+	frame, _ := wire.EncodeResult(r, 0, func(dst []byte) []byte {
+		at = len(dst)
+		return dst
+	})
+	return wsbatch.Message{Head: frame[:at:at], Body: r.Result, Tail: frame[at:]}, true
 }
 
 // readLoop reads and routes frames until the socket fails or is closed.
@@ -125,7 +152,7 @@ func (c *conn) writeLoop() {
 		if closed {
 			return
 		}
-		if err := wsbatch.WriteText(c.ws, c.nc, frames, writeWait); err != nil {
+		if err := wsbatch.WriteMessages(c.ws, c.nc, frames, writeWait); err != nil {
 			c.log.Debug("write to worker failed", zap.Error(err))
 			_ = c.ws.Close()
 			c.out.close()
@@ -222,25 +249,25 @@ func isTelemetryFrame(b []byte) bool {
 // its registry lock.
 type outbox struct {
 	mu     sync.Mutex
-	frames [][]byte
+	frames []wsbatch.Message
 	closed bool
 	ready  chan struct{} // capacity 1: "there is something to look at"
 }
 
-func (o *outbox) push(b []byte) bool {
+func (o *outbox) push(m wsbatch.Message) bool {
 	o.mu.Lock()
 	if o.closed {
 		o.mu.Unlock()
 		return false
 	}
-	o.frames = append(o.frames, b)
+	o.frames = append(o.frames, m)
 	o.mu.Unlock()
 	o.signal()
 	return true
 }
 
 // take returns every queued frame, and whether the outbox is closed.
-func (o *outbox) take() ([][]byte, bool) {
+func (o *outbox) take() ([]wsbatch.Message, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	frames := o.frames

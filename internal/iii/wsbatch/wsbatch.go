@@ -91,8 +91,29 @@ func (c *Conn) release() error {
 // is the connection ws writes to; a lone frame is written at once, not
 // copied. nc may be nil (a socket this package did not open): frames are
 // then written one by one.
-func WriteText(ws *websocket.Conn, nc *Conn, frames [][]byte, wait time.Duration) (err error) {
-	if nc != nil && len(frames) > 1 {
+func WriteText(ws *websocket.Conn, nc *Conn, frames [][]byte, wait time.Duration) error {
+	return writeBatch(nc, len(frames), func(i int) error { return write(ws, Message{Head: frames[i]}, wait) })
+}
+
+// Message is one text message written from up to three pieces, in order:
+// a frame's head, a body that is written from where it lies, and its
+// tail. A frame built whole is all Head. A large result (state::list over
+// a big scope) is sent as the frame's head, the result and the frame's
+// tail, so the writer never holds a second copy of it: gorilla sends a
+// body over twice its write buffer as a frame of its own, unbuffered.
+type Message struct {
+	Head, Body, Tail []byte
+}
+
+// WriteMessages is WriteText for messages given as pieces.
+func WriteMessages(ws *websocket.Conn, nc *Conn, msgs []Message, wait time.Duration) error {
+	return writeBatch(nc, len(msgs), func(i int) error { return write(ws, msgs[i], wait) })
+}
+
+// writeBatch runs writeOne for messages 0..n-1, held as one batch when
+// there are several and the socket is a Conn.
+func writeBatch(nc *Conn, n int, writeOne func(i int) error) (err error) {
+	if nc != nil && n > 1 {
 		nc.hold()
 		defer func() {
 			if rerr := nc.release(); rerr != nil && err == nil {
@@ -100,15 +121,33 @@ func WriteText(ws *websocket.Conn, nc *Conn, frames [][]byte, wait time.Duration
 			}
 		}()
 	}
-	for _, frame := range frames {
-		if err := ws.SetWriteDeadline(time.Now().Add(wait)); err != nil {
-			return fmt.Errorf("write: %w", err)
-		}
-		if err := ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+	for i := range n {
+		if err := writeOne(i); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 	}
 	return nil
+}
+
+// write sends one message under a fresh deadline: a whole frame with
+// WriteMessage (one frame, one write), pieces through one NextWriter.
+func write(ws *websocket.Conn, m Message, wait time.Duration) error {
+	if err := ws.SetWriteDeadline(time.Now().Add(wait)); err != nil {
+		return err
+	}
+	if m.Body == nil && m.Tail == nil {
+		return ws.WriteMessage(websocket.TextMessage, m.Head)
+	}
+	w, err := ws.NextWriter(websocket.TextMessage)
+	if err != nil {
+		return err
+	}
+	for _, piece := range [][]byte{m.Head, m.Body, m.Tail} {
+		if _, err := w.Write(piece); err != nil {
+			return err
+		}
+	}
+	return w.Close()
 }
 
 // Dial wraps a freshly dialled socket, for a websocket.Dialer's

@@ -322,3 +322,24 @@ func TestControlFrameBesideABatch(t *testing.T) {
 		t.Errorf("pings arrived as %v, want %v", got, want)
 	}
 }
+
+// A message given as pieces arrives as their concatenation, in order with
+// whole frames batched around it, from either end.
+func TestMessageInPiecesArrivesWhole(t *testing.T) {
+	p := newPair(t)
+	head, body, tail := []byte(`{"result":`), []byte(`"`+payload("body", 3*FrameBufferSize)+`"`), []byte(`}`)
+	for _, side := range p.sides() {
+		small := Message{Head: []byte(payload(side.name, 500))}
+		msgs := []Message{small, {Head: head, Body: body, Tail: tail}, small}
+		done := make(chan error, 1)
+		go func() { done <- WriteMessages(side.from, side.nc, msgs, wait) }()
+		for i, want := range []string{string(small.Head), string(head) + string(body) + string(tail), string(small.Head)} {
+			if got := readText(t, side.to); got != want {
+				t.Fatalf("%s: message %d arrived as %d bytes, want %d", side.name, i, len(got), len(want))
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
