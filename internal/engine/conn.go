@@ -97,7 +97,10 @@ const largeResult = wsbatch.FrameBufferSize
 // resultPieces lays r out as its frame's head, the result itself and the
 // frame's tail, the bytes wire.Encode would write without the copy. The
 // result is checked as Encode checks it; ok is false for one that is not
-// valid JSON, which Encode then refuses.
+// valid JSON, which Encode then refuses. The queue keeps r.Result until it
+// is written, so it must not change meanwhile: results reach send as the
+// engine's own bytes (canonical output, a joined state::list), never as a
+// read buffer a connection reuses.
 func resultPieces(r wire.InvocationResult) (msg wsbatch.Message, ok bool) {
 	if !wire.Valid(r.Result) {
 		return wsbatch.Message{}, false
