@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
+	"github.com/iii-hq/skills-go/internal/iii/wsbatch"
 )
 
 // conn is one worker connection. Its read loop runs in the HTTP handler's
@@ -24,6 +25,7 @@ type conn struct {
 	id          string
 	token       string
 	ws          *websocket.Conn
+	nc          *wsbatch.Conn // the socket under ws, for batched writes
 	ip          string
 	connectedAt time.Time
 	log         *zap.Logger
@@ -48,7 +50,7 @@ type workerMeta struct {
 	telemetry                                          any
 }
 
-func newConn(s *Engine, ws *websocket.Conn, remoteAddr string) *conn {
+func newConn(s *Engine, ws *websocket.Conn, nc *wsbatch.Conn, remoteAddr string) *conn {
 	ip := remoteAddr
 	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
 		ip = host
@@ -59,6 +61,7 @@ func newConn(s *Engine, ws *websocket.Conn, remoteAddr string) *conn {
 		id:          id,
 		token:       uuid.NewString(),
 		ws:          ws,
+		nc:          nc,
 		ip:          ip,
 		connectedAt: time.Now(),
 		log:         s.log.With(zap.String("worker_id", id)),
@@ -72,12 +75,42 @@ func newConn(s *Engine, ws *websocket.Conn, remoteAddr string) *conn {
 
 // send queues a frame for the worker; false if the connection is gone.
 func (c *conn) send(m wire.Message) bool {
+	if r, ok := m.(wire.InvocationResult); ok && len(r.Result) >= largeResult && r.Error == nil {
+		if msg, ok := resultPieces(r); ok {
+			return c.out.push(msg)
+		}
+	}
 	b, err := wire.Encode(m)
 	if err != nil {
 		c.log.Error("cannot encode frame", zap.String("type", m.MessageType()), zap.Error(err))
 		return false
 	}
-	return c.out.push(b)
+	return c.out.push(wsbatch.Message{Head: b})
+}
+
+// largeResult is the size from which a result is written from where it
+// lies rather than copied into its frame: a state::list over a big scope
+// would otherwise be held twice while it waits to be written (issue 22,
+// docs/decisions.md D52).
+const largeResult = wsbatch.FrameBufferSize
+
+// resultPieces lays r out as its frame's head, the result itself and the
+// frame's tail, the bytes wire.Encode would write without the copy. The
+// result is checked as Encode checks it; ok is false for one that is not
+// valid JSON, which Encode then refuses. The queue keeps r.Result until it
+// is written, so it must not change meanwhile: results reach send as the
+// engine's own bytes (canonical output, a joined state::list), never as a
+// read buffer a connection reuses.
+func resultPieces(r wire.InvocationResult) (msg wsbatch.Message, ok bool) {
+	if !wire.Valid(r.Result) {
+		return wsbatch.Message{}, false
+	}
+	at := 0
+	frame, _ := wire.EncodeResult(r, 0, func(dst []byte) []byte {
+		at = len(dst)
+		return dst
+	})
+	return wsbatch.Message{Head: frame[:at:at], Body: r.Result, Tail: frame[at:]}, true
 }
 
 // readLoop reads and routes frames until the socket fails or is closed.
@@ -111,8 +144,10 @@ func (c *conn) readLoop() {
 	}
 }
 
-// writeLoop writes queued frames until the outbox is closed. A failed write
-// closes the socket, which ends the read loop and starts the cleanup.
+// writeLoop writes queued frames until the outbox is closed; what is
+// queued at once goes out in one batch (docs/decisions.md D52). A failed
+// write closes the socket, which ends the read loop and starts the
+// cleanup.
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
 	for range c.out.ready {
@@ -120,14 +155,11 @@ func (c *conn) writeLoop() {
 		if closed {
 			return
 		}
-		for _, b := range frames {
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
-				c.log.Debug("write to worker failed", zap.Error(err))
-				_ = c.ws.Close()
-				c.out.close()
-				return
-			}
+		if err := wsbatch.WriteMessages(c.ws, c.nc, frames, writeWait); err != nil {
+			c.log.Debug("write to worker failed", zap.Error(err))
+			_ = c.ws.Close()
+			c.out.close()
+			return
 		}
 	}
 }
@@ -220,25 +252,25 @@ func isTelemetryFrame(b []byte) bool {
 // its registry lock.
 type outbox struct {
 	mu     sync.Mutex
-	frames [][]byte
+	frames []wsbatch.Message
 	closed bool
 	ready  chan struct{} // capacity 1: "there is something to look at"
 }
 
-func (o *outbox) push(b []byte) bool {
+func (o *outbox) push(m wsbatch.Message) bool {
 	o.mu.Lock()
 	if o.closed {
 		o.mu.Unlock()
 		return false
 	}
-	o.frames = append(o.frames, b)
+	o.frames = append(o.frames, m)
 	o.mu.Unlock()
 	o.signal()
 	return true
 }
 
 // take returns every queued frame, and whether the outbox is closed.
-func (o *outbox) take() ([][]byte, bool) {
+func (o *outbox) take() ([]wsbatch.Message, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	frames := o.frames

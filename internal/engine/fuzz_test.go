@@ -35,7 +35,7 @@ func FuzzRoute(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	s := newTestServerWith(f, Options{})
-	c := newConn(s, nil, "192.0.2.1:9")
+	c := newConn(s, nil, nil, "192.0.2.1:9")
 	s.mu.Lock()
 	s.workers[c.id] = c
 	s.mu.Unlock()

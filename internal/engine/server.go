@@ -25,6 +25,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/wsbatch"
 )
 
 // Options configures an Engine.
@@ -136,8 +138,9 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		log:       opts.Logger,
 		addr:      ln.Addr().String(),
 		startedAt: time.Now(),
-		upgrader:  websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
-		state:     store,
+		upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true },
+			WriteBufferSize: wsbatch.FrameBufferSize, WriteBufferPool: wsbatch.BufferPool},
+		state: store,
 
 		stateEvents: newStateDelivery(),
 		sockets:     map[*socket]struct{}{},
@@ -358,9 +361,12 @@ func (s *Engine) enter() bool {
 	return true
 }
 
-// upgrade turns the request into a tracked WebSocket, or returns nil.
-func (s *Engine) upgrade(w http.ResponseWriter, r *http.Request, worker func(*websocket.Conn) *conn) *socket {
-	ws, err := s.upgrader.Upgrade(w, r, nil)
+// upgrade turns the request into a tracked WebSocket, or returns nil. The
+// socket under it is a wsbatch.Conn, for the writer to batch frames on
+// (docs/decisions.md D52).
+func (s *Engine) upgrade(w http.ResponseWriter, r *http.Request, worker func(*websocket.Conn, *wsbatch.Conn) *conn) *socket {
+	bw := wsbatch.NewResponseWriter(w)
+	ws, err := s.upgrader.Upgrade(bw, r, nil)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", zap.String("path", r.URL.Path), zap.Error(err))
 		return nil
@@ -368,7 +374,7 @@ func (s *Engine) upgrade(w http.ResponseWriter, r *http.Request, worker func(*we
 	ws.SetReadLimit(s.opts.MaxFrameBytes)
 	sk := &socket{ws: ws, exited: make(chan struct{})}
 	if worker != nil {
-		sk.worker = worker(ws)
+		sk.worker = worker(ws, bw.Conn())
 	}
 	s.life.Lock()
 	defer s.life.Unlock()
@@ -397,7 +403,7 @@ func (s *Engine) serveWorker(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.handlers.Done()
-	sk := s.upgrade(w, r, func(ws *websocket.Conn) *conn { return newConn(s, ws, r.RemoteAddr) })
+	sk := s.upgrade(w, r, func(ws *websocket.Conn, nc *wsbatch.Conn) *conn { return newConn(s, ws, nc, r.RemoteAddr) })
 	if sk == nil {
 		return
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/iii-hq/skills-go/internal/iii/wsbatch"
 )
 
 // connTiming holds one connection's limits, from Options.
@@ -28,6 +30,7 @@ type connTiming struct {
 // later connection.
 type conn struct {
 	ws     *websocket.Conn
+	nc     *wsbatch.Conn // the socket under ws, for batched writes; nil when not dialled by this package
 	timing connTiming
 	opened time.Time
 
@@ -43,8 +46,8 @@ type conn struct {
 	workerID string
 }
 
-func newConn(ws *websocket.Conn, t connTiming) *conn {
-	return &conn{ws: ws, timing: t, opened: time.Now(),
+func newConn(ws *websocket.Conn, nc *wsbatch.Conn, t connTiming) *conn {
+	return &conn{ws: ws, nc: nc, timing: t, opened: time.Now(),
 		wake: make(chan struct{}, 1), readerDone: make(chan struct{})}
 }
 
@@ -195,7 +198,8 @@ func (cn *conn) writeLoop(ctx context.Context) {
 	}
 }
 
-// flush writes every queued frame, including frames queued meanwhile.
+// flush writes every queued frame, including frames queued meanwhile:
+// what is queued at once goes out in one batch (docs/decisions.md D52).
 func (cn *conn) flush() error {
 	for {
 		cn.mu.Lock()
@@ -205,10 +209,8 @@ func (cn *conn) flush() error {
 		if len(q) == 0 {
 			return nil
 		}
-		for _, frame := range q {
-			if err := cn.write(websocket.TextMessage, frame); err != nil {
-				return err
-			}
+		if err := wsbatch.WriteText(cn.ws, cn.nc, q, cn.timing.write); err != nil {
+			return err
 		}
 	}
 }

@@ -21,9 +21,21 @@ type Request struct {
 }
 
 // Handler serves a function. A json.RawMessage result is sent verbatim; a
-// nil result sends no result field; anything else is JSON-encoded. Errors
-// keep their ErrorCode (see Error) or become invocation_failed.
+// nil result sends no result field; a JSONAppender writes itself;
+// anything else is JSON-encoded. Errors keep their ErrorCode (see Error)
+// or become invocation_failed.
 type Handler func(ctx context.Context, req Request) (any, error)
+
+// JSONAppender is a result that writes itself as JSON straight into the
+// invocationresult frame: no reflection, no intermediate copy, no
+// validation scan (docs/decisions.md D52). For a hot result whose shape is
+// fixed (skills::resources-read). AppendJSON must append exactly the
+// bytes encoding/json (without HTML escaping) would write for the value,
+// strings escaped with wire.AppendJSONString; a differential test against
+// encoding/json is what holds it to that.
+type JSONAppender interface {
+	AppendJSON(dst []byte) []byte
+}
 
 // Function is a function registration: what the engine lists, plus the
 // handler that serves it.
@@ -45,7 +57,7 @@ type Function struct {
 func NewFunction[In, Out any](id, description string, fn func(ctx context.Context, in In) (Out, error)) Function {
 	h := func(ctx context.Context, req Request) (any, error) {
 		var in In
-		if len(req.Data) > 0 {
+		if len(req.Data) > 0 && !decodeFast(&in, req.Data) {
 			if err := json.Unmarshal(req.Data, &in); err != nil {
 				return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("invalid payload for %s: %s", id, jsonProblem(err))}
 			}
@@ -59,6 +71,23 @@ func NewFunction[In, Out any](id, description string, fn func(ctx context.Contex
 		ResponseFormat: SchemaOf[Out](),
 		Handler:        h,
 	}
+}
+
+// FastDecoder is an input type that decodes the usual shape of its payload
+// without reflection, for a function on the hot path
+// (skills::resources-read). DecodeFast reports false for anything it does
+// not handle, leaving the input untouched, and NewFunction then decodes
+// with encoding/json as always, errors included; what it accepts it must
+// decode exactly as encoding/json would, which a differential fuzz test
+// of the implementation holds it to.
+type FastDecoder interface {
+	DecodeFast(data []byte) bool
+}
+
+// decodeFast decodes data into in when In is a FastDecoder that takes it.
+func decodeFast[In any](in *In, data []byte) bool {
+	fd, ok := any(in).(FastDecoder)
+	return ok && fd.DecodeFast(data)
 }
 
 // SchemaOf reflects a JSON Schema for T, inlined (no $defs references) so

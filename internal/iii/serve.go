@@ -2,6 +2,7 @@ package iii
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
@@ -94,33 +95,77 @@ func (c *Client) reply(cn *conn, m wire.InvokeFunction, result any, err error) {
 		}
 		return
 	}
+	if !cn.send(c.resultFrame(m, result, err)) {
+		c.log.Debug("result dropped: its connection has ended",
+			zap.String("function_id", m.FunctionID), zap.String("invocation_id", m.InvocationID))
+	}
+}
+
+// resultFrame encodes the invocationresult for m, scanning and copying
+// the result as few times as its kind allows (docs/decisions.md D52): a
+// JSONAppender writes itself into the frame; a json.RawMessage, checked
+// once by encodeJSON, is copied in without a second scan; anything else
+// is encoded by encoding/json and checked as the frame is built, since a
+// MarshalJSON or a nested json.RawMessage may hold bytes that are not
+// UTF-8. A result over MaxResultBytes is replaced by an unavailable error
+// that says how to ask for less. A frame that carries an error holds only
+// strings, so encoding it cannot fail.
+func (c *Client) resultFrame(m wire.InvokeFunction, result any, err error) []byte {
 	r := wire.InvocationResult{InvocationID: m.InvocationID, FunctionID: m.FunctionID,
 		Traceparent: m.Traceparent, Baggage: m.Baggage}
 	if err != nil {
 		r.Error = errorBody(err)
-	} else if raw, encErr := encodeJSON(result); encErr != nil {
-		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
-	} else if len(raw) > c.opts.MaxResultBytes {
-		hint := "ask for less"
-		if c.opts.OversizeHint != nil {
-			if h := c.opts.OversizeHint(m.FunctionID); h != "" {
-				hint = h
-			}
-		}
-		r.Error = &wire.ErrorBody{Code: CodeUnavailable, Message: fmt.Sprintf(
-			"the result of %s is %d bytes, over this worker's response budget of %d bytes; %s",
-			m.FunctionID, len(raw), c.opts.MaxResultBytes, hint)}
-	} else {
-		r.Result = raw
+		return mustEncode(r)
 	}
+	if a, ok := result.(JSONAppender); ok {
+		return c.resultInPlace(m, r, 0, a.AppendJSON)
+	}
+	raw, encErr := encodeJSON(result)
+	switch {
+	case encErr != nil:
+		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
+		return mustEncode(r)
+	case raw == nil:
+		return mustEncode(r) // a nil result: no result field
+	}
+	if _, checked := result.(json.RawMessage); checked {
+		return c.resultInPlace(m, r, len(raw), func(dst []byte) []byte { return append(dst, raw...) })
+	}
+	if len(raw) > c.opts.MaxResultBytes {
+		r.Error = c.oversize(m.FunctionID, len(raw))
+		return mustEncode(r)
+	}
+	r.Result = raw
 	frame, encErr := wire.Encode(r)
 	if encErr != nil {
 		r.Result = nil
 		r.Error = errorBody(fmt.Errorf("encode result of %s: %w", m.FunctionID, encErr))
-		frame = mustEncode(r)
+		return mustEncode(r)
 	}
-	if !cn.send(frame) {
-		c.log.Debug("result dropped: its connection has ended",
-			zap.String("function_id", m.FunctionID), zap.String("invocation_id", m.InvocationID))
+	return frame
+}
+
+// resultInPlace builds the frame with the result appended straight into
+// it, or the over-budget error.
+func (c *Client) resultInPlace(m wire.InvokeFunction, r wire.InvocationResult, sizeHint int, appendResult func([]byte) []byte) []byte {
+	frame, n := wire.EncodeResult(r, sizeHint, appendResult)
+	if n > c.opts.MaxResultBytes {
+		r.Error = c.oversize(m.FunctionID, n)
+		return mustEncode(r)
 	}
+	return frame
+}
+
+// oversize is the error that replaces a result of n bytes over this
+// worker's response budget.
+func (c *Client) oversize(functionID string, n int) *wire.ErrorBody {
+	hint := "ask for less"
+	if c.opts.OversizeHint != nil {
+		if h := c.opts.OversizeHint(functionID); h != "" {
+			hint = h
+		}
+	}
+	return &wire.ErrorBody{Code: CodeUnavailable, Message: fmt.Sprintf(
+		"the result of %s is %d bytes, over this worker's response budget of %d bytes; %s",
+		functionID, n, c.opts.MaxResultBytes, hint)}
 }

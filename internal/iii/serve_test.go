@@ -135,6 +135,21 @@ func TestInvocationResults(t *testing.T) {
 				Message: "encode result of f::under-test: json.RawMessage is not valid JSON"}},
 		},
 		{
+			// encoding/json copies a nested raw value without checking its
+			// UTF-8, so its output is checked as the frame is built.
+			name: "encoded result that is not UTF-8 is invocation_failed",
+			handler: func(context.Context, Request) (any, error) {
+				return struct{ R json.RawMessage }{json.RawMessage("\"caf\xe9\"")}, nil
+			},
+			want: wire.InvocationResult{Error: &wire.ErrorBody{Code: "invocation_failed",
+				Message: `encode result of f::under-test: encode invocationresult: field "result" is not valid JSON`}},
+		},
+		{
+			name:    "result that writes itself",
+			handler: func(context.Context, Request) (any, error) { return appended("<b>\b</b>"), nil },
+			want:    wire.InvocationResult{Result: json.RawMessage(`"<b>\b</b>"`)},
+		},
+		{
 			name:    "unknown function",
 			handler: nopHandler,
 			fn:      "nope::x",

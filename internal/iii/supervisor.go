@@ -12,6 +12,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/iii/wsbatch"
 )
 
 // supervise owns the connection loop: dial, serve until the connection
@@ -57,12 +59,12 @@ func (c *Client) supervise() {
 // session runs one connection from dial to its end. greeted reports
 // whether the engine sent workerregistered, which resets the backoff.
 func (c *Client) session(ctx context.Context) (workerID string, greeted bool, err error) {
-	ws, err := c.dial(ctx)
+	ws, nc, err := c.dial(ctx)
 	if err != nil {
 		return "", false, err
 	}
 	c.setStage("the WebSocket to " + c.opts.URL + " opened, but the engine never greeted the worker (workerregistered)")
-	cn := newConn(ws, connTiming{
+	cn := newConn(ws, nc, connTiming{
 		maxFrame:  c.opts.MaxFrameBytes,
 		ping:      c.opts.PingInterval,
 		idle:      c.opts.IdleTimeout,
@@ -76,9 +78,12 @@ func (c *Client) session(ctx context.Context) (workerID string, greeted bool, er
 	return workerID, greeted, err
 }
 
-func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
+// dial opens the WebSocket. The socket under it is returned too, as the
+// wsbatch.Conn the writer batches frames on (docs/decisions.md D52); with
+// wss:// it carries TLS records.
+func (c *Client) dial(ctx context.Context) (*websocket.Conn, *wsbatch.Conn, error) {
 	if u, err := url.Parse(c.opts.URL); err == nil && u.Scheme != "ws" && u.Scheme != "wss" {
-		return nil, fmt.Errorf("dial %s: the engine URL must start with ws:// or wss://", c.opts.URL)
+		return nil, nil, fmt.Errorf("dial %s: the engine URL must start with ws:// or wss://", c.opts.URL)
 	}
 	c.setStage("no TCP connection to " + c.opts.URL + " was made")
 	// The dialer bounds the HTTP upgrade by HandshakeTimeout alone, not by
@@ -86,18 +91,22 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 	// one-shot caller (skills call) is bound by its own deadline, not the
 	// handshake timeout, against a listener that accepts and never answers.
 	var abort func() bool
+	var batched *wsbatch.Conn
 	netDial := c.opts.netDial
 	if netDial == nil {
 		netDial = (&net.Dialer{}).DialContext
 	}
 	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: c.opts.HandshakeTimeout,
+		WriteBufferSize: wsbatch.FrameBufferSize, WriteBufferPool: wsbatch.BufferPool,
 		NetDialContext: func(dialCtx context.Context, network, addr string) (net.Conn, error) {
 			nc, err := netDial(dialCtx, network, addr)
-			if err == nil {
-				c.setStage("the TCP connection to " + addr + " opened, but the WebSocket upgrade got no answer (is an iii engine listening there?)")
-				abort = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+			if err != nil {
+				return nil, err
 			}
-			return nc, err
+			c.setStage("the TCP connection to " + addr + " opened, but the WebSocket upgrade got no answer (is an iii engine listening there?)")
+			abort = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+			batched = wsbatch.Dial(nc)
+			return batched, nil
 		}}
 	ws, resp, err := d.DialContext(ctx, c.opts.URL, nil)
 	if abort != nil {
@@ -105,11 +114,11 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 	}
 	if err != nil {
 		if resp != nil {
-			return nil, fmt.Errorf("dial %s: %w (HTTP %d)", c.opts.URL, err, resp.StatusCode)
+			return nil, nil, fmt.Errorf("dial %s: %w (HTTP %d)", c.opts.URL, err, resp.StatusCode)
 		}
-		return nil, fmt.Errorf("dial %s: %w", c.opts.URL, err)
+		return nil, nil, fmt.Errorf("dial %s: %w", c.opts.URL, err)
 	}
-	return ws, nil
+	return ws, batched, nil
 }
 
 // setStage records what the connection attempt under way waits for, for

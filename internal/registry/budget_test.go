@@ -96,20 +96,15 @@ func TestSectionOverTheBudgetIsRefused(t *testing.T) {
 }
 
 // encodedRead is the resources-read response for uri as the worker puts it
-// on the wire (encoding/json without HTML escaping, as package iii does).
+// on the wire: the result writes itself (docs/decisions.md D52), to the
+// bytes encoding/json writes (FuzzReadOutput).
 func encodedRead(t *testing.T, f *fixture, uri string) []byte {
 	t.Helper()
 	out, err := f.reg.resourcesRead(f.ctx, readIn(uri))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return out.AppendJSON(nil)
 }
 
 // FuzzJSONTextLen: the budget never undercounts what the encoder writes.

@@ -220,3 +220,15 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestEncodeAllocatesOnce: a result frame with its ids and trace context
+// is built in the one buffer Encode sizes for it.
+func TestEncodeAllocatesOnce(t *testing.T) {
+	m := InvocationResult{InvocationID: "3f1c2b4e-7d9a-4c1e-9b2f-0a6e8d5c4b3a", FunctionID: "skills::resources-read",
+		Result:      json.RawMessage(`"` + strings.Repeat("x", 4096) + `"`),
+		Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", Baggage: "tenant=acme,region=eu-west-1"}
+	var msg Message = m
+	if n := testing.AllocsPerRun(20, func() { _, _ = Encode(msg) }); n != 1 {
+		t.Errorf("Encode of a 4 KiB result frame made %v allocations, want 1", n)
+	}
+}

@@ -3,7 +3,6 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 )
 
 // Encode renders m as one JSON object with its "type" first and optional
@@ -13,11 +12,7 @@ import (
 // markdown, not HTML).
 func Encode(m Message) ([]byte, error) {
 	e := encoder{buf: make([]byte, 0, 128+rawSize(m))}
-	e.buf = append(e.buf, '{')
-	e.member(fType)
-	e.buf = append(e.buf, '"')
-	e.buf = append(e.buf, m.MessageType()...) // a lowercase ASCII constant: nothing to escape
-	e.buf = append(e.buf, '"')
+	e.open(m)
 	switch m := m.(type) {
 	case RegisterFunction:
 		e.str(fID, m.ID, true).str(fDescription, m.Description, false).
@@ -67,16 +62,24 @@ func Encode(m Message) ([]byte, error) {
 	return append(e.buf, '}'), nil
 }
 
-// rawSize estimates the encoded size from the raw payloads, so the buffer
-// is allocated once.
+// rawSize estimates the encoded size beyond the keys (the 128 bytes Encode
+// adds) from the raw payloads and the variable strings, so the buffer of a
+// frame that carries a body is allocated once: a 4 KiB result whose ids
+// and trace context outgrew a fixed 128 bytes was copied into a buffer of
+// twice its size.
 func rawSize(m Message) int {
 	switch m := m.(type) {
 	case InvokeFunction:
-		return len(m.Data) + len(m.Metadata)
+		return len(m.Data) + len(m.Metadata) + len(m.InvocationID) + len(m.FunctionID) +
+			len(m.Traceparent) + len(m.Baggage) + len(m.Namespace)
 	case InvocationResult:
-		return len(m.Result)
+		n := len(m.Result) + len(m.InvocationID) + len(m.FunctionID) + len(m.Traceparent) + len(m.Baggage)
+		if m.Error != nil {
+			n += 32 + len(m.Error.Code) + len(m.Error.Message) + len(m.Error.Stacktrace)
+		}
+		return n
 	case RegisterFunction:
-		return len(m.RequestFormat) + len(m.ResponseFormat) + len(m.Metadata)
+		return len(m.RequestFormat) + len(m.ResponseFormat) + len(m.Metadata) + len(m.ID) + len(m.Description)
 	}
 	return 0
 }
@@ -84,6 +87,15 @@ func rawSize(m Message) int {
 type encoder struct {
 	buf []byte
 	err error
+}
+
+// open starts m's object with its "type" member.
+func (e *encoder) open(m Message) {
+	e.buf = append(e.buf, '{')
+	e.member(fType)
+	e.buf = append(e.buf, '"')
+	e.buf = append(e.buf, m.MessageType()...) // a lowercase ASCII constant: nothing to escape
+	e.buf = append(e.buf, '"')
 }
 
 // member writes the key of an object's first member: "name":.
@@ -154,57 +166,4 @@ func (e *encoder) action(a *Action) *encoder {
 	e.str(fQueue, a.Queue, false)
 	e.buf = append(e.buf, '}')
 	return e
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string: quotes, backslashes and control
-// characters escaped, invalid UTF-8 replaced by U+FFFD (as encoding/json
-// does), U+2028 and U+2029 escaped so the frame is also valid JavaScript.
-func appendString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }
