@@ -54,11 +54,21 @@ func mustEncode(v any) json.RawMessage {
 
 // canonical rewrites raw the way a round trip through serde_json::Value
 // would. Nil stays nil (an absent field). Input that does not parse is
-// returned unchanged; frames were validated by the decoder already.
+// returned unchanged; frames were validated by the decoder already. Input
+// already in that form is returned as it is (isCanonical), capped so that
+// appending to the result never writes into the frame it came from.
 func canonical(raw json.RawMessage) json.RawMessage {
 	if raw == nil {
 		return nil
 	}
+	if isCanonical(raw) {
+		return raw[:len(raw):len(raw)]
+	}
+	return roundTrip(raw)
+}
+
+// roundTrip is canonical's slow path: decode, then encode.
+func roundTrip(raw json.RawMessage) json.RawMessage {
 	v, err := decodeValue(raw)
 	if err != nil {
 		return raw
