@@ -124,40 +124,51 @@ func (s *canonicalScan) array(depth int) bool {
 	}
 }
 
-// str accepts a string as encoding/json writes it without HTML escaping
-// (encode.go's appendString): valid UTF-8 written raw except U+2028 and
-// U+2029, and only the escapes it emits: \" \\ \b \f \n \r \t, \u00xx in
-// lowercase hex for the other control characters, \u2028 and \u2029.
-// It returns the bytes between the quotes.
+// str accepts a string as encoding/json writes it (stringEnd) and
+// returns the bytes between the quotes.
 func (s *canonicalScan) str() ([]byte, bool) {
-	s.i++ // '"'
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
+	end, canonical := stringEnd(s.b, s.i)
+	if end < 0 || !canonical {
+		return nil, false
+	}
+	text := s.b[s.i+1 : end-1]
+	s.i = end
+	return text, true
+}
+
+// stringEnd returns the index just past the string that starts with the
+// quote at b[i] (-1 when it does not end), and whether it is written as
+// encoding/json writes strings without HTML escaping (encode.go's
+// appendString): valid UTF-8 written raw except U+2028 and U+2029, and
+// only the escapes it emits: \" \\ \b \f \n \r \t, \u00xx in lowercase hex
+// for the other control characters, \u2028 and \u2029.
+func stringEnd(b []byte, i int) (end int, canonical bool) {
+	canonical = true
+	for i++; i < len(b); {
+		c := b[i]
 		switch {
 		case c == '"':
-			text := s.b[start:s.i]
-			s.i++
-			return text, true
-		case c < 0x20:
-			return nil, false
+			return i + 1, canonical
 		case c == '\\':
-			n := escapeLen(s.b[s.i:])
+			n := escapeLen(b[i:])
 			if n == 0 {
-				return nil, false
+				canonical, n = false, 2 // the escaped byte cannot be the closing quote
 			}
-			s.i += n
+			i += n
+		case c < 0x20:
+			canonical = false // not JSON: the decoder refuses it
+			i++
 		case c < utf8.RuneSelf:
-			s.i++
+			i++
 		default:
-			r, size := utf8.DecodeRune(s.b[s.i:])
+			r, size := utf8.DecodeRune(b[i:])
 			if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
-				return nil, false
+				canonical = false
 			}
-			s.i += size
+			i += size
 		}
 	}
-	return nil, false
+	return -1, false
 }
 
 // escapeLen is the length of the escape at the start of b when it is one

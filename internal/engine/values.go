@@ -56,13 +56,17 @@ func mustEncode(v any) json.RawMessage {
 // would. Nil stays nil (an absent field). Input that does not parse is
 // returned unchanged; frames were validated by the decoder already. Input
 // already in that form is returned as it is (isCanonical), capped so that
-// appending to the result never writes into the frame it came from.
+// appending to the result never writes into the frame it came from; other
+// input is re-encoded without building maps where it can be (reencode).
 func canonical(raw json.RawMessage) json.RawMessage {
 	if raw == nil {
 		return nil
 	}
 	if isCanonical(raw) {
 		return raw[:len(raw):len(raw)]
+	}
+	if out, ok := reencode(raw); ok {
+		return out
 	}
 	return roundTrip(raw)
 }

@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+)
+
+// JSON that is compact but not sorted (a Go worker's struct fields come
+// out in declaration order) cannot pass through as it is, but it need not
+// be decoded into maps either: reencode copies every scalar already in
+// canonical form as it stands, re-encodes the rare string that is not,
+// and only moves whole members of an object whose keys are out of order.
+// It gives exactly the round trip's bytes (TestCanonicalFastPathIsTheRoundTrip,
+// FuzzCanonical) at a fraction of its cost; anything it is not sure of
+// (bad JSON, very deep nesting) it leaves to the round trip.
+
+// reencode is canonical's middle path: ok is false when the round trip
+// must decide.
+func reencode(raw []byte) (out []byte, ok bool) {
+	e := reencoder{in: raw, out: make([]byte, 0, len(raw))}
+	e.space()
+	if !e.value(0) {
+		return nil, false
+	}
+	e.space()
+	return e.out, e.i == len(raw)
+}
+
+// reencoder writes the canonical form of in to out.
+type reencoder struct {
+	in, out []byte
+	i       int
+	members []member // a stack: each open object's members, innermost last
+	scratch []byte   // an object's written members while they are put in order
+}
+
+// member is one written member of an object: its decoded key and where
+// `"key":value` is in out.
+type member struct {
+	key        []byte
+	start, end int
+}
+
+func (e *reencoder) space() {
+	for e.i < len(e.in) {
+		switch e.in[e.i] {
+		case ' ', '\t', '\n', '\r':
+			e.i++
+		default:
+			return
+		}
+	}
+}
+
+func (e *reencoder) value(depth int) bool {
+	if e.i >= len(e.in) || depth > maxCanonicalDepth {
+		return false
+	}
+	start := e.i
+	switch c := e.in[e.i]; {
+	case c == '{':
+		return e.object(depth + 1)
+	case c == '[':
+		return e.array(depth + 1)
+	case c == '"':
+		_, ok := e.str(false)
+		return ok
+	case c == 't', c == 'f', c == 'n', c == '-', c >= '0' && c <= '9':
+		// Literals and numbers come out as written.
+		s := canonicalScan{b: e.in, i: e.i}
+		if !s.value(depth) {
+			return false
+		}
+		e.i = s.i
+		e.out = append(e.out, e.in[start:e.i]...)
+		return true
+	}
+	return false
+}
+
+// str writes the string at e.i in canonical form; for a key it also
+// returns the decoded text, which orders the members.
+func (e *reencoder) str(key bool) ([]byte, bool) {
+	end, canonical := stringEnd(e.in, e.i)
+	if end < 0 {
+		return nil, false
+	}
+	span := e.in[e.i:end]
+	e.i = end
+	escaped := bytes.IndexByte(span, '\\') >= 0
+	if canonical && !(key && escaped) {
+		e.out = append(e.out, span...)
+		return span[1 : len(span)-1], true
+	}
+	var text string
+	if json.Unmarshal(span, &text) != nil {
+		return nil, false
+	}
+	enc, err := encodeValue(text)
+	if err != nil {
+		return nil, false
+	}
+	e.out = append(e.out, enc...)
+	return []byte(text), true
+}
+
+func (e *reencoder) array(depth int) bool {
+	e.i++ // '['
+	e.out = append(e.out, '[')
+	e.space()
+	if e.i < len(e.in) && e.in[e.i] == ']' {
+		e.i++
+		e.out = append(e.out, ']')
+		return true
+	}
+	for {
+		e.space()
+		if !e.value(depth) {
+			return false
+		}
+		e.space()
+		if e.i >= len(e.in) {
+			return false
+		}
+		switch e.in[e.i] {
+		case ',':
+			e.i++
+			e.out = append(e.out, ',')
+		case ']':
+			e.i++
+			e.out = append(e.out, ']')
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// object writes the members as they come, then, only when their keys are
+// not strictly increasing, puts them in order, the last of equal keys
+// winning, as a decoded map would have them.
+func (e *reencoder) object(depth int) bool {
+	e.i++ // '{'
+	e.out = append(e.out, '{')
+	base := len(e.members)
+	defer func() { e.members = e.members[:base] }()
+	e.space()
+	if e.i < len(e.in) && e.in[e.i] == '}' {
+		e.i++
+		e.out = append(e.out, '}')
+		return true
+	}
+	for {
+		e.space()
+		if e.i >= len(e.in) || e.in[e.i] != '"' {
+			return false
+		}
+		start := len(e.out)
+		key, ok := e.str(true)
+		if !ok {
+			return false
+		}
+		e.space()
+		if e.i >= len(e.in) || e.in[e.i] != ':' {
+			return false
+		}
+		e.i++
+		e.out = append(e.out, ':')
+		e.space()
+		if !e.value(depth) {
+			return false
+		}
+		e.members = append(e.members, member{key: key, start: start, end: len(e.out)})
+		e.space()
+		if e.i >= len(e.in) {
+			return false
+		}
+		switch e.in[e.i] {
+		case ',':
+			e.i++
+			e.out = append(e.out, ',')
+		case '}':
+			e.i++
+			e.order(e.members[base:])
+			e.out = append(e.out, '}')
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// order rewrites the members ms, which are the last thing in out, sorted
+// by key with duplicates resolved to the last.
+func (e *reencoder) order(ms []member) {
+	sorted := true
+	for k := 1; k < len(ms); k++ {
+		if bytes.Compare(ms[k-1].key, ms[k].key) >= 0 {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	first := ms[0].start
+	e.scratch = append(e.scratch[:0], e.out[first:]...)
+	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	e.out = e.out[:first]
+	for k, m := range ms {
+		if k+1 < len(ms) && bytes.Equal(m.key, ms[k+1].key) {
+			continue // a later member has the same key
+		}
+		if len(e.out) > first {
+			e.out = append(e.out, ',')
+		}
+		e.out = append(e.out, e.scratch[m.start-first:m.end-first]...)
+	}
+}
