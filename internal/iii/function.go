@@ -61,6 +61,11 @@ func NewFunction[In, Out any](id, description string, fn func(ctx context.Contex
 	}
 }
 
+// EncodeResult encodes v exactly as a handler's result is sent, so a
+// handler may keep an answer encoded and return those bytes as a
+// json.RawMessage with nothing on the wire changed.
+func EncodeResult(v any) (json.RawMessage, error) { return encodeJSON(v) }
+
 // SchemaOf reflects a JSON Schema for T, inlined (no $defs references) so
 // MCP clients can use it directly as a tool input schema.
 func SchemaOf[T any]() json.RawMessage {
