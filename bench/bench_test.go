@@ -226,14 +226,18 @@ func BenchmarkIndex10k(b *testing.B) {
 		}
 		index.Store(env.Contents[0].Text)
 		b.Run(fmt.Sprintf("echo-%dB", size), func(b *testing.B) {
+			cpu := processCPU()
 			for b.Loop() {
 				r.call(b, "bench::echo-index", struct{}{})
 			}
+			reportCPU(b, cpu)
 		})
 		b.Run(fmt.Sprintf("body-%dB", size), func(b *testing.B) {
+			cpu := processCPU()
 			for b.Loop() {
 				r.call(b, "skills::resources-read", read)
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -295,26 +299,30 @@ func BenchmarkFS5k(b *testing.B) {
 			b.Fatalf("%s returns %d bytes that differ from the %d of %s", pair[0], len(echoed), len(real), pair[1])
 		}
 	}
-	b.Run("echo-listing", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "bench::echo-listing", struct{}{})
-		}
-	})
-	b.Run("skills-list", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "skills::list", struct{}{})
-		}
-	})
-	b.Run("echo-body", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "bench::echo-body", struct{}{})
-		}
-	})
-	b.Run("read-one", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "skills::resources-read", read)
-		}
-	})
+	for _, c := range []struct {
+		name, fn string
+		args     any
+	}{
+		{"echo-listing", "bench::echo-listing", struct{}{}},
+		{"skills-list", "skills::list", struct{}{}},
+		{"echo-body", "bench::echo-body", struct{}{}},
+		{"read-one", "skills::resources-read", read},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			cpu := processCPU()
+			for b.Loop() {
+				r.call(b, c.fn, c.args)
+			}
+			reportCPU(b, cpu)
+		})
+	}
+}
+
+// reportCPU reports the process's CPU time per call since cpu: engine,
+// worker and caller together, a figure the machine's load moves less than
+// it moves wall time.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	b.ReportMetric(float64(processCPU()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // workerFunctions are the functions the worker registers over reg, in

@@ -145,6 +145,12 @@ func (s *canonicalScan) str() ([]byte, bool) {
 func stringEnd(b []byte, i int) (end int, canonical bool) {
 	canonical = true
 	for i++; i < len(b); {
+		for i < len(b) && plainByte[b[i]] { // most of any string
+			i++
+		}
+		if i == len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -170,6 +176,15 @@ func stringEnd(b []byte, i int) (end int, canonical bool) {
 	}
 	return -1, false
 }
+
+// plainByte marks the ASCII bytes a string holds as they are: printable,
+// neither quote nor backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // escapeLen is the length of the escape at the start of b when it is one
 // encoding/json writes, else 0.
