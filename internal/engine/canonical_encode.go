@@ -106,53 +106,20 @@ func (e *reencoder) str(key bool) ([]byte, bool) {
 }
 
 func (e *reencoder) array(depth int) bool {
-	e.i++ // '['
-	e.out = append(e.out, '[')
-	e.space()
-	if e.i < len(e.in) && e.in[e.i] == ']' {
-		e.i++
-		e.out = append(e.out, ']')
-		return true
+	if !e.items('[', ']', func() bool { return e.value(depth) }) {
+		return false
 	}
-	for {
-		e.space()
-		if !e.value(depth) {
-			return false
-		}
-		e.space()
-		if e.i >= len(e.in) {
-			return false
-		}
-		switch e.in[e.i] {
-		case ',':
-			e.i++
-			e.out = append(e.out, ',')
-		case ']':
-			e.i++
-			e.out = append(e.out, ']')
-			return true
-		default:
-			return false
-		}
-	}
+	e.out = append(e.out, ']')
+	return true
 }
 
 // object writes the members as they come, then, only when their keys are
 // not strictly increasing, puts them in order, the last of equal keys
 // winning, as a decoded map would have them.
 func (e *reencoder) object(depth int) bool {
-	e.i++ // '{'
-	e.out = append(e.out, '{')
 	base := len(e.members)
 	defer func() { e.members = e.members[:base] }()
-	e.space()
-	if e.i < len(e.in) && e.in[e.i] == '}' {
-		e.i++
-		e.out = append(e.out, '}')
-		return true
-	}
-	for {
-		e.space()
+	ok := e.items('{', '}', func() bool {
 		if e.i >= len(e.in) || e.in[e.i] != '"' {
 			return false
 		}
@@ -172,6 +139,32 @@ func (e *reencoder) object(depth int) bool {
 			return false
 		}
 		e.members = append(e.members, member{key: key, start: start, end: len(e.out)})
+		return true
+	})
+	if !ok {
+		return false
+	}
+	e.order(e.members[base:])
+	e.out = append(e.out, '}')
+	return true
+}
+
+// items reads the container that opens at e.i, writing its opening and
+// the commas between its items (item reads and writes each one); the
+// caller writes the closing byte.
+func (e *reencoder) items(open, close byte, item func() bool) bool {
+	e.i++
+	e.out = append(e.out, open)
+	e.space()
+	if e.i < len(e.in) && e.in[e.i] == close {
+		e.i++
+		return true
+	}
+	for {
+		e.space()
+		if !item() {
+			return false
+		}
 		e.space()
 		if e.i >= len(e.in) {
 			return false
@@ -180,10 +173,8 @@ func (e *reencoder) object(depth int) bool {
 		case ',':
 			e.i++
 			e.out = append(e.out, ',')
-		case '}':
+		case close:
 			e.i++
-			e.order(e.members[base:])
-			e.out = append(e.out, '}')
 			return true
 		default:
 			return false
@@ -206,7 +197,7 @@ func (e *reencoder) order(ms []member) {
 	}
 	first := ms[0].start
 	e.scratch = append(e.scratch[:0], e.out[first:]...)
-	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	sortMembers(ms)
 	e.out = e.out[:first]
 	for k, m := range ms {
 		if k+1 < len(ms) && bytes.Equal(m.key, ms[k+1].key) {
@@ -216,5 +207,21 @@ func (e *reencoder) order(ms []member) {
 			e.out = append(e.out, ',')
 		}
 		e.out = append(e.out, e.scratch[m.start-first:m.end-first]...)
+	}
+}
+
+// sortMembers sorts ms by key, keeping equal keys in their order. Objects
+// are mostly small (a struct's fields), where insertion sort is quickest.
+func sortMembers(ms []member) {
+	if len(ms) > 12 {
+		slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		return
+	}
+	for k := 1; k < len(ms); k++ {
+		m, j := ms[k], k
+		for ; j > 0 && bytes.Compare(ms[j-1].key, m.key) > 0; j-- {
+			ms[j] = ms[j-1]
+		}
+		ms[j] = m
 	}
 }

@@ -65,13 +65,9 @@ func (s *canonicalScan) value(depth int) bool {
 // with an escape is left to the slow path: its order is that of the
 // decoded text, not of the bytes.
 func (s *canonicalScan) object(depth int) bool {
-	s.i++ // '{'
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return true
-	}
 	var prev []byte
-	for first := true; ; first = false {
+	first := true
+	return s.items('}', func() bool {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return false
 		}
@@ -79,43 +75,35 @@ func (s *canonicalScan) object(depth int) bool {
 		if !ok || bytes.IndexByte(key, '\\') >= 0 || (!first && bytes.Compare(prev, key) >= 0) {
 			return false
 		}
-		prev = key
+		prev, first = key, false
 		if s.i >= len(s.b) || s.b[s.i] != ':' {
 			return false
 		}
 		s.i++
-		if !s.value(depth) {
-			return false
-		}
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return s.value(depth)
+	})
 }
 
 func (s *canonicalScan) array(depth int) bool {
-	s.i++ // '['
-	if s.i < len(s.b) && s.b[s.i] == ']' {
+	return s.items(']', func() bool { return s.value(depth) })
+}
+
+// items reads the container that opens at s.i, item reading each of its
+// items, with nothing between them but commas.
+func (s *canonicalScan) items(close byte, item func() bool) bool {
+	s.i++
+	if s.i < len(s.b) && s.b[s.i] == close {
 		s.i++
 		return true
 	}
 	for {
-		if !s.value(depth) || s.i >= len(s.b) {
+		if !item() || s.i >= len(s.b) {
 			return false
 		}
 		switch s.b[s.i] {
 		case ',':
 			s.i++
-		case ']':
+		case close:
 			s.i++
 			return true
 		default:

@@ -234,11 +234,7 @@ func (d *diffWorld) mustRegister(id, body string) {
 // last two seconds).
 func (d *diffWorld) write(rel, content string) {
 	d.t.Helper()
-	full := filepath.Join(d.dir, rel)
-	must(d.t, os.MkdirAll(filepath.Dir(full), 0o755))
-	must(d.t, os.WriteFile(full, []byte(content), 0o644))
-	old := time.Now().Add(-time.Hour)
-	must(d.t, os.Chtimes(full, old, old))
+	writeOld(d.t, filepath.Join(d.dir, rel), content)
 }
 
 // replaceSameSizeAndMTime renames over a file another of its size and
