@@ -13,7 +13,9 @@ import (
 // and only moves whole members of an object whose keys are out of order.
 // It gives exactly the round trip's bytes (TestCanonicalFastPathIsTheRoundTrip,
 // FuzzCanonical) at a fraction of its cost; anything it is not sure of
-// (bad JSON, very deep nesting) it leaves to the round trip.
+// (bad JSON, very deep nesting, a key that is not written as
+// encoding/json writes it, whose order is that of its decoded text) it
+// leaves to the round trip.
 
 // reencode is canonical's middle path: ok is false when the round trip
 // must decide.
@@ -35,12 +37,13 @@ type reencoder struct {
 	scratch []byte   // an object's written members while they are put in order
 }
 
-// member is one written member of an object: its decoded key and where
-// `"key":value` is in out.
-type member struct {
-	key        []byte
-	start, end int
-}
+// member is one written member of an object: where `"key":value` is in
+// out, and where its key ends (out[start+1:keyEnd] is the key's text). It
+// holds no pointer, so sorting members costs no write barrier.
+type member struct{ start, keyEnd, end int }
+
+// key is the text of m's key in buf, a copy of out from offset base.
+func (m member) key(buf []byte, base int) []byte { return buf[m.start+1-base : m.keyEnd-base] }
 
 func (e *reencoder) space() {
 	for e.i < len(e.in) {
@@ -64,8 +67,7 @@ func (e *reencoder) value(depth int) bool {
 	case c == '[':
 		return e.array(depth + 1)
 	case c == '"':
-		_, ok := e.str(false)
-		return ok
+		return e.str()
 	case c == 't', c == 'f', c == 'n', c == '-', c >= '0' && c <= '9':
 		// Literals and numbers come out as written.
 		s := canonicalScan{b: e.in, i: e.i}
@@ -79,30 +81,28 @@ func (e *reencoder) value(depth int) bool {
 	return false
 }
 
-// str writes the string at e.i in canonical form; for a key it also
-// returns the decoded text, which orders the members.
-func (e *reencoder) str(key bool) ([]byte, bool) {
+// str writes the string at e.i in canonical form.
+func (e *reencoder) str() bool {
 	end, canonical := stringEnd(e.in, e.i)
 	if end < 0 {
-		return nil, false
+		return false
 	}
 	span := e.in[e.i:end]
 	e.i = end
-	escaped := bytes.IndexByte(span, '\\') >= 0
-	if canonical && !(key && escaped) {
+	if canonical {
 		e.out = append(e.out, span...)
-		return span[1 : len(span)-1], true
+		return true
 	}
 	var text string
 	if json.Unmarshal(span, &text) != nil {
-		return nil, false
+		return false
 	}
 	enc, err := encodeValue(text)
 	if err != nil {
-		return nil, false
+		return false
 	}
 	e.out = append(e.out, enc...)
-	return []byte(text), true
+	return true
 }
 
 func (e *reencoder) array(depth int) bool {
@@ -124,10 +124,13 @@ func (e *reencoder) object(depth int) bool {
 			return false
 		}
 		start := len(e.out)
-		key, ok := e.str(true)
-		if !ok {
-			return false
+		end, canonical := stringEnd(e.in, e.i)
+		if end < 0 || !canonical || bytes.IndexByte(e.in[e.i:end], '\\') >= 0 {
+			return false // a key is ordered by its decoded text: the round trip's job
 		}
+		e.out = append(e.out, e.in[e.i:end]...)
+		e.i = end
+		keyEnd := len(e.out) - 1
 		e.space()
 		if e.i >= len(e.in) || e.in[e.i] != ':' {
 			return false
@@ -138,7 +141,7 @@ func (e *reencoder) object(depth int) bool {
 		if !e.value(depth) {
 			return false
 		}
-		e.members = append(e.members, member{key: key, start: start, end: len(e.out)})
+		e.members = append(e.members, member{start: start, keyEnd: keyEnd, end: len(e.out)})
 		return true
 	})
 	if !ok {
@@ -187,7 +190,7 @@ func (e *reencoder) items(open, close byte, item func() bool) bool {
 func (e *reencoder) order(ms []member) {
 	sorted := true
 	for k := 1; k < len(ms); k++ {
-		if bytes.Compare(ms[k-1].key, ms[k].key) >= 0 {
+		if bytes.Compare(ms[k-1].key(e.out, 0), ms[k].key(e.out, 0)) >= 0 {
 			sorted = false
 			break
 		}
@@ -197,10 +200,10 @@ func (e *reencoder) order(ms []member) {
 	}
 	first := ms[0].start
 	e.scratch = append(e.scratch[:0], e.out[first:]...)
-	sortMembers(ms)
+	sortMembers(ms, e.scratch, first)
 	e.out = e.out[:first]
 	for k, m := range ms {
-		if k+1 < len(ms) && bytes.Equal(m.key, ms[k+1].key) {
+		if k+1 < len(ms) && bytes.Equal(m.key(e.scratch, first), ms[k+1].key(e.scratch, first)) {
 			continue // a later member has the same key
 		}
 		if len(e.out) > first {
@@ -210,16 +213,17 @@ func (e *reencoder) order(ms []member) {
 	}
 }
 
-// sortMembers sorts ms by key, keeping equal keys in their order. Objects
-// are mostly small (a struct's fields), where insertion sort is quickest.
-func sortMembers(ms []member) {
+// sortMembers sorts ms by key, keeping equal keys in their order; buf
+// holds the members, from offset base of out. Objects are mostly small (a
+// struct's fields), where insertion sort is quickest.
+func sortMembers(ms []member, buf []byte, base int) {
 	if len(ms) > 12 {
-		slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key(buf, base), b.key(buf, base)) })
 		return
 	}
 	for k := 1; k < len(ms); k++ {
 		m, j := ms[k], k
-		for ; j > 0 && bytes.Compare(ms[j-1].key, m.key) > 0; j-- {
+		for ; j > 0 && bytes.Compare(ms[j-1].key(buf, base), m.key(buf, base)) > 0; j-- {
 			ms[j] = ms[j-1]
 		}
 		ms[j] = m
