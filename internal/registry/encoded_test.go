@@ -146,3 +146,29 @@ func writeOld(t *testing.T, path, content string) {
 	old := time.Now().Add(-time.Hour)
 	must(t, os.Chtimes(path, old, old))
 }
+
+// TestEncodedAnswersKeepTheirSchemas checks that the functions answering
+// with kept bytes register what the typed handlers registered (their
+// schemas are what engine::functions::info shows a client).
+func TestEncodedAnswersKeepTheirSchemas(t *testing.T) {
+	r := newFixture(t, nil).reg
+	typed := map[string]iii.Function{
+		contract.FnSkillsList:          iii.NewFunction(contract.FnSkillsList, descSkillsList, r.listSkills),
+		contract.FnSkillsResourcesRead: iii.NewFunction(contract.FnSkillsResourcesRead, descResourcesRead, r.resourcesRead),
+	}
+	for _, f := range r.Functions() {
+		want, ok := typed[f.ID]
+		if !ok {
+			continue
+		}
+		delete(typed, f.ID)
+		if string(f.RequestFormat) != string(want.RequestFormat) || string(f.ResponseFormat) != string(want.ResponseFormat) ||
+			f.Description != want.Description || string(f.Metadata) != string(want.Metadata) {
+			t.Errorf("%s registers\n%s\n%s\nwhere its typed handler registered\n%s\n%s",
+				f.ID, f.RequestFormat, f.ResponseFormat, want.RequestFormat, want.ResponseFormat)
+		}
+	}
+	if len(typed) > 0 {
+		t.Errorf("functions not registered: %v", typed)
+	}
+}
