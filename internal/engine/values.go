@@ -55,15 +55,16 @@ func mustEncode(v any) json.RawMessage {
 // canonical rewrites raw the way a round trip through serde_json::Value
 // would. Nil stays nil (an absent field). Input that does not parse is
 // returned unchanged; frames were validated by the decoder already. Input
-// already in that form is returned as it is (isCanonical), capped so that
-// appending to the result never writes into the frame it came from; other
-// input is re-encoded without building maps where it can be (reencode).
+// already in that form is copied as it is (isCanonical): like the other
+// paths the result is a value of its own, whatever becomes of the frame
+// it was cut from. Other input is re-encoded without building maps where
+// it can be (reencode).
 func canonical(raw json.RawMessage) json.RawMessage {
 	if raw == nil {
 		return nil
 	}
 	if isCanonical(raw) {
-		return raw[:len(raw):len(raw)]
+		return bytes.Clone(raw)
 	}
 	if out, ok := reencode(raw); ok {
 		return out
