@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -283,11 +284,13 @@ func BenchmarkIndex10k(b *testing.B) {
 		}
 		index.Store(env.Contents[0].Text)
 		b.Run(fmt.Sprintf("echo-%dB", size), func(b *testing.B) {
+			defer reportCPU(b)()
 			for b.Loop() {
 				r.call(b, "bench::echo-index", struct{}{})
 			}
 		})
 		b.Run(fmt.Sprintf("body-%dB", size), func(b *testing.B) {
+			defer reportCPU(b)()
 			for b.Loop() {
 				r.call(b, "skills::resources-read", read)
 			}
@@ -310,8 +313,10 @@ func seed(tb testing.TB, srv *engine.Engine, n int, body string) {
 }
 
 // BenchmarkFS5k lists and reads skills from a watched tree of 5,000 files
-// (50 directories of 100), next to an echo returning a string as long as
-// the listing, through the same engine.
+// (50 directories of 100), each next to an echo through the same engine
+// that returns the same bytes as the call it stands beside (issue 22): the
+// listing's JSON for skills::list, the read's envelope for the read, so
+// both sides carry the same result through the engine.
 func BenchmarkFS5k(b *testing.B) {
 	dir := b.TempDir()
 	body := skillBody(2048)
@@ -324,41 +329,48 @@ func BenchmarkFS5k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	var listing atomic.Value
-	echo := iii.NewFunction("bench::echo-listing", "returns a string as long as the listing",
-		func(context.Context, echoIn) (string, error) { return listing.Load().(string), nil })
-	echoBody := iii.NewFunction("bench::echo-body", "returns the body of one skill",
-		func(context.Context, echoIn) (string, error) { return body, nil })
+	var listing, readOne atomic.Value // the calls' results, once known, for the echoes
+	echo := iii.NewFunction("bench::echo-listing", "returns the bytes skills::list returns",
+		func(context.Context, echoIn) (json.RawMessage, error) { return listing.Load().(json.RawMessage), nil })
+	echoBody := iii.NewFunction("bench::echo-body", "returns the bytes the read returns",
+		func(context.Context, echoIn) (json.RawMessage, error) { return readOne.Load().(json.RawMessage), nil })
 	r := newRig(b, rigOptions{fsDir: dir, extra: []iii.Function{echo, echoBody}})
 	out := r.call(b, "skills::list", struct{}{})
 	if n := strings.Count(string(out), `"origin":"fs"`); n != 5000 {
 		b.Fatalf("skills::list lists %d fs skills, want 5000", n)
 	}
-	listing.Store(string(out))
+	listing.Store(out)
 	read := map[string]string{"uri": "iii://team-07/skill-1007"}
-	if out := r.call(b, "skills::resources-read", read); !strings.Contains(string(out), "Email provider") {
-		b.Fatalf("read returned %.200s", out)
+	one := r.call(b, "skills::resources-read", read)
+	if !strings.Contains(string(one), "Email provider") {
+		b.Fatalf("read returned %.200s", one)
 	}
-	b.Run("echo-listing", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "bench::echo-listing", struct{}{})
+	readOne.Store(one)
+	for _, pair := range [][2]string{{"bench::echo-listing", "skills::list"}, {"bench::echo-body", "skills::resources-read"}} {
+		args := any(struct{}{})
+		if pair[1] == "skills::resources-read" {
+			args = read
 		}
-	})
-	b.Run("skills-list", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "skills::list", struct{}{})
+		if echoed, real := r.call(b, pair[0], struct{}{}), r.call(b, pair[1], args); !bytes.Equal(echoed, real) {
+			b.Fatalf("%s returns %d bytes that differ from the %d of %s", pair[0], len(echoed), len(real), pair[1])
 		}
-	})
-	b.Run("echo-body", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "bench::echo-body", struct{}{})
-		}
-	})
-	b.Run("read-one", func(b *testing.B) {
-		for b.Loop() {
-			r.call(b, "skills::resources-read", read)
-		}
-	})
+	}
+	for _, c := range []struct {
+		name, fn string
+		args     any
+	}{
+		{"echo-listing", "bench::echo-listing", struct{}{}},
+		{"skills-list", "skills::list", struct{}{}},
+		{"echo-body", "bench::echo-body", struct{}{}},
+		{"read-one", "skills::resources-read", read},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				r.call(b, c.fn, c.args)
+			}
+		})
+	}
 }
 
 // workerFunctions are the functions the worker registers over reg, in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -71,14 +72,19 @@ type Listing struct {
 	Shadowed []fsource.Skill  // files whose id a stored row serves
 	Skips    []fsource.Skip   // files not served, and files served with a warning
 	Files    fsource.Snapshot // the file scan the listing was built from
-	key      viewKey
+	key      viewKey          // the versions it was built from
+	gen      uint64           // its content's generation (View.Skills)
 	keyed    bool
 }
 
 // Version identifies the listing's content when it can be known without
 // reading it: equal versions, equal listings. ok is false when the
-// stored rows were read through (the engine has no state trigger).
-func (l Listing) Version() (key any, ok bool) { return l.key, l.keyed }
+// stored rows were read through (the engine has no state trigger). It
+// names the content, not the change that led to it: a write that leaves
+// every entry as it was (a row written again as it stood, a key read
+// again after its event) keeps the version, so what the surfaces render
+// from a listing stays cached (docs/decisions.md D53).
+func (l Listing) Version() (key any, ok bool) { return l.gen, l.keyed }
 
 // Skill returns the entry with that id.
 func (l Listing) Skill(id string) (Skill, bool) {
@@ -135,6 +141,7 @@ type View struct {
 	mu      sync.Mutex
 	last    Listing // the last keyed listing, reused while its key holds
 	hasLast bool
+	gens    uint64           // the last content generation given to a listing
 	scanned fsource.Snapshot // without a watch: the last scan, versioned here
 	// scanChanged is closed and replaced when scanned changes.
 	scanChanged chan struct{}
@@ -180,12 +187,30 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 		return l, err
 	}
 	if stateKeyed {
-		l.key, l.keyed = key, true
 		v.mu.Lock()
+		if v.hasLast && v.last.key.fs == key.fs && sameSkills(v.last.Skills, l.Skills) {
+			// The same files and the same entries under a newer scope
+			// version: the content, and so its generation, is the last one.
+			l = v.last
+		} else {
+			v.gens++
+			l.gen = v.gens
+		}
+		l.key, l.keyed = key, true
 		v.last, v.hasLast = l, true
 		v.mu.Unlock()
 	}
 	return l, nil
+}
+
+// sameSkills reports whether two listings' entries are equal: every field
+// a surface reads, and for a file, the same file unchanged (by its Stamp).
+// With the same file scan, equal entries mean equal listings: the shadowed
+// files and the skips follow from them.
+func sameSkills(a, b []Skill) bool {
+	return slices.EqualFunc(a, b, func(x, y Skill) bool {
+		return x.ID == y.ID && x.Origin == y.Origin && x.RegisteredAt == y.RegisteredAt && x.Meta == y.Meta && x.File.Same(y.File)
+	})
 }
 
 // lastListing is the last listing built, when it was built from key.

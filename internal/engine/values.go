@@ -54,11 +54,26 @@ func mustEncode(v any) json.RawMessage {
 
 // canonical rewrites raw the way a round trip through serde_json::Value
 // would. Nil stays nil (an absent field). Input that does not parse is
-// returned unchanged; frames were validated by the decoder already.
+// returned unchanged; frames were validated by the decoder already. Input
+// already in that form is copied as it is (isCanonical): like the other
+// paths the result is a value of its own, whatever becomes of the frame
+// it was cut from. Other input is re-encoded without building maps where
+// it can be (reencode).
 func canonical(raw json.RawMessage) json.RawMessage {
 	if raw == nil {
 		return nil
 	}
+	if isCanonical(raw) {
+		return bytes.Clone(raw)
+	}
+	if out, ok := reencode(raw); ok {
+		return out
+	}
+	return roundTrip(raw)
+}
+
+// roundTrip is canonical's slow path: decode, then encode.
+func roundTrip(raw json.RawMessage) json.RawMessage {
 	v, err := decodeValue(raw)
 	if err != nil {
 		return raw

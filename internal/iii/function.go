@@ -90,6 +90,11 @@ func decodeFast[In any](in *In, data []byte) bool {
 	return ok && fd.DecodeFast(data)
 }
 
+// EncodeResult encodes v exactly as a handler's result is sent, so a
+// handler may keep an answer encoded and return those bytes as a
+// json.RawMessage with nothing on the wire changed.
+func EncodeResult(v any) (json.RawMessage, error) { return encodeJSON(v) }
+
 // SchemaOf reflects a JSON Schema for T, inlined (no $defs references) so
 // MCP clients can use it directly as a tool input schema.
 func SchemaOf[T any]() json.RawMessage {

@@ -39,9 +39,9 @@ func (r *Registry) Functions() []iii.Function {
 	return []iii.Function{
 		iii.NewFunction(contract.FnSkillsRegister, descSkillsRegister, r.registerSkill),
 		iii.NewFunction(contract.FnSkillsUnregister, descSkillsUnregister, r.unregisterSkill),
-		iii.NewFunction(contract.FnSkillsList, descSkillsList, r.listSkills),
+		answeringWith[listSkillsOutput](iii.NewFunction(contract.FnSkillsList, descSkillsList, r.encodedList)),
 		iii.NewFunction(contract.FnSkillsResourcesList, descResourcesList, r.resourcesList),
-		iii.NewFunction(contract.FnSkillsResourcesRead, descResourcesRead, r.resourcesRead),
+		answeringWith[readResourceOutput](iii.NewFunction(contract.FnSkillsResourcesRead, descResourcesRead, r.encodedRead)),
 		iii.NewFunction(contract.FnSkillsResourcesTemplates, descResourcesTemplates, r.resourcesTemplates),
 		iii.NewFunction(contract.FnSkillsFetch, descFetch, r.fetch),
 		fetchAlias,

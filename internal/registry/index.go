@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
@@ -67,6 +68,11 @@ func customSection(fs []bullet) string {
 // whole index is one error line.
 func (r *Registry) index(ctx context.Context) string {
 	l, err := r.skillListing(ctx)
+	return r.indexOf(l, err)
+}
+
+// indexOf is the index of listing l, or the error line for err.
+func (r *Registry) indexOf(l catalog.Listing, err error) string {
 	if err != nil {
 		return indexErrorStart + err.Error() + indexErrorEnd
 	}

@@ -94,7 +94,8 @@ type Notifier interface {
 
 // Registry serves the skills and prompts registries. Its handlers may run
 // concurrently: its only mutable state is the last index text,
-// resources-list and mcp-list answer rendered, each kept with the view's
+// resources-list and mcp-list answer rendered, the skills::list and index
+// answers encoded, each kept with the view's
 // version it came from (D19), and nothing is locked across engine calls
 // (concurrent writes to one id are last-writer-wins in state, as with the
 // Rust worker).
@@ -107,6 +108,8 @@ type Registry struct {
 	now            func() time.Time
 	view           *catalog.View
 	indexCache     versionCache[string]
+	indexAnswer    versionCache[json.RawMessage] // the iii://skills read, encoded (encoded.go)
+	listAnswer     versionCache[json.RawMessage] // skills::list, encoded
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
 	pageSize       int

@@ -101,11 +101,18 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 	return unregisterSkillOutput{ID: in.ID, Removed: removed}, nil
 }
 
+// listSkills renders skills::list anew; the function answers through
+// encodedList, which keeps this answer encoded per listing version.
 func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutput, error) {
 	l, err := r.skillListing(ctx)
 	if err != nil {
 		return listSkillsOutput{}, err
 	}
+	return r.listOf(l), nil
+}
+
+// listOf is the skills::list answer for listing l.
+func (r *Registry) listOf(l catalog.Listing) listSkillsOutput {
 	out := listSkillsOutput{Skills: make([]skillEntry, len(l.Skills))}
 	for i, s := range l.Skills {
 		out.Skills[i] = skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: s.RegisteredAt, Origin: s.Origin,
@@ -118,7 +125,7 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 			out.Skills[i].SHA256 = ""
 		}
 	}
-	return out, nil
+	return out
 }
 
 // listBytes is a skills::list response's size, estimated from above (each

@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -57,6 +59,8 @@ type diffWorld struct {
 	mcp    *mcpskills.Extension // over f.reg's view, kept across steps
 	search *search.Searcher     // likewise: its index is kept up to date, never rebuilt
 	stored map[string]bool      // ids registered now
+	bodies map[string]string    // the body each stored id was registered with
+	fns    []iii.Function       // f.reg's functions, whose answers are kept encoded
 	seen   int                  // skill events already checked
 	serial int
 }
@@ -65,7 +69,7 @@ var diffIDs = []string{"alpha", "beta", "gamma", "delta", "alpha/notes"}
 
 func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 	dir := t.TempDir()
-	d := &diffWorld{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), dir: dir, stored: map[string]bool{}}
+	d := &diffWorld{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), dir: dir, stored: map[string]bool{}, bodies: map[string]string{}}
 	src := d.source()
 	d.f = &fixture{engine: newFakeEngine(), skillEvents: &fakeNotifier{}, promptEvents: &fakeNotifier{}, ctx: t.Context()}
 	var mirror *catalog.Scope
@@ -79,6 +83,7 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 	d.f.reg = New(Config{FS: src, FSWatch: d.watch, FSCacheBytes: 1 << 20, Caller: d.f.engine, SkillsMirror: mirror,
 		SkillsChanged: d.f.skillEvents, PromptsChanged: d.f.promptEvents, StateTimeout: 2 * time.Second,
 		Now: func() time.Time { return fixedNow }})
+	d.fns = d.f.reg.Functions()
 	d.mcp = mcpskills.New(mcpskills.Config{View: d.f.reg.View()})
 	d.search = search.NewSearcher(search.SearcherConfig{View: d.f.reg.View()})
 	d.watch.Start(t.Context())
@@ -97,8 +102,14 @@ func (d *diffWorld) randomStep() (string, []string) {
 	id := diffIDs[d.rnd.IntN(len(diffIDs))]
 	files := d.globFiles()
 	folders := d.rootFolders()
-	switch op := d.rnd.IntN(9); {
-	case op == 0:
+	switch op := d.rnd.IntN(10); {
+	case op == 9 && len(d.bodies) > 0:
+		// Registered again as it stands (the clock is fixed): the content,
+		// and so every answer kept for it, is unchanged.
+		again := slices.Sorted(maps.Keys(d.bodies))[d.rnd.IntN(len(d.bodies))]
+		d.mustRegister(again, d.bodies[again])
+		return "register " + again + " again as it stands", []string{fmt.Sprintf(`{"op":"register","id":%q}`, again)}
+	case op == 0 || op == 9:
 		d.mustRegister(id, d.body(id))
 		return "register " + id, []string{fmt.Sprintf(`{"op":"register","id":%q}`, id)}
 	case op == 1:
@@ -107,6 +118,7 @@ func (d *diffWorld) randomStep() (string, []string) {
 			d.t.Fatal(err)
 		}
 		delete(d.stored, id)
+		delete(d.bodies, id)
 		if !removed {
 			return "unregister absent " + id, nil
 		}
@@ -214,6 +226,7 @@ func (d *diffWorld) mustRegister(id, body string) {
 		d.t.Fatal(err)
 	}
 	d.stored[id] = true
+	d.bodies[id] = body
 }
 
 // write writes a file with an mtime an hour old, so the worker's caches
@@ -221,11 +234,7 @@ func (d *diffWorld) mustRegister(id, body string) {
 // last two seconds).
 func (d *diffWorld) write(rel, content string) {
 	d.t.Helper()
-	full := filepath.Join(d.dir, rel)
-	must(d.t, os.MkdirAll(filepath.Dir(full), 0o755))
-	must(d.t, os.WriteFile(full, []byte(content), 0o644))
-	old := time.Now().Add(-time.Hour)
-	must(d.t, os.Chtimes(full, old, old))
+	writeOld(d.t, filepath.Join(d.dir, rel), content)
 }
 
 // replaceSameSizeAndMTime renames over a file another of its size and
@@ -359,6 +368,32 @@ func (d *diffWorld) check(step string, want []string) {
 		_, gotText, gotErr := d.f.reg.read(ctx, uri)
 		if wantText != gotText || fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
 			t.Fatalf("%s: resources-read %s = %q, %v; a rebuild reads %q, %v", step, uri, gotText, gotErr, wantText, wantErr)
+		}
+	}
+	// The answers the worker keeps encoded are byte for byte a fresh
+	// rendering's (encoded.go).
+	index := IndexURI
+	for _, c := range []struct {
+		id, payload string
+		fresh       func() (any, error)
+	}{
+		{contract.FnSkillsList, `{}`, func() (any, error) { return fresh.listSkills(ctx, emptyInput{}) }},
+		{contract.FnSkillsResourcesRead, `{"uri":"iii://skills"}`, func() (any, error) {
+			return fresh.resourcesRead(ctx, readResourceInput{URI: &index})
+		}},
+	} {
+		gotV, err := callFunction(ctx, d.fns, c.id, c.payload)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", step, c.id, err)
+		}
+		wantV, err := c.fresh()
+		if err != nil {
+			t.Fatalf("%s: %s of the rebuild: %v", step, c.id, err)
+		}
+		gotB, gotErr := iii.EncodeResult(gotV)
+		wantB, wantErr := iii.EncodeResult(wantV)
+		if gotErr != nil || wantErr != nil || !bytes.Equal(gotB, wantB) {
+			t.Fatalf("%s: %s answers\n%s (%v)\na rebuild encodes\n%s (%v)", step, c.id, gotB, gotErr, wantB, wantErr)
 		}
 	}
 	// Reads bring nothing new: the view was already current.

@@ -1,0 +1,72 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// The two largest answers, skills::list and the iii://skills read, are
+// kept encoded per listing version (docs/decisions.md D19, D53): while
+// the view's content is unchanged, a call costs the listing check and
+// the stored bytes, not a walk over every skill and an encoding of a
+// megabyte. The bytes are those iii.EncodeResult makes of the typed
+// answer, so the wire is as it was; TestViewMatchesARebuildFromScratch
+// compares them with a fresh rendering after every change.
+
+// answeringWith gives fn, whose handler answers with bytes kept encoded,
+// the response schema of the type they encode.
+func answeringWith[Out any](fn iii.Function) iii.Function {
+	fn.ResponseFormat = iii.SchemaOf[Out]()
+	return fn
+}
+
+// encodedList is the skills::list handler: listSkills's answer, encoded
+// once per listing version.
+func (r *Registry) encodedList(ctx context.Context, _ emptyInput) (json.RawMessage, error) {
+	l, err := r.skillListing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.encodedOnce(&r.listAnswer, l, func() any { return r.listOf(l) })
+}
+
+// encodedRead is the skills::resources-read handler: the index's answer
+// is kept encoded per listing version; any other read is resourcesRead's.
+func (r *Registry) encodedRead(ctx context.Context, in readResourceInput) (any, error) {
+	if in.URI == nil || *in.URI != IndexURI {
+		return r.resourcesRead(ctx, in)
+	}
+	l, err := r.skillListing(ctx)
+	if err != nil {
+		return indexEnvelope(r.indexOf(l, err)), nil // the error line, as read renders it
+	}
+	return r.encodedOnce(&r.indexAnswer, l, func() any { return indexEnvelope(r.indexOf(l, nil)) })
+}
+
+// indexEnvelope is the resources-read answer for the index text.
+func indexEnvelope(text string) readResourceOutput {
+	return readResourceOutput{Contents: []resourceContent{{URI: IndexURI, MimeType: contract.MIMEMarkdown, Text: text}}}
+}
+
+// encodedOnce returns the answer for listing l from cache, or encodes
+// render's and keeps it while l's version holds.
+func (r *Registry) encodedOnce(cache *versionCache[json.RawMessage], l catalog.Listing, render func() any) (json.RawMessage, error) {
+	version, cacheable := l.Version()
+	if cacheable {
+		if b, ok := cache.get(version); ok {
+			return b, nil
+		}
+	}
+	b, err := iii.EncodeResult(render())
+	if err != nil {
+		return nil, err
+	}
+	if cacheable {
+		cache.put(version, b)
+	}
+	return b, nil
+}
