@@ -60,16 +60,18 @@ func FuzzReadOutput(f *testing.F) {
 	})
 }
 
-// TestReadReplyIsTheDirectEncoding checks the handler's result is the
-// value that writes itself, so the reflection path is not taken by
-// accident (a wrapped or pointer result would lose AppendJSON).
+// TestReadReplyIsTheDirectEncoding checks that a skill read's result is
+// the value that writes itself, so the reflection path is not taken by
+// accident (a wrapped or pointer result would lose AppendJSON). The index
+// read answers bytes kept encoded per listing version instead (D53).
 func TestReadReplyIsTheDirectEncoding(t *testing.T) {
 	f := newFixture(t, nil)
+	f.mustRegisterSkill(t, "resend/email", "# Email <b>\n\n\"Send\" mail.\n")
 	for _, fn := range f.reg.Functions() {
 		if fn.ID != contract.FnSkillsResourcesRead {
 			continue
 		}
-		out, err := fn.Handler(t.Context(), iii.Request{FunctionID: fn.ID, Data: json.RawMessage(`{"uri":"iii://skills"}`)})
+		out, err := fn.Handler(t.Context(), iii.Request{FunctionID: fn.ID, Data: json.RawMessage(`{"uri":"iii://resend/email"}`)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +80,7 @@ func TestReadReplyIsTheDirectEncoding(t *testing.T) {
 			t.Fatalf("resources-read returned %T, which does not write itself", out)
 		}
 		if got, want := string(a.AppendJSON(nil)), reflected(t, out); got != want {
-			t.Errorf("the index read writes\n %s\nencoding/json writes\n %s", got, want)
+			t.Errorf("the skill read writes\n %s\nencoding/json writes\n %s", got, want)
 		}
 		return
 	}
