@@ -8,6 +8,8 @@ import (
 	"reflect"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
 // Request is one invocation of a function this worker serves.
@@ -21,7 +23,8 @@ type Request struct {
 }
 
 // Handler serves a function. A json.RawMessage result is sent verbatim; a
-// nil result sends no result field; a JSONAppender writes itself;
+// nil result sends no result field; a JSONAppender writes itself; an
+// Encoded is copied in as it is;
 // anything else is JSON-encoded. Errors keep their ErrorCode (see Error)
 // or become invocation_failed.
 type Handler func(ctx context.Context, req Request) (any, error)
@@ -90,10 +93,35 @@ func decodeFast[In any](in *In, data []byte) bool {
 	return ok && fd.DecodeFast(data)
 }
 
-// EncodeResult encodes v exactly as a handler's result is sent, so a
-// handler may keep an answer encoded and return those bytes as a
-// json.RawMessage with nothing on the wire changed.
-func EncodeResult(v any) (json.RawMessage, error) { return encodeJSON(v) }
+// Encoded is a result encoded and checked once, by EncodeResult. A
+// handler that keeps an answer encoded returns it, and the answer is
+// copied into each frame without the scan a json.RawMessage gets on every
+// call (docs/decisions.md D53).
+type Encoded []byte
+
+// MarshalJSON is the encoded bytes, so an Encoded result encoded again
+// in-process (a test, a caller in the same process) is the same JSON.
+func (e Encoded) MarshalJSON() ([]byte, error) {
+	if len(e) == 0 {
+		return []byte("null"), nil
+	}
+	return e, nil
+}
+
+// EncodeResult encodes v exactly as a handler's result is sent, and checks
+// it once (valid JSON in valid UTF-8, what a frame is checked for), so a
+// handler may keep the answer and return it with nothing on the wire
+// changed.
+func EncodeResult(v any) (Encoded, error) {
+	raw, err := encodeJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	if _, checked := v.(json.RawMessage); !checked && len(raw) > 0 && !wire.Valid(raw) {
+		return nil, errors.New("the result does not encode as valid JSON in valid UTF-8")
+	}
+	return Encoded(raw), nil
+}
 
 // SchemaOf reflects a JSON Schema for T, inlined (no $defs references) so
 // MCP clients can use it directly as a tool input schema.

@@ -103,8 +103,9 @@ func (c *Client) reply(cn *conn, m wire.InvokeFunction, result any, err error) {
 
 // resultFrame encodes the invocationresult for m, scanning and copying
 // the result as few times as its kind allows (docs/decisions.md D52): a
-// JSONAppender writes itself into the frame; a json.RawMessage, checked
-// once by encodeJSON, is copied in without a second scan; anything else
+// JSONAppender writes itself into the frame; an Encoded, checked when it
+// was encoded, is copied in with no scan; a json.RawMessage, checked once
+// by encodeJSON, is copied in without a second scan; anything else
 // is encoded by encoding/json and checked as the frame is built, since a
 // MarshalJSON or a nested json.RawMessage may hold bytes that are not
 // UTF-8. A result over MaxResultBytes is replaced by an unavailable error
@@ -119,6 +120,12 @@ func (c *Client) resultFrame(m wire.InvokeFunction, result any, err error) []byt
 	}
 	if a, ok := result.(JSONAppender); ok {
 		return c.resultInPlace(m, r, 0, a.AppendJSON)
+	}
+	if e, ok := result.(Encoded); ok {
+		if len(e) == 0 {
+			return mustEncode(r) // as a nil result: no result field
+		}
+		return c.resultInPlace(m, r, len(e), func(dst []byte) []byte { return append(dst, e...) })
 	}
 	raw, encErr := encodeJSON(result)
 	switch {

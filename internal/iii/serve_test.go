@@ -95,6 +95,20 @@ func TestInvocationResults(t *testing.T) {
 			want:    wire.InvocationResult{Result: json.RawMessage(`{"b":[1,"x"]}`)},
 		},
 		{
+			name: "an Encoded result is sent as it was encoded",
+			handler: func(context.Context, Request) (any, error) {
+				return EncodeResult(struct {
+					MD string `json:"md"`
+				}{"<b>x</b>"})
+			},
+			want: wire.InvocationResult{Result: json.RawMessage(`{"md":"<b>x</b>"}`)},
+		},
+		{
+			name:    "an empty Encoded result has no result field",
+			handler: func(context.Context, Request) (any, error) { return EncodeResult(nil) },
+			want:    wire.InvocationResult{},
+		},
+		{
 			name:    "values are encoded without HTML escaping",
 			handler: func(context.Context, Request) (any, error) { return map[string]string{"md": "<b>a & b</b>"}, nil },
 			want:    wire.InvocationResult{Result: json.RawMessage(`{"md":"<b>a & b</b>"}`)},
@@ -383,5 +397,29 @@ func TestResultOverTheBudgetIsAnErrorNotADroppedConnection(t *testing.T) {
 	}
 	if n := p.connCount(); n != 1 {
 		t.Errorf("%d connections, want the first one kept", n)
+	}
+}
+
+// EncodeResult checks once what a frame is checked for, so an Encoded
+// answer kept and sent many times needs no scan per call: a result that
+// does not encode as valid JSON in valid UTF-8 is refused when it is
+// encoded, never sent.
+func TestEncodeResultChecksOnce(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		v    any
+	}{
+		{"a nested raw value that is not UTF-8", struct {
+			R json.RawMessage `json:"r"`
+		}{json.RawMessage("\"caf\xe9\"")}},
+		{"a raw message that is not JSON", json.RawMessage(`{`)},
+	} {
+		if b, err := EncodeResult(c.v); err == nil {
+			t.Errorf("%s: EncodeResult = %q, want an error", c.name, b)
+		}
+	}
+	b, err := EncodeResult(map[string]any{"b": 1, "a": "<&>"})
+	if err != nil || string(b) != `{"a":"<&>","b":1}` {
+		t.Errorf("EncodeResult of a map = %q, %v", b, err)
 	}
 }

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
@@ -13,8 +12,8 @@ import (
 // kept encoded per listing version (docs/decisions.md D19, D53): while
 // the view's content is unchanged, a call costs the listing check and
 // the stored bytes, not a walk over every skill and an encoding of a
-// megabyte. The bytes are those iii.EncodeResult makes of the typed
-// answer, so the wire is as it was; TestViewMatchesARebuildFromScratch
+// megabyte. The bytes are those iii.EncodeResult makes (and checks, once)
+// of the typed answer, so the wire is as it was; TestViewMatchesARebuildFromScratch
 // compares them with a fresh rendering after every change.
 
 // answeringWith gives fn, whose handler answers with bytes kept encoded,
@@ -26,7 +25,7 @@ func answeringWith[Out any](fn iii.Function) iii.Function {
 
 // encodedList is the skills::list handler: listSkills's answer, encoded
 // once per listing version.
-func (r *Registry) encodedList(ctx context.Context, _ emptyInput) (json.RawMessage, error) {
+func (r *Registry) encodedList(ctx context.Context, _ emptyInput) (iii.Encoded, error) {
 	l, err := r.skillListing(ctx)
 	if err != nil {
 		return nil, err
@@ -54,7 +53,7 @@ func indexEnvelope(text string) readResourceOutput {
 
 // encodedOnce returns the answer for listing l from cache, or encodes
 // render's and keeps it while l's version holds.
-func (r *Registry) encodedOnce(cache *versionCache[json.RawMessage], l catalog.Listing, render func() any) (json.RawMessage, error) {
+func (r *Registry) encodedOnce(cache *versionCache[iii.Encoded], l catalog.Listing, render func() any) (iii.Encoded, error) {
 	version, cacheable := l.Version()
 	if cacheable {
 		if b, ok := cache.get(version); ok {

@@ -109,7 +109,7 @@ func answers(t *testing.T, ctx context.Context, fns []iii.Function) (list, index
 		if err != nil {
 			t.Fatalf("%s: %v", c.id, err)
 		}
-		raw, ok := res.(json.RawMessage)
+		raw, ok := res.(iii.Encoded)
 		if !ok {
 			t.Fatalf("%s answered %T, not bytes kept encoded", c.id, res)
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/iii"
 )
 
 // Config is what a Registry needs. Zero scopes, timeout, logger and clock
@@ -108,8 +109,8 @@ type Registry struct {
 	now            func() time.Time
 	view           *catalog.View
 	indexCache     versionCache[string]
-	indexAnswer    versionCache[json.RawMessage] // the iii://skills read, encoded (encoded.go)
-	listAnswer     versionCache[json.RawMessage] // skills::list, encoded
+	indexAnswer    versionCache[iii.Encoded] // the iii://skills read, encoded (encoded.go)
+	listAnswer     versionCache[iii.Encoded] // skills::list, encoded
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
 	pageSize       int
