@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/fsource"
@@ -110,12 +111,8 @@ func newRig(tb testing.TB, opts rigOptions) *rig {
 	}
 	if cat != nil {
 		for _, scope := range []*catalog.Scope{cfg.SkillsMirror, cfg.PromptsMirror} {
-			for !scope.Valid() {
-				select {
-				case <-scope.Changed():
-				case <-ctx.Done():
-					tb.Fatalf("the catalog never loaded scope %s", scope.Name())
-				}
+			if err := catalogtest.WaitLoaded(ctx, scope); err != nil {
+				tb.Fatalf("the catalog never loaded scope %s: %v", scope.Name(), err)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -35,13 +36,12 @@ func openTestStore(t *testing.T) *BodyStore {
 	return st
 }
 
-// Bodies read back as written, after frees and the compactions they
+// Bodies read back as written, after frees and the compaction they
 // start; the compacted file holds the live bytes only, and nothing is
 // left in the directory once the store is closed.
 func TestBodyStoreKeepsBodiesThroughCompaction(t *testing.T) {
 	dir := t.TempDir()
 	st := OpenBodyStore(dir, nil)
-	st.minDead = 1
 	want := map[uint64]string{}
 	for i := range 200 {
 		body := fmt.Sprintf("# Skill %d\n\n%s", i, strings.Repeat("x", i))
@@ -51,15 +51,25 @@ func TestBodyStoreKeepsBodiesThroughCompaction(t *testing.T) {
 		}
 		want[h] = body
 	}
-	live := int64(0)
+	// No compaction starts before the last free: a record freed while a
+	// compaction copies is copied too and stays dead in the new file
+	// (compact), so the file would hold only live bytes by chance.
+	st.minDead = math.MaxInt64
+	live, last := int64(0), uint64(0)
 	for h, body := range want {
 		if h%3 != 0 {
-			st.free(h)
+			if last == 0 {
+				last = h // freed last, below
+			} else {
+				st.free(h)
+			}
 			delete(want, h)
 			continue
 		}
 		live += int64(len(body))
 	}
+	st.minDead = 1
+	st.free(last)
 	st.compactWG.Wait()
 	for h, body := range want {
 		if got, ok := st.read(h); !ok || got != body {

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/engine"
@@ -117,12 +118,8 @@ func newRigTB(t testing.TB, registryPageSize int, opts ...Option) *rig {
 			t.Fatal(err)
 		}
 	}
-	for !skills.Valid() {
-		select {
-		case <-skills.Changed():
-		case <-ctx.Done():
-			t.Fatal("the catalog never loaded")
-		}
+	if err := catalogtest.WaitLoaded(ctx, skills); err != nil {
+		t.Fatalf("the catalog never loaded: %v", err)
 	}
 	r := &rig{srv: srv, worker: worker, client: bridgeClient, caller: caller, bridge: b, listed: make(chan string, 64), updated: make(chan string, 64)}
 	clientT, serverT := stdioPair(b)
