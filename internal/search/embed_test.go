@@ -186,7 +186,17 @@ func resultIDs(t *testing.T, answer string) (ids []string, ranking string) {
 func TestEmbedderFindsWhatSharesNoWord(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newEmbedRig(t)
-		plain, fused := r.search(t, Request{Query: paraphrase})
+		// Before any vector, a searcher with an embedder answers as one
+		// without. (Not r.fused: its first search lets its Follow embed the
+		// skills, which may finish before that search fuses.)
+		unfollowed := NewSearcher(SearcherConfig{View: r.view, Embedder: r.emb, EmbedderName: "test::embed"})
+		plain, _ := r.search(t, Request{Query: paraphrase})
+		got, err := unfollowed.Search(t.Context(), Request{Query: paraphrase, Limit: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jg, _ := json.Marshal(got)
+		fused := string(jg)
 		if plain != fused {
 			t.Fatalf("before any vector, the answer differs from the lexical one:\nplain %s\nfused %s", plain, fused)
 		}
@@ -218,8 +228,12 @@ func TestVectorsAreCachedByDigest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newEmbedRig(t)
 		r.embedded(t)
-		if got := len(r.emb.asked()); got != len(embedSkills) { // the warm-up query came before any vector: not embedded
-			t.Fatalf("the first build embedded %d texts, want %d", got, len(embedSkills))
+		// The warm-up query is embedded too when Follow's first vectors
+		// came before it fused, and not when they came after: count the
+		// skills' texts alone.
+		texts := slices.DeleteFunc(r.emb.asked(), func(s string) bool { return s == "warm up" })
+		if len(texts) != len(embedSkills) {
+			t.Fatalf("the first build embedded %d skill texts (%q), want %d, each once", len(texts), texts, len(embedSkills))
 		}
 		r.put(t, "ops/scale", "# Scale the fleet\n\nAdd nodes before the sale.")
 		synctest.Wait()
