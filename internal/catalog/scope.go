@@ -54,6 +54,7 @@ type Scope struct {
 	misses   uint64
 	valid    bool                // loaded on the current connection
 	orphans  bool                // the connection ended during the load in flight: it vouches for nothing
+	stale    bool                // invalidated during the load in flight: it vouches for nothing, another follows
 	loading  bool                // a load is in flight: changes are recorded in dirty
 	dirty    map[string]struct{} // keys changed here while loading: kept over the snapshot, read again after
 	pending  map[string]struct{} // keys reported changed (events) while loading: read again after
@@ -409,6 +410,9 @@ func (s *Scope) Orphan() {
 func (s *Scope) invalidate() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.loading {
+		s.stale = true // the load ends invalid and asks for another
+	}
 	if !s.valid {
 		return false
 	}

@@ -24,7 +24,7 @@ func (s *Scope) Defer(key string) bool {
 func (s *Scope) BeginLoad() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.loading, s.orphans = true, false
+	s.loading, s.orphans, s.stale = true, false, false
 	s.dirty = map[string]struct{}{}
 	s.pending = map[string]struct{}{}
 }
@@ -84,8 +84,20 @@ func (l *scopeLoad) abort() {
 	l.decoded = nil
 }
 
-// finishLoad is EndLoad for a snapshot decoded by l.
+// finishLoad is EndLoad for a snapshot decoded by l. A load during which
+// the scope was invalidated (a value it cannot mirror was written) leaves
+// it invalid and asks for another, outside the lock.
 func (s *Scope) finishLoad(l *scopeLoad) (reread []string) {
+	reread, stale := s.replaceContent(l)
+	if stale && s.onInvalid != nil {
+		s.onInvalid()
+	}
+	return reread
+}
+
+// replaceContent puts l's snapshot in place under the lock; stale reports
+// an invalidation during the load, which the scope does not vouch over.
+func (s *Scope) replaceContent(l *scopeLoad) (reread []string, stale bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	kept := make(map[string]*entry, len(s.dirty))
@@ -122,14 +134,15 @@ func (s *Scope) finishLoad(l *scopeLoad) (reread []string) {
 			reread = append(reread, key)
 		}
 	}
-	s.loading, s.dirty, s.pending, s.valid = false, nil, nil, !s.orphans
+	stale = s.stale && !s.orphans // an orphaned load is followed by the new connection's
+	s.loading, s.dirty, s.pending, s.valid, s.stale = false, nil, nil, !s.orphans && !s.stale, false
 	s.bumpLocked()
-	return reread
+	return reread, stale
 }
 
 // AbortLoad ends a load that could not complete; the scope stays invalid.
 func (s *Scope) AbortLoad() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.loading, s.dirty, s.pending = false, nil, nil
+	s.loading, s.dirty, s.pending, s.stale = false, nil, nil, false
 }

@@ -350,3 +350,28 @@ func TestScopeOrphanedByTheConnectionVouchesForNothing(t *testing.T) {
 		t.Errorf("after a full load: %+v found=%v auth=%v, want body 3, vouched for", e, found, auth)
 	}
 }
+
+// A value the scope cannot mirror (its id is not its key) written while a
+// load is in flight invalidates the load: the scope stays invalid, so reads
+// go to the engine, and another load is asked for. It was a no-op then
+// (the scope is invalid while it loads), and the load vouched for the
+// snapshot without the value.
+func TestInvalidatedDuringALoadLoadsAgain(t *testing.T) {
+	s := NewSkillsScope("skills", 1<<20)
+	asked := 0
+	s.onInvalid = func() { asked++ }
+	s.BeginLoad()
+	s.Put("a", row("b", "body of b under key a"))
+	if asked != 0 {
+		t.Fatalf("a reload was asked for during the load (%d); want it once the load ends", asked)
+	}
+	s.EndLoad([]json.RawMessage{row("c", "c")})
+	if s.Valid() || asked != 1 {
+		t.Errorf("after the load: valid %t, reloads asked %d; want invalid and one asked", s.Valid(), asked)
+	}
+	s.BeginLoad()
+	s.EndLoad([]json.RawMessage{row("c", "c")})
+	if !s.Valid() || asked != 1 {
+		t.Errorf("after a clean load: valid %t, reloads asked %d; want valid, none more", s.Valid(), asked)
+	}
+}
