@@ -248,9 +248,9 @@ func Valid(b []byte) bool {
 	return validAt(b, 0)
 }
 
-// ValidElement reports whether b is valid as an element of a JSON array:
-// Valid one level of nesting deeper. An array is Valid exactly when each
-// of its elements is a ValidElement, so an array written from its
+// ValidElement reports whether b is one JSON value that is also valid as
+// an element of an array: Valid one level of nesting deeper. An array
+// joined from ValidElements is Valid, so an array written from its
 // elements can be checked without joining them.
 func ValidElement(b []byte) bool {
 	return validAt(b, 1)
