@@ -90,9 +90,10 @@ func (c *conn) send(m wire.Message) bool {
 }
 
 // largeResult is the size from which a result is written from where it
-// lies rather than copied into its frame: a state::list over a big scope
-// would otherwise be held twice while it waits to be written (issue 22,
-// docs/decisions.md D52).
+// lies rather than copied into its frame: a large answer (a worker's
+// forwarded result, a state::list over a big scope) would otherwise be
+// held twice while it waits to be written (issue 22, docs/decisions.md
+// D52). A state::list that large is not even joined (sendArray).
 const largeResult = wsbatch.FrameBufferSize
 
 // resultPieces lays r out as its frame's head, the result itself and the
