@@ -87,23 +87,32 @@ func (s *Engine) deleteState(scope, key string) json.RawMessage {
 	return v
 }
 
-// stateList returns a scope's values (no keys) in first-write order.
+// stateList returns a scope's values (no keys) in first-write order, as
+// one array for callers that need its bytes (a trigger's function, an
+// in-process call).
 func stateList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	values, e := stateListElements(s, data)
+	if e != nil {
+		return nil, e
+	}
+	return joinArray(values), nil
+}
+
+// stateListElements is stateList's result as the stored values
+// themselves, which a reply to a worker writes one by one; the store
+// never changes a value's bytes, it replaces them (stateRow).
+func stateListElements(s *Engine, data json.RawMessage) ([]json.RawMessage, *wire.ErrorBody) {
 	a, e := stateGetGroupInput.decode("state::list", data)
 	if e != nil {
 		return nil, e
 	}
-	return joinArray(s.state.values(a.str("scope"))), nil
+	return s.state.values(a.str("scope")), nil
 }
 
 // joinArray builds a JSON array of stored values, which are canonical JSON
 // already: re-encoding them would only re-validate megabytes of bodies.
 func joinArray(values []json.RawMessage) json.RawMessage {
-	n := 2
-	for _, v := range values {
-		n += len(v) + 1
-	}
-	out := make([]byte, 0, n)
+	out := make([]byte, 0, arrayLen(values))
 	out = append(out, '[')
 	for i, v := range values {
 		if i > 0 {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
 	"sync"
 	"time"
@@ -89,9 +90,10 @@ func (c *conn) send(m wire.Message) bool {
 }
 
 // largeResult is the size from which a result is written from where it
-// lies rather than copied into its frame: a state::list over a big scope
-// would otherwise be held twice while it waits to be written (issue 22,
-// docs/decisions.md D52).
+// lies rather than copied into its frame: a large answer (a worker's
+// forwarded result, a state::list over a big scope) would otherwise be
+// held twice while it waits to be written (issue 22, docs/decisions.md
+// D52). A state::list that large is not even joined (sendArray).
 const largeResult = wsbatch.FrameBufferSize
 
 // resultPieces lays r out as its frame's head, the result itself and the
@@ -105,12 +107,57 @@ func resultPieces(r wire.InvocationResult) (msg wsbatch.Message, ok bool) {
 	if !wire.Valid(r.Result) {
 		return wsbatch.Message{}, false
 	}
+	head, tail := resultFrame(r)
+	return wsbatch.Message{Head: head, Body: r.Result, Tail: tail}, true
+}
+
+// resultFrame renders r's frame around its result: what comes before the
+// result and what comes after it.
+func resultFrame(r wire.InvocationResult) (head, tail []byte) {
 	at := 0
 	frame, _ := wire.EncodeResult(r, 0, func(dst []byte) []byte {
 		at = len(dst)
 		return dst
 	})
-	return wsbatch.Message{Head: frame[:at:at], Body: r.Result, Tail: frame[at:]}, true
+	return frame[:at:at], frame[at:]
+}
+
+// sendArray queues r with the JSON array of elements as its result;
+// false if the connection is gone. An array of largeResult bytes or more
+// is queued as the frame's head, the elements where they lie and the
+// frame's tail: the bytes wire.Encode writes for the joined array, with
+// neither the array nor the frame built (a state::list over 100,000 ×
+// 4 KiB was a 420 MB array; docs/decisions.md D52). The elements must
+// not change until written; the state store's never do. A smaller array,
+// or one with an element that is not valid JSON (which send refuses, as
+// it refused the joined array), is joined and sent as any result.
+func (c *conn) sendArray(r wire.InvocationResult, elements []json.RawMessage) bool {
+	if arrayLen(elements) < largeResult || !allValidElements(elements) {
+		r.Result = joinArray(elements)
+		return c.send(r)
+	}
+	head, tail := resultFrame(r)
+	return c.out.push(wsbatch.Message{Head: head, Elements: elements, Tail: tail})
+}
+
+// arrayLen is the length of the JSON array of elements.
+func arrayLen(elements []json.RawMessage) int {
+	n := 2 + max(len(elements)-1, 0)
+	for _, v := range elements {
+		n += len(v)
+	}
+	return n
+}
+
+// allValidElements reports whether the array of elements is valid JSON,
+// which send checks of every result.
+func allValidElements(elements []json.RawMessage) bool {
+	for _, v := range elements {
+		if !wire.ValidElement(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // readLoop reads and routes frames until the socket fails or is closed.

@@ -12,6 +12,13 @@ import (
 // input; a nil result means the invocationresult has no result field.
 type builtinFunc func(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody)
 
+// elementsFunc is an in-process function whose result is a JSON array,
+// given as its elements: each one valid JSON that no one changes (the
+// state store's values). A caller that writes the result to a socket
+// sends them from where they lie instead of joining them
+// (docs/decisions.md D52); its builtinFunc is the same result joined.
+type elementsFunc func(s *Engine, data json.RawMessage) ([]json.RawMessage, *wire.ErrorBody)
+
 // function is one registered function: owned by a worker connection, or
 // run in-process.
 type function struct {
@@ -20,9 +27,10 @@ type function struct {
 	requestFormat  json.RawMessage
 	responseFormat json.RawMessage
 	metadata       json.RawMessage
-	owner          *conn       // worker-owned functions
-	run            builtinFunc // in-process functions
-	workerName     string      // in-process worker that provides it
+	owner          *conn        // worker-owned functions
+	run            builtinFunc  // in-process functions
+	elements       elementsFunc // in-process functions with an array result; may be nil
+	workerName     string       // in-process worker that provides it
 }
 
 // builtinSpec declares one in-process function.
@@ -47,12 +55,20 @@ func builtinTable() []builtinSpec {
 	return append(stateBuiltins(), engineBuiltins()...)
 }
 
+// builtinElements gives the in-process functions whose array result a
+// reply can write element by element: their results as elements.
+var builtinElements = map[string]elementsFunc{
+	"state::list": stateListElements,
+}
+
 // installBuiltinsLocked (re)installs every in-process function and trigger
 // type that is missing, as a freshly started engine has them.
 func (r *registry) installBuiltinsLocked() {
 	for _, b := range builtinTable() {
 		if r.functions[b.id] == nil {
-			r.functions[b.id] = &function{id: b.id, description: b.description, run: b.run, workerName: b.worker}
+			r.functions[b.id] = &function{
+				id: b.id, description: b.description, run: b.run, elements: builtinElements[b.id], workerName: b.worker,
+			}
 		}
 	}
 	for _, t := range builtinTriggerTypes() {

@@ -53,10 +53,14 @@ func (s *Engine) invoke(c *conn, m wire.InvokeFunction) {
 		id, _ = normalizeUUID(m.InvocationID)
 		done = c.replier(id, m.FunctionID, m.Traceparent, m.Baggage)
 	}
+	var doneElements func([]json.RawMessage)
+	if done != nil {
+		doneElements = c.elementsReplier(id, m.FunctionID, m.Traceparent, m.Baggage)
+	}
 	req := callRequest{
 		id: id, functionID: m.FunctionID, data: withCaller(m.Data, c.id),
 		metadata: canonical(m.Metadata), traceparent: m.Traceparent, baggage: m.Baggage,
-		done: done,
+		done: done, doneElements: doneElements,
 	}
 	if done != nil {
 		req.caller = c
@@ -74,6 +78,10 @@ type callRequest struct {
 	baggage     string
 	caller      *conn // tracked so its disconnect halts the call
 	done        doneFunc
+	// doneElements, when set with done, takes the successful result of an
+	// in-process function that gives an array as its elements (an
+	// elementsFunc): a reply to a worker writes them without joining them.
+	doneElements func(elements []json.RawMessage)
 }
 
 // call runs an in-process function inline or forwards the call to the
@@ -90,6 +98,15 @@ func (s *Engine) call(r callRequest) {
 	}
 	if f.run != nil {
 		s.mu.Unlock()
+		if f.elements != nil && r.done != nil && r.doneElements != nil {
+			elements, e := f.elements(s, r.data)
+			if e != nil {
+				r.done(nil, e)
+				return
+			}
+			r.doneElements(elements)
+			return
+		}
 		res, e := f.run(s, r.data)
 		if r.done != nil {
 			r.done(res, e)
@@ -184,6 +201,16 @@ func (c *conn) replier(id, functionID, traceparent, baggage string) doneFunc {
 			InvocationID: id, FunctionID: functionID, Result: result, Error: e,
 			Traceparent: traceparent, Baggage: baggage,
 		})
+	}
+}
+
+// elementsReplier answers worker c's synchronous call with an array
+// result given as its elements.
+func (c *conn) elementsReplier(id, functionID, traceparent, baggage string) func([]json.RawMessage) {
+	return func(elements []json.RawMessage) {
+		c.sendArray(wire.InvocationResult{
+			InvocationID: id, FunctionID: functionID, Traceparent: traceparent, Baggage: baggage,
+		}, elements)
 	}
 }
 

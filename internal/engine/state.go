@@ -23,6 +23,11 @@ type scopeRows struct {
 	order *list.List
 }
 
+// stateRow is one stored value. Its bytes are never changed in place: set
+// replaces the slice, and every value stored is a slice of its own (an
+// encoder's output, or the state file's decoded copy). A listing can
+// therefore hand out the slices themselves and write them after the
+// lock is released, while the key is set again (docs/decisions.md D52).
 type stateRow struct {
 	key   string
 	value json.RawMessage

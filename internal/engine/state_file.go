@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"container/list"
 	"encoding/json"
 	"errors"
@@ -108,11 +109,17 @@ func readStateFile(path string) (stateFileFormat, bool, error) {
 		}
 		seen[sc.Scope] = true
 		keys := map[string]bool{}
-		for _, r := range sc.Rows {
+		for i, r := range sc.Rows {
 			if keys[r.Key] || !json.Valid(r.Value) {
 				return f, false, corrupt(fmt.Sprintf("scope %q has a repeated key or a value that is not JSON at key %q", sc.Scope, r.Key))
 			}
 			keys[r.Key] = true
+			// Stored values are canonical (state::list writes them as they
+			// are); a file written before HTML escaping was turned off, or
+			// edited by hand, is brought back to that form.
+			if !isCanonical(r.Value) {
+				sc.Rows[i].Value = canonical(r.Value)
+			}
 		}
 	}
 	return f, true, nil
@@ -120,10 +127,16 @@ func readStateFile(path string) (stateFileFormat, bool, error) {
 
 // writeStateFile replaces the file at path atomically and durably.
 func writeStateFile(path string, f stateFileFormat) error {
-	b, err := json.Marshal(f)
-	if err != nil {
+	// Without HTML escaping: json.Marshal would write a stored "<" as
+	// "\u003c", and the value would no longer be the bytes state::list
+	// answered with before the restart (docs/decisions.md D52).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
 		return err
 	}
+	b := buf.Bytes()
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+StateFile+".*")
 	if err != nil {

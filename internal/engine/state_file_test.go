@@ -34,6 +34,32 @@ func TestStateLastsAcrossRestarts(t *testing.T) {
 	}
 }
 
+// A value with characters json.Marshal escapes as HTML lists the same
+// bytes after a restart as before it, and a file written with those
+// escapes (as this engine wrote it before) loads in the canonical form.
+func TestStateValuesKeepTheirBytesAcrossRestarts(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestServerWith(t, Options{DataDir: dir})
+	p := dial(t, s)
+	p.callOK("state::set", `{"scope":"s","key":"a","value":{"t":"<b> & </b>","u":"\u2028"}}`)
+	before := string(p.callOK("state::list", `{"scope":"s"}`))
+	s.Close()
+	again := newTestServerWith(t, Options{DataDir: dir})
+	if got := string(dial(t, again).callOK("state::list", `{"scope":"s"}`)); got != before {
+		t.Errorf("state::list after a restart = %s, before it %s", got, before)
+	}
+	again.Close()
+
+	old := `{"version":1,"scopes":[{"scope":"s","rows":[{"key":"a","value":{"u":1, "t":"\u003cb\u003e \u0026"}}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	third := newTestServerWith(t, Options{DataDir: dir})
+	if got, want := string(dial(t, third).callOK("state::list", `{"scope":"s"}`)), `[{"t":"<b> &","u":1}]`; got != want {
+		t.Errorf("state::list of an escaped state file = %s, want %s", got, want)
+	}
+}
+
 // A change reaches the disk within the flush interval, without a Close:
 // what a crash can lose is bounded.
 func TestStateIsFlushedWithoutAClose(t *testing.T) {

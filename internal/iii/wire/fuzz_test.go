@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -105,6 +106,26 @@ func FuzzValid(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if got, want := Valid(in), json.Valid(in) && utf8.Valid(in); got != want {
 			t.Errorf("Valid(%q) = %v, want %v", in, got, want)
+		}
+	})
+}
+
+// FuzzValidElement checks that ValidElement is one valid value that is
+// still Valid inside an array, which lets the engine check an array it
+// writes from its elements without joining them (docs/decisions.md D52). The seeds
+// include values at the nesting limit, valid alone but not one level
+// deeper.
+func FuzzValidElement(f *testing.F) {
+	deep := func(n int) []byte {
+		return []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+	}
+	for _, s := range [][]byte{[]byte(`1`), []byte(` "x" `), []byte(`{"a":[1]}`), []byte(`1,2`), []byte(`]`), []byte(``), []byte("\"\xff\""), deep(maxDepth - 1), deep(maxDepth), deep(maxDepth + 1)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		inArray := append(append([]byte{'['}, in...), ']')
+		if got, want := ValidElement(in), Valid(in) && Valid(inArray); got != want {
+			t.Errorf("ValidElement(%.80q) = %v, want %v (Valid alone and in an array)", in, got, want)
 		}
 	})
 }

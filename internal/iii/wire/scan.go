@@ -245,6 +245,18 @@ func skipArray(b []byte, i, depth int) (int, error) {
 // whitespace allowed, in valid UTF-8. It is a faster json.Valid (which
 // lets invalid UTF-8 through) that never allocates.
 func Valid(b []byte) bool {
-	i, err := skipValue(b, skipSpace(b, 0), 0)
+	return validAt(b, 0)
+}
+
+// ValidElement reports whether b is one JSON value that is also valid as
+// an element of an array: Valid one level of nesting deeper. An array
+// joined from ValidElements is Valid, so an array written from its
+// elements can be checked without joining them.
+func ValidElement(b []byte) bool {
+	return validAt(b, 1)
+}
+
+func validAt(b []byte, depth int) bool {
+	i, err := skipValue(b, skipSpace(b, 0), depth)
 	return err == nil && skipSpace(b, i) == len(b)
 }

@@ -15,7 +15,9 @@ package wsbatch
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -103,6 +105,12 @@ func WriteText(ws *websocket.Conn, nc *Conn, frames [][]byte, wait time.Duration
 // body over twice its write buffer as a frame of its own, unbuffered.
 type Message struct {
 	Head, Body, Tail []byte
+	// Elements, when not nil, are JSON values written after Body as one
+	// array ('[', the values separated by ',', ']'), each from where it
+	// lies: a state::list result is sent from the stored values without
+	// joining them first (docs/decisions.md D52). The values must not
+	// change until the message is written.
+	Elements []json.RawMessage
 }
 
 // WriteMessages is WriteText for messages given as pieces.
@@ -135,19 +143,61 @@ func write(ws *websocket.Conn, m Message, wait time.Duration) error {
 	if err := ws.SetWriteDeadline(time.Now().Add(wait)); err != nil {
 		return err
 	}
-	if m.Body == nil && m.Tail == nil {
+	if m.Body == nil && m.Tail == nil && m.Elements == nil {
 		return ws.WriteMessage(websocket.TextMessage, m.Head)
 	}
 	w, err := ws.NextWriter(websocket.TextMessage)
 	if err != nil {
 		return err
 	}
-	for _, piece := range [][]byte{m.Head, m.Body, m.Tail} {
+	if err := writePieces(w, m.Head, m.Body); err != nil {
+		return err
+	}
+	if m.Elements != nil {
+		if err := writeArray(w, m.Elements); err != nil {
+			return err
+		}
+	}
+	if err := writePieces(w, m.Tail); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// writePieces writes each piece in turn.
+func writePieces(w io.Writer, pieces ...[]byte) error {
+	for _, piece := range pieces {
 		if _, err := w.Write(piece); err != nil {
 			return err
 		}
 	}
-	return w.Close()
+	return nil
+}
+
+var (
+	arrayOpen  = []byte{'['}
+	arrayComma = []byte{','}
+	arrayClose = []byte{']'}
+)
+
+// writeArray writes values as one JSON array. gorilla copies the small
+// pieces into its write buffer and sends a value over twice the buffer as
+// a frame of its own, so nothing here holds the array whole.
+func writeArray(w io.Writer, values []json.RawMessage) error {
+	if err := writePieces(w, arrayOpen); err != nil {
+		return err
+	}
+	for i, v := range values {
+		if i > 0 {
+			if err := writePieces(w, arrayComma); err != nil {
+				return err
+			}
+		}
+		if err := writePieces(w, v); err != nil {
+			return err
+		}
+	}
+	return writePieces(w, arrayClose)
 }
 
 // Dial wraps a freshly dialled socket, for a websocket.Dialer's

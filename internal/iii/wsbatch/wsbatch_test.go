@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -336,6 +337,37 @@ func TestMessageInPiecesArrivesWhole(t *testing.T) {
 		for i, want := range []string{string(small.Head), string(head) + string(body) + string(tail), string(small.Head)} {
 			if got := readText(t, side.to); got != want {
 				t.Fatalf("%s: message %d arrived as %d bytes, want %d", side.name, i, len(got), len(want))
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A message whose result is given as array elements arrives as the
+// joined array between its head and tail, whether the elements are
+// smaller than the write buffer or over twice its size, and an empty
+// list arrives as [].
+func TestMessageWithElementsArrivesAsTheJoinedArray(t *testing.T) {
+	p := newPair(t)
+	head, tail := []byte(`{"result":`), []byte(`}`)
+	elements := []json.RawMessage{[]byte(`1`), []byte(`"` + payload("big", 3*FrameBufferSize) + `"`), []byte(`{"a":null}`)}
+	for range 40 {
+		elements = append(elements, []byte(`"`+payload("small", 4096)+`"`))
+	}
+	var joined []string
+	for _, v := range elements {
+		joined = append(joined, string(v))
+	}
+	for _, side := range p.sides() {
+		small := Message{Head: []byte(payload(side.name, 500))}
+		msgs := []Message{small, {Head: head, Elements: elements, Tail: tail}, {Head: head, Elements: []json.RawMessage{}, Tail: tail}}
+		done := make(chan error, 1)
+		go func() { done <- WriteMessages(side.from, side.nc, msgs, wait) }()
+		for i, want := range []string{string(small.Head), `{"result":[` + strings.Join(joined, ",") + `]}`, `{"result":[]}`} {
+			if got := readText(t, side.to); got != want {
+				t.Fatalf("%s: message %d arrived as %d bytes, want %d (or they differ)", side.name, i, len(got), len(want))
 			}
 		}
 		if err := <-done; err != nil {
