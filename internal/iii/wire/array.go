@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 )
 
@@ -10,7 +9,7 @@ import (
 // validated when they were decoded, so only strings and nesting need
 // tracking here.
 func ArrayElements(res json.RawMessage) []json.RawMessage {
-	res = bytes.TrimSpace(res)
+	res = trimSpace(res)
 	if len(res) < 2 || res[0] != '[' || res[len(res)-1] != ']' {
 		return nil
 	}
@@ -20,7 +19,7 @@ func ArrayElements(res json.RawMessage) []json.RawMessage {
 	for i := 1; i < len(res)-1; i++ {
 		c := res[i]
 		if end, _ := sp.step(c); end {
-			out = append(out, bytes.TrimSpace(res[start:i]))
+			out = append(out, trimSpace(res[start:i]))
 			start = -1
 			continue
 		}
@@ -29,7 +28,7 @@ func ArrayElements(res json.RawMessage) []json.RawMessage {
 		}
 	}
 	if start >= 0 {
-		out = append(out, bytes.TrimSpace(res[start:len(res)-1]))
+		out = append(out, trimSpace(res[start:len(res)-1]))
 	}
 	if out == nil {
 		out = []json.RawMessage{}
@@ -80,3 +79,16 @@ func (s *splitter) step(c byte) (end, closing bool) {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// trimSpace drops JSON's whitespace from both ends of b, and nothing else:
+// bytes.TrimSpace also drops \f, \v and Unicode spaces, which JSON does not
+// allow there ("[0\f]" is not an array).
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}

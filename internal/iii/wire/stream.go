@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,7 +141,7 @@ func (e *ElementReader) Next() (json.RawMessage, error) {
 		end, closing := sp.step(e.buf[i])
 		if end {
 			e.done = closing
-			el := bytes.TrimSpace(e.buf[start:i])
+			el := trimSpace(e.buf[start:i])
 			e.pos = i + 1
 			if !Valid(el) {
 				return nil, fmt.Errorf("%w: element %d is not valid JSON", ErrElement, e.n)
