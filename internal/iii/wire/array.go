@@ -78,15 +78,11 @@ func (s *splitter) step(c byte) (end, closing bool) {
 	return false, false
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // trimSpace drops JSON's whitespace from both ends of b, and nothing else:
 // bytes.TrimSpace also drops \f, \v and Unicode spaces, which JSON does not
 // allow there ("[0\f]" is not an array).
 func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
+	b = b[skipSpace(b, 0):]
 	for len(b) > 0 && isSpace(b[len(b)-1]) {
 		b = b[:len(b)-1]
 	}

@@ -14,15 +14,14 @@ const maxDepth = 10000
 // errSyntax is wrapped by every scanning error.
 var errSyntax = errors.New("invalid JSON")
 
+// isSpace reports whether c is JSON whitespace (RFC 8259: space, tab, LF,
+// CR; not \f, \v or Unicode spaces).
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // skipSpace returns the index of the first non-whitespace byte at or after i.
 func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
+	for i < len(b) && isSpace(b[i]) {
+		i++
 	}
 	return i
 }

@@ -159,13 +159,8 @@ func (e *ElementReader) Next() (json.RawMessage, error) {
 // more as needed.
 func (e *ElementReader) nextNonSpace() (byte, error) {
 	for {
-		for e.pos < len(e.buf) {
-			switch c := e.buf[e.pos]; c {
-			case ' ', '\t', '\n', '\r':
-				e.pos++
-			default:
-				return c, nil
-			}
+		if e.pos = skipSpace(e.buf, e.pos); e.pos < len(e.buf) {
+			return e.buf[e.pos], nil
 		}
 		if _, _, more := e.fill(e.pos, e.pos); !more {
 			return 0, e.cut()
