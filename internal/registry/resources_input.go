@@ -1,64 +1,47 @@
 package registry
 
+import (
+	"errors"
+
+	"github.com/iii-hq/skills-go/internal/iii/wire"
+)
+
 // DecodeFast decodes the payload resources-read nearly always gets, an
-// object of plain strings such as {"uri":"iii://x","_caller_worker_id":"…"},
-// without reflection (iii.FastDecoder). Anything else (escapes, non-ASCII,
-// other value types, a key that only folds to "uri", "uri" twice, null) is
-// left to encoding/json, which decides it as before, errors included
-// (docs/decisions.md D15). FuzzReadInputDecodeFast holds what it accepts
-// to encoding/json's result.
+// object such as {"uri":"iii://x","_caller_worker_id":"…"}, without
+// reflection (iii.FastDecoder), reading it with the codec's scanner
+// (wire.EachMember). Anything else (a uri that is not a plain ASCII string
+// without escapes, a key that only folds to "uri", "uri" twice, invalid
+// UTF-8, not an object, null) is left to encoding/json, which decides it
+// as before, errors included (docs/decisions.md D15).
+// FuzzReadInputDecodeFast holds what it accepts to encoding/json's result.
 func (in *readResourceInput) DecodeFast(data []byte) bool {
 	var uri *string
-	i := skipSpace(data, 0)
-	if i == len(data) || data[i] != '{' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		i++
-	} else {
-		for {
-			key, next, ok := plainString(data, i)
-			if !ok {
-				return false
-			}
-			i = skipSpace(data, next)
-			if i == len(data) || data[i] != ':' {
-				return false
-			}
-			value, next, ok := plainString(data, skipSpace(data, i+1))
-			if !ok {
-				return false
-			}
-			if foldsToURI(key) {
-				// encoding/json matches keys without regard to case and
-				// lets the last of duplicates win: leave both to it.
-				if string(key) != "uri" || uri != nil {
-					return false
-				}
-				s := string(value)
-				uri = &s
-			}
-			i = skipSpace(data, next)
-			if i == len(data) {
-				return false
-			}
-			if data[i] == '}' {
-				i++
-				break
-			}
-			if data[i] != ',' {
-				return false
-			}
-			i = skipSpace(data, i+1)
+	err := wire.EachMember(data, func(key string, value []byte) error {
+		if !foldsToURI(key) {
+			return nil // encoding/json ignores any other member, valid as it is
 		}
-	}
-	if skipSpace(data, i) != len(data) {
+		// encoding/json matches keys without regard to case and lets the
+		// last of duplicates win: leave both to it.
+		if key != "uri" || uri != nil {
+			return errLeaveToJSON
+		}
+		v, next, ok := plainString(value, 0)
+		if !ok || next != len(value) {
+			return errLeaveToJSON
+		}
+		s := string(v)
+		uri = &s
+		return nil
+	})
+	if err != nil {
 		return false
 	}
 	in.URI = uri
 	return true
 }
+
+// errLeaveToJSON stops DecodeFast at what it leaves to encoding/json.
+var errLeaveToJSON = errors.New("left to encoding/json")
 
 // plainString reads the JSON string at data[i] when it is printable ASCII
 // without escapes, whose bytes are its value; next is the index after it.
@@ -77,14 +60,7 @@ func plainString(data []byte, i int) (value []byte, next int, ok bool) {
 	return nil, 0, false
 }
 
-// foldsToURI reports whether an ASCII key is "uri" in any case.
-func foldsToURI(key []byte) bool {
+// foldsToURI reports whether a key is "uri" in any ASCII case.
+func foldsToURI(key string) bool {
 	return len(key) == 3 && key[0]|0x20 == 'u' && key[1]|0x20 == 'r' && key[2]|0x20 == 'i'
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
 }

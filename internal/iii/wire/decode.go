@@ -18,7 +18,7 @@ type object [numFields][]byte
 // parseObject reads one JSON object in a single validating pass. Unknown
 // keys are skipped; a known key given twice is an error, as in serde.
 func parseObject(b []byte, o *object) error {
-	err := eachMember(b, func(key string, v []byte) error {
+	err := EachMember(b, func(key string, v []byte) error {
 		if f, ok := fieldByName[key]; ok {
 			if o[f] != nil {
 				return fmt.Errorf("duplicate field %q", key)

@@ -6,13 +6,14 @@ import (
 	"fmt"
 )
 
-// errNotObject is eachMember's error for input that is not an object.
+// errNotObject is EachMember's error for input that is not an object.
 var errNotObject = errors.New("not a JSON object")
 
-// eachMember reads one JSON object in a single validating pass, calling f
-// with every member's decoded key and the raw extent of its value, in
-// order. It stops at f's first error and returns it.
-func eachMember(b []byte, f func(key string, value []byte) error) error {
+// EachMember reads one JSON object in a single validating pass (valid
+// JSON in valid UTF-8, nothing after it but whitespace), calling f with
+// every member's decoded key and the raw extent of its value, in order. It
+// stops at f's first error and returns it.
+func EachMember(b []byte, f func(key string, value []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errNotObject
@@ -65,7 +66,7 @@ func eachMember(b []byte, f func(key string, value []byte) error) error {
 // values it carries.
 func Members(b []byte, names ...string) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(names))
-	err := eachMember(b, func(key string, v []byte) error {
+	err := EachMember(b, func(key string, v []byte) error {
 		for n, name := range names {
 			if key != name {
 				continue
