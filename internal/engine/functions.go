@@ -64,7 +64,7 @@ var builtinElements = map[string]elementsFunc{
 // installBuiltinsLocked (re)installs every in-process function and trigger
 // type that is missing, as a freshly started engine has them.
 func (r *registry) installBuiltinsLocked() {
-	for _, b := range builtinTable() {
+	for _, b := range r.builtinsLocked() {
 		if r.functions[b.id] == nil {
 			r.functions[b.id] = &function{
 				id: b.id, description: b.description, run: b.run, elements: builtinElements[b.id], workerName: b.worker,
@@ -72,7 +72,7 @@ func (r *registry) installBuiltinsLocked() {
 		}
 	}
 	for _, t := range builtinTriggerTypes() {
-		if t.id == triggerState && r.withoutStateTrigger {
+		if t.id == triggerState && !r.stateTriggerOfferedLocked() {
 			continue
 		}
 		if r.types[t.id] == nil {

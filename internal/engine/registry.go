@@ -23,6 +23,8 @@ type registry struct {
 	connSeq     uint64                  // connection order, for listings
 
 	withoutStateTrigger bool // Options.WithoutStateTrigger
+	stateListEntries    bool // Options.StateListEntries
+	stateAbsent         bool // Options.StateWorkerLate, until StartState (state_worker.go)
 }
 
 func (r *registry) init() {

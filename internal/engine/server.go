@@ -44,6 +44,14 @@ type Options struct {
 	// whose state worker does not provide it: bindings of it are parked
 	// and never fire. For testing workers' fallbacks.
 	WithoutStateTrigger bool
+	// StateWorkerLate starts the engine without its state worker, as iii
+	// 0.24 runs state as a separate worker that may register after
+	// others: no state::* function and no state trigger type (bindings of
+	// it are parked) until StartState installs them.
+	StateWorkerLate bool
+	// StateListEntries adds state::list_entries, the paged listing of iii
+	// 0.24's state worker (docs/engine.md#state).
+	StateListEntries bool
 	// DataDir, when set, keeps state in DataDir/state.json: loaded at
 	// start, written within 500 ms of a change and on Close (D46). A file
 	// that does not decode stops Start with its path.
@@ -147,6 +155,8 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		quit:        make(chan struct{}),
 	}
 	s.registry.withoutStateTrigger = opts.WithoutStateTrigger
+	s.registry.stateListEntries = opts.StateListEntries
+	s.registry.stateAbsent = opts.StateWorkerLate
 	s.registry.init()
 	s.bg.Add(2)
 	go s.watchFunctions(s.functionIDsSignature())

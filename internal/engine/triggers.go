@@ -64,33 +64,50 @@ func (s *Engine) registerTriggerType(c *conn, m wire.RegisterTriggerType) {
 	if c.dead {
 		return
 	}
+	s.addTriggerTypeLocked(&triggerType{id: m.ID, description: m.Description,
+		requestFormat: canonical(m.TriggerRequestFormat), callFormat: canonical(m.CallRequestFormat), provider: c}, c.log)
+}
+
+// addTriggerTypeLocked installs tt, replacing any previous provider, and
+// offers it every live and parked binding of its type (offerLocked): a
+// worker's type as registerTriggerType registers it, or the in-process
+// state worker's when it registers late (StartState).
+func (s *Engine) addTriggerTypeLocked(tt *triggerType, log *zap.Logger) {
 	// Parked bindings whose owner is gone are swept before the replay.
 	for id, b := range s.parked {
 		if b.owner != nil && b.owner.dead {
 			delete(s.parked, id)
 		}
 	}
-	tt := &triggerType{id: m.ID, description: m.Description,
-		requestFormat: canonical(m.TriggerRequestFormat), callFormat: canonical(m.CallRequestFormat), provider: c}
-	s.types[m.ID] = tt
+	s.types[tt.id] = tt
 	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
-		if b := s.bindings[id]; b.triggerType == m.ID {
-			c.send(b.registerFrame())
+		if b := s.bindings[id]; b.triggerType == tt.id && tt.provider != nil {
+			tt.provider.send(b.registerFrame())
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.parked)) {
 		b := s.parked[id]
-		if b.triggerType != m.ID {
+		if b.triggerType != tt.id {
 			continue
 		}
-		if c.send(b.registerFrame()) {
+		if s.offerLocked(tt, b) {
 			delete(s.parked, id)
 			s.bindings[id] = b
-			c.log.Info("parked trigger recovered", zap.String("trigger_id", id), zap.String("trigger_type", m.ID))
+			log.Info("parked trigger recovered", zap.String("trigger_id", id), zap.String("trigger_type", tt.id))
 		}
 	}
 	s.notifyLocked()
-	c.log.Info("trigger type registered", zap.String("trigger_type", m.ID))
+	log.Info("trigger type registered", zap.String("trigger_type", tt.id))
+}
+
+// offerLocked hands a parked binding to its type and reports whether it
+// is live now: a worker provider is sent its registertrigger, an
+// in-process type checks it (acceptInProcessLocked, state_worker.go).
+func (s *Engine) offerLocked(tt *triggerType, b *binding) bool {
+	if tt.provider != nil {
+		return tt.provider.send(b.registerFrame())
+	}
+	return s.acceptInProcessLocked(tt, b)
 }
 
 // registerTrigger stores a binding. An unknown type parks it silently; a
