@@ -62,7 +62,14 @@ func TestStateWorkerRegistersLate(t *testing.T) {
 	watch.register("watch::workers")
 	watch.send(wire.RegisterTrigger{ID: "w-fns", TriggerType: triggerFunctionsAvailable, FunctionID: "watch::functions"})
 	watch.send(wire.RegisterTrigger{ID: "w-workers", TriggerType: triggerWorkersAvailable, FunctionID: "watch::workers"})
-	watch.barrier()
+	// Not a barrier: events may reach watch from now on.
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	for _, id := range []string{"w-fns", "w-workers"} {
+		if err := s.WaitBinding(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	sub := dial(t, s)
 	if ids := stateFunctionIDs(s); len(ids) != 0 || hasTriggerType(s, triggerState) {
@@ -96,11 +103,12 @@ func TestStateWorkerRegistersLate(t *testing.T) {
 	if parked, _ := bindingParked(s, "st-bad"); refusal.ID != "st-bad" || refusal.Error == nil || refusal.Error.Code != "trigger_registration_failed" || !parked {
 		t.Errorf("binding st-bad: result %+v, parked %v; want it refused and parked", refusal, parked)
 	}
-	sub.callOK("state::set", `{"scope":"s","key":"after","value":2}`)
+	writer := dial(t, s)
+	writer.callOK("state::set", `{"scope":"s","key":"after","value":2}`)
 	if got := nextEvent(sub, "sub::changes"); got != `{"type":"state","event_type":"state:created","scope":"s","key":"after","old_value":null,"new_value":2}` {
 		t.Errorf("event after StartState = %s", got)
 	}
-	if got := string(sub.callOK("state::list", `{"scope":"s"}`)); got != `[1,2]` {
+	if got := string(writer.callOK("state::list", `{"scope":"s"}`)); got != `[1,2]` {
 		t.Errorf("state::list = %s, want what was written before and after", got)
 	}
 
