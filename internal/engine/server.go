@@ -50,7 +50,7 @@ type Options struct {
 	// it are parked) until StartState installs them.
 	StateWorkerLate bool
 	// StateListEntries adds state::list_entries, the paged listing of iii
-	// 0.24's state worker (docs/engine.md#state).
+	// 0.24's state worker (docs/decisions.md D55).
 	StateListEntries bool
 	// DataDir, when set, keeps state in DataDir/state.json: loaded at
 	// start, written within 500 ms of a change and on Close (D46). A file

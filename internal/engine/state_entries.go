@@ -14,7 +14,7 @@ import (
 )
 
 // state::list_entries, the paged listing of iii 0.24's state worker
-// (Options.StateListEntries; docs/engine.md#state). The first page takes
+// (Options.StateListEntries; docs/decisions.md D55). The first page takes
 // an immutable snapshot of the scope's rows, [key, value] in first-write
 // order; each page answers the rows that fit in limit and max_bytes, and
 // a single-use cursor for the next page, bound to the scope, the caller

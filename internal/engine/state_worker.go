@@ -6,7 +6,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
-// Which state worker the engine carries (docs/engine.md#state). By
+// Which state worker the engine carries (docs/decisions.md D55). By
 // default it is 0.22.1's, in-process from the start. iii 0.24 runs state
 // as a separate worker, which may register after other workers:
 // Options.StateWorkerLate starts the engine without it, and StartState
