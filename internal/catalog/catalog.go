@@ -21,7 +21,7 @@ import (
 
 // Engine is what the catalog needs of the engine client: calls, the
 // connection it is on and word of its end, and registrations replayed on
-// every connection.
+// every connection until they are unregistered.
 // *iii.Client satisfies it.
 type Engine interface {
 	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
@@ -30,6 +30,8 @@ type Engine interface {
 	OnDisconnect(f func())
 	RegisterFunction(f iii.Function)
 	RegisterTrigger(t iii.Trigger)
+	UnregisterFunction(id string)
+	UnregisterTrigger(id string)
 }
 
 // StateTriggerType is the engine's trigger type for state changes.
@@ -45,10 +47,18 @@ type Catalog struct {
 	log        *zap.Logger
 	timeout    time.Duration
 	scopes     []*Scope
+	suffix     string // random, so replicas on one engine each get their own events
 	functionID string // receives this worker's state events
 
-	events *keyQueue     // keys to read again, from the state trigger
-	reload chan struct{} // capacity 1: a scope asks to be loaded again
+	events      *keyQueue     // keys to read again, from the state trigger
+	reload      chan struct{} // capacity 1: a scope asks to be loaded again
+	engineEvent chan struct{} // capacity 1: the engine's workers or functions changed (state_watch.go)
+
+	// pageLimit and pageBytes size the pages of a paged load
+	// (load_pages.go); noPages is the connection whose engine has no
+	// state::list_entries. noPages belongs to followConnections.
+	pageLimit, pageBytes int
+	noPages              string
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -87,9 +97,13 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 		log:         log,
 		timeout:     timeout,
 		scopes:      scopes,
+		suffix:      suffix,
 		functionID:  "skills::catalog::state-" + suffix,
 		events:      newKeyQueue(),
 		reload:      make(chan struct{}, 1),
+		engineEvent: make(chan struct{}, 1),
+		pageLimit:   pageLimit,
+		pageBytes:   pageBytes,
 		dropped:     map[string]int{},
 		undecodable: map[string][32]byte{},
 
@@ -127,7 +141,9 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 func (c *Catalog) FunctionID() string { return c.functionID }
 
 // Mode reports how the catalog serves: "" before the first connection,
-// ModeLive or ModeReadThrough.
+// ModeLive or ModeReadThrough. A connection that starts read-through
+// because the engine lacks the state trigger type turns live as soon as
+// the type appears (state_watch.go).
 func (c *Catalog) Mode() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -135,7 +151,8 @@ func (c *Catalog) Mode() string {
 }
 
 // Start runs the catalog until Close: on every connection it checks that
-// the engine has the state trigger type and loads every scope.
+// the engine has the state trigger type (waiting for it when it is
+// missing) and loads every scope.
 func (c *Catalog) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
@@ -263,43 +280,65 @@ func (c *Catalog) noteUndecodable(scope, key string, value json.RawMessage, deco
 	return true
 }
 
+// stateType is what the engine says of the state trigger type.
+type stateType int
+
+const (
+	stateTypeUnanswered stateType = iota // the question failed (the engine busy or gone)
+	stateTypePresent
+	stateTypeAbsent     // not registered (yet: a state worker may register later)
+	stateTypeUnknowable // the engine has no engine::triggers::list
+)
+
 // stateTriggerAvailable asks the engine whether it has the state trigger
 // type: a binding of a type the engine lacks is parked without a word, and
 // the catalog would never hear of a change. A failed question is asked
-// again while the connection lasts.
-func (c *Catalog) stateTriggerAvailable(ctx context.Context, connection string) bool {
+// again while the connection lasts; an answer other than present is
+// logged once.
+func (c *Catalog) stateTriggerAvailable(ctx context.Context, connection string) stateType {
 	for {
-		res, err := c.call(ctx, "engine::triggers::list", map[string]any{"prefix": StateTriggerType})
-		if err == nil {
-			var list struct {
-				Triggers []struct {
-					ID string `json:"id"`
-				} `json:"triggers"`
+		answer, err := c.askStateType(ctx)
+		if answer != stateTypeUnanswered {
+			if answer != stateTypePresent {
+				c.reportReadThrough(err)
 			}
-			if json.Unmarshal(res, &list) == nil {
-				for _, t := range list.Triggers {
-					if t.ID == StateTriggerType {
-						return true
-					}
-				}
-			}
-			c.reportReadThrough(errors.New("the engine has no state trigger type (is its state worker loaded?)"))
-			return false
-		}
-		var ie *iii.Error
-		if errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound {
-			c.reportReadThrough(err) // an engine without engine::triggers::list
-			return false
+			return answer
 		}
 		select {
 		case <-ctx.Done():
-			return false
+			return stateTypeUnanswered
 		case <-time.After(retryDelay):
 		}
 		if !c.sameConnection(ctx, connection) {
-			return false
+			return stateTypeUnanswered
 		}
 	}
+}
+
+// askStateType asks engine::triggers::list once; err says why the type
+// cannot be followed, or why the question failed.
+func (c *Catalog) askStateType(ctx context.Context) (stateType, error) {
+	res, err := c.call(ctx, "engine::triggers::list", map[string]any{"prefix": StateTriggerType})
+	if err != nil {
+		var ie *iii.Error
+		if errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound {
+			return stateTypeUnknowable, err // an engine without engine::triggers::list
+		}
+		return stateTypeUnanswered, err
+	}
+	var list struct {
+		Triggers []struct {
+			ID string `json:"id"`
+		} `json:"triggers"`
+	}
+	if json.Unmarshal(res, &list) == nil {
+		for _, t := range list.Triggers {
+			if t.ID == StateTriggerType {
+				return stateTypePresent, nil
+			}
+		}
+	}
+	return stateTypeAbsent, errors.New("the engine has no state trigger type (is its state worker loaded?)")
 }
 
 // reportReadThrough says once in the log why state reads go to the engine.
@@ -322,7 +361,8 @@ func (c *Catalog) setMode(mode string) {
 }
 
 // ModeChanged returns a channel closed the next time the catalog decides
-// its mode (on every connection).
+// its mode: on every connection, and when the state trigger type appears
+// on a connection that lacked it.
 func (c *Catalog) ModeChanged() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -22,25 +22,36 @@ const waitTimeout = 10 * time.Second
 // "skills", and a second client writing as another worker would.
 type rig struct {
 	srv    *engine.Engine
+	worker *iii.Client
 	scope  *Scope
 	cat    *Catalog
 	writer *iii.Client
 	logs   *observer.ObservedLogs
 }
 
+// rigSetup adapts a rig: seed writes to the engine before the worker
+// connects, wrap puts an Engine between the catalog and the worker's
+// client, configure sets the catalog's fields before it starts, budget
+// bounds the scope's bodies (0: 1 MiB).
+type rigSetup struct {
+	seed      func(*engine.Engine)
+	wrap      func(*iii.Client) Engine
+	configure func(*Catalog)
+	budget    int64
+}
+
 func newRig(t *testing.T, opts engine.Options) *rig {
 	t.Helper()
+	return newRigWith(t, opts, rigSetup{})
+}
+
+func newRigWith(t *testing.T, opts engine.Options, setup rigSetup) *rig {
+	t.Helper()
 	srv := iiitest.NewServerWith(t, opts)
-	core, logs := observer.New(zap.InfoLevel)
-	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills", ReconnectInitial: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond})
-	scope := newTestScope(1 << 20)
-	cat := New(worker, 5*time.Second, zap.New(core), scope)
-	worker.Start()
-	cat.Start()
-	t.Cleanup(func() {
-		cat.Close()
-		worker.Close()
-	})
+	if setup.seed != nil {
+		setup.seed(srv)
+	}
+	r := startCatalog(t, srv, setup)
 	writer := iii.New(iii.Options{URL: srv.URL(), Name: "other-worker"})
 	writer.Start()
 	t.Cleanup(func() { writer.Close() })
@@ -49,7 +60,55 @@ func newRig(t *testing.T, opts engine.Options) *rig {
 	if err := writer.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return &rig{srv: srv, scope: scope, cat: cat, writer: writer, logs: logs}
+	r.writer = writer
+	return r
+}
+
+// startCatalog starts a worker client with a catalog of scope "skills"
+// on srv (setup.seed is not run); the rig has no writer.
+func startCatalog(t *testing.T, srv *engine.Engine, setup rigSetup) *rig {
+	t.Helper()
+	core, logs := observer.New(zap.InfoLevel)
+	worker := iii.New(iii.Options{URL: srv.URL(), Name: "skills", ReconnectInitial: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond})
+	var eng Engine = worker
+	if setup.wrap != nil {
+		eng = setup.wrap(worker)
+	}
+	budget := setup.budget
+	if budget == 0 {
+		budget = 1 << 20
+	}
+	scope := newTestScope(budget)
+	cat := New(eng, 5*time.Second, zap.New(core), scope)
+	if setup.configure != nil {
+		setup.configure(cat)
+	}
+	worker.Start()
+	cat.Start()
+	t.Cleanup(func() {
+		cat.Close()
+		worker.Close()
+	})
+	return &rig{srv: srv, worker: worker, scope: scope, cat: cat, logs: logs}
+}
+
+// untilMode waits until the catalog's mode is mode, re-checking at each
+// of its decisions.
+func (r *rig) untilMode(t *testing.T, mode string) {
+	t.Helper()
+	deadline := time.NewTimer(waitTimeout)
+	defer deadline.Stop()
+	for {
+		ch := r.cat.ModeChanged()
+		if r.cat.Mode() == mode {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("mode = %q, want %q (within %s)", r.cat.Mode(), mode, waitTimeout)
+		}
+	}
 }
 
 // until waits for cond on the scope, re-checking at each of its changes.
@@ -129,19 +188,7 @@ func TestCatalogReloadsAfterReconnect(t *testing.T) {
 // never vouches for anything, so every read goes to the engine (D18).
 func TestCatalogFallsBackToReadThroughWithoutTheStateTrigger(t *testing.T) {
 	r := newRig(t, engine.Options{WithoutStateTrigger: true})
-	deadline := time.NewTimer(waitTimeout)
-	defer deadline.Stop()
-	for {
-		ch := r.cat.ModeChanged()
-		if r.cat.Mode() == ModeReadThrough {
-			break
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			t.Fatalf("mode = %q, want %q", r.cat.Mode(), ModeReadThrough)
-		}
-	}
+	r.untilMode(t, ModeReadThrough)
 	if r.scope.Valid() {
 		t.Error("the scope claims to be loaded without a state trigger")
 	}

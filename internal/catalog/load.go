@@ -56,9 +56,13 @@ func (c *Catalog) watchConnections(ctx context.Context, connections chan<- strin
 
 // followConnections loads every scope on every new connection, and again
 // whenever a scope asks for it (it was invalidated by a write the mirror
-// could not apply, or a change it could not read).
+// could not apply, or a change it could not read). On a connection whose
+// engine lacks the state trigger type it waits for the type (stateWatch)
+// and loads every scope once it appears.
 func (c *Catalog) followConnections(ctx context.Context, connections <-chan string) {
 	defer c.wg.Done()
+	watch := &stateWatch{c: c}
+	defer watch.stopTimer()
 	current := ""
 	for {
 		select {
@@ -70,19 +74,52 @@ func (c *Catalog) followConnections(ctx context.Context, connections <-chan stri
 			for _, s := range c.scopes {
 				s.invalidate()
 			}
-			if !c.stateTriggerAvailable(ctx, current) {
+			switch c.stateTriggerAvailable(ctx, current) {
+			case stateTypePresent:
+				watch.stop()
+				c.setMode(ModeLive)
+				c.loadAll(ctx, current)
+			case stateTypeAbsent:
 				c.setMode(ModeReadThrough)
-				continue
+				watch.start()
+			default:
+				watch.stop()
+				c.setMode(ModeReadThrough)
 			}
-			c.setMode(ModeLive)
-			c.loadAll(ctx, current)
 		case <-c.reload:
 			if current != "" && c.Mode() == ModeLive {
 				c.loadAll(ctx, current)
 			}
+		case <-watch.due():
+			c.recheck(ctx, current, watch, false)
+		case <-c.engineEvent:
+			if watch.waiting {
+				c.recheck(ctx, current, watch, true)
+			}
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// recheck asks again whether the engine has the state trigger type, on a
+// connection that lacked it: present, the catalog goes live and loads
+// every scope; absent, it asks again later.
+func (c *Catalog) recheck(ctx context.Context, connection string, watch *stateWatch, afterEvent bool) {
+	answer, _ := c.askStateType(ctx)
+	if !c.sameConnection(ctx, connection) {
+		return // the next connection decides afresh
+	}
+	switch answer {
+	case stateTypePresent:
+		watch.stop()
+		c.log.Info("catalog: the engine's state trigger type appeared; its scopes are mirrored from now on")
+		c.setMode(ModeLive)
+		c.loadAll(ctx, connection)
+	case stateTypeUnknowable:
+		watch.stop()
+	default:
+		watch.again(afterEvent)
 	}
 }
 
@@ -95,7 +132,7 @@ func (c *Catalog) loadAll(ctx context.Context, connection string) {
 			continue
 		}
 		for {
-			err := c.load(ctx, s)
+			err := c.load(ctx, s, connection)
 			if err == nil || ctx.Err() != nil {
 				c.setDropped(s, 0)
 				break
@@ -151,18 +188,41 @@ func (c *Catalog) setDropped(s *Scope, n int) {
 
 func (c *Catalog) droppedTooOften(s *Scope) bool { return c.dropCount(s) >= maxDroppedLoads }
 
-// load replaces a scope's content with one state::list, then reads again
-// the keys that changed while it was in flight. The list's values are
-// decoded one at a time as they arrive (listEach), so neither the frame
-// nor the bodies beyond the budget are ever held whole.
-func (c *Catalog) load(ctx context.Context, s *Scope) error {
+// load replaces a scope's content with a snapshot of it, then reads
+// again the keys that changed while it was in flight. The snapshot is read
+// in pages of state::list_entries where the engine has it (listPages),
+// else with one state::list whose values are decoded one at a time as
+// they arrive (listEach), so neither the frame nor the bodies beyond the
+// budget are ever held whole. A paged listing the engine cannot finish
+// (a scope over its snapshot bounds, a row over the page budget, a
+// cursor it no longer knows) costs the rows read so far, and the scope is
+// listed again with state::list: a partial snapshot is never taken for
+// the scope.
+func (c *Catalog) load(ctx context.Context, s *Scope, connection string) error {
 	s.BeginLoad()
 	l := s.newLoad()
 	var listed int64
-	err := c.listEach(ctx, s.Name(), func(v json.RawMessage) {
+	add := func(v json.RawMessage) {
 		listed += int64(len(v))
 		l.add(v)
-	})
+	}
+	err := errNoPages
+	if c.noPages != connection {
+		err = c.listPages(ctx, s.Name(), add)
+	}
+	var refused *pagesRefused
+	switch {
+	case errors.Is(err, errNoPages):
+		c.noPages = connection // asked once per connection
+	case errors.As(err, &refused):
+		c.log.Info("catalog: the paged listing cannot give this scope whole; it is loaded with state::list",
+			zap.String("scope", s.Name()), zap.Error(err))
+	}
+	if errors.Is(err, errNoPages) || refused != nil {
+		l.reset()
+		listed = 0
+		err = c.listEach(ctx, s.Name(), add)
+	}
 	if err != nil {
 		l.abort()
 		s.AbortLoad()

@@ -40,7 +40,7 @@ func (e *flakyEngine) Call(_ context.Context, fn string, _ any) (json.RawMessage
 	case "state::list":
 		return json.RawMessage(`[]`), nil
 	}
-	return nil, fmt.Errorf("unexpected call of %s", fn)
+	return nil, &iii.Error{Code: iii.CodeFunctionNotFound, Message: fmt.Sprintf("Function %s not found", fn)}
 }
 
 func (e *flakyEngine) WaitConnection(ctx context.Context, previous string) (string, error) {
@@ -55,6 +55,8 @@ func (e *flakyEngine) Connection() string            { return "w1" }
 func (e *flakyEngine) OnDisconnect(func())           {}
 func (e *flakyEngine) RegisterFunction(iii.Function) {}
 func (e *flakyEngine) RegisterTrigger(iii.Trigger)   {}
+func (e *flakyEngine) UnregisterFunction(string)     {}
+func (e *flakyEngine) UnregisterTrigger(string)      {}
 
 func (e *flakyEngine) callLog() []string {
 	e.mu.Lock()
@@ -64,7 +66,8 @@ func (e *flakyEngine) callLog() []string {
 
 // A failed engine::triggers::list or state::list is asked again retryDelay
 // (500 ms) later, while the connection lasts, and the scope becomes
-// valid with the first load that succeeds, not before. On a fake clock
+// valid with the first load that succeeds, not before. An engine without
+// state::list_entries is asked for it once on the connection. On a fake clock
 // (testing/synctest), so the spacing is exact.
 func TestFailedLoadsAreRetriedEveryRetryDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -88,6 +91,7 @@ func TestFailedLoadsAreRetriedEveryRetryDelay(t *testing.T) {
 		want := []string{
 			"0s engine::triggers::list",
 			"500ms engine::triggers::list",
+			"500ms state::list_entries", // not found: asked once per connection
 			"500ms state::list",
 			"1s state::list",
 			"1.5s state::list",

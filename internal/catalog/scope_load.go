@@ -84,6 +84,13 @@ func (l *scopeLoad) abort() {
 	l.decoded = nil
 }
 
+// reset drops what l decoded, for the snapshot to be listed again from
+// the start.
+func (l *scopeLoad) reset() {
+	l.abort()
+	l.unkeyed, l.bodies = false, 0
+}
+
 // finishLoad is EndLoad for a snapshot decoded by l. A load during which
 // the scope was invalidated (a value it cannot mirror was written) leaves
 // it invalid and asks for another, outside the lock.

@@ -7,7 +7,9 @@ import (
 )
 
 // The in-process state worker (iii-state) with the kv adapter in memory.
-// state::update is not provided.
+// state::update is not provided; state::list_entries comes with
+// Options.StateListEntries (state_entries.go), and the whole worker may
+// register late (state_worker.go).
 
 var (
 	stateSetInput = &inputStruct{name: "StateSetInput", fields: []field{

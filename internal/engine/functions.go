@@ -69,10 +69,10 @@ var builtinElements = map[string]elementsFunc{
 // in the default namespace.
 func (r *registry) installBuiltinsLocked() {
 	types := builtinTriggerTypes()
-	if r.withoutStateTrigger {
+	if !r.stateTriggerOfferedLocked() {
 		types = slices.DeleteFunc(types, func(t *triggerType) bool { return t.id == triggerState })
 	}
-	r.installLocked(DefaultNamespace, builtinTable(), types)
+	r.installLocked(DefaultNamespace, r.builtinsLocked(), types)
 	r.notifyLocked()
 }
 

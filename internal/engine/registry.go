@@ -40,6 +40,8 @@ type registry struct {
 
 	withoutStateTrigger bool // Options.WithoutStateTrigger
 	namespaces          bool // Options.Namespaces
+	stateListEntries    bool // Options.StateListEntries
+	stateAbsent         bool // Options.StateWorkerLate, until StartState (state_worker.go)
 }
 
 // namespacedName is a (namespace, name) key.

@@ -58,6 +58,14 @@ type Options struct {
 	// they are applied in the default namespace (the engine's
 	// III_NAMESPACE_GRACE_MS). Zero means 5 s.
 	NamespaceGrace time.Duration
+	// StateWorkerLate starts the engine without its state worker, as iii
+	// 0.24 runs state as a separate worker that may register after
+	// others: no state::* function and no state trigger type (bindings of
+	// it are parked) until StartState installs them.
+	StateWorkerLate bool
+	// StateListEntries adds state::list_entries, the paged listing of iii
+	// 0.24's state worker (docs/decisions.md D55).
+	StateListEntries bool
 	// DataDir, when set, keeps state in DataDir/state.json: loaded at
 	// start, written within 500 ms of a change and on Close (D46). A file
 	// that does not decode stops Start with its path.
@@ -165,6 +173,8 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	}
 	s.registry.withoutStateTrigger = opts.WithoutStateTrigger
 	s.registry.namespaces = opts.Namespaces
+	s.registry.stateListEntries = opts.StateListEntries
+	s.registry.stateAbsent = opts.StateWorkerLate
 	s.registry.init()
 	s.bg.Add(2)
 	go s.watchFunctions(s.functionIDsSignature())

@@ -16,6 +16,9 @@ type stateStore struct {
 	mu      sync.RWMutex
 	scopes  map[string]*scopeRows
 	changes uint64 // counts sets and removes, for the state file's flusher
+
+	// entries are state::list_entries' open snapshots (state_entries.go).
+	entries *entrySnapshots
 }
 
 type scopeRows struct {
@@ -34,7 +37,7 @@ type stateRow struct {
 }
 
 func newStateStore() *stateStore {
-	return &stateStore{scopes: map[string]*scopeRows{}}
+	return &stateStore{scopes: map[string]*scopeRows{}, entries: newEntrySnapshots()}
 }
 
 // set stores value and returns the previous value (nil when there was none).

@@ -81,8 +81,13 @@ func newStateDelivery() *stateDelivery {
 }
 
 // stateChanged queues the event of a write for the bindings of the state
-// trigger type. It never blocks the write.
+// trigger type. It never blocks the write. Before a late state worker has
+// registered (StartState) there is no trigger: a row seeded then
+// (SetState) fires nothing, then or later.
 func (s *Engine) stateChanged(eventType, scope, key string, oldValue, newValue json.RawMessage) {
+	if s.stateWorkerAbsent() {
+		return
+	}
 	ev := stateEvent{Type: triggerState, EventType: eventType, Scope: scope, Key: key,
 		OldValue: jsonOrNull(oldValue), NewValue: jsonOrNull(newValue)}
 	d := s.stateEvents

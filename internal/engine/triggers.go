@@ -117,36 +117,61 @@ func (s *Engine) registerTriggerType(c *conn, m wire.RegisterTriggerType, blank 
 	if s.namespaces && m.Namespace != "" {
 		ns = m.Namespace
 	}
+	s.addTriggerTypeLocked(&triggerType{namespace: ns, id: m.ID, description: m.Description,
+		requestFormat: canonical(m.TriggerRequestFormat), callFormat: canonical(m.CallRequestFormat), provider: c}, c.log)
+}
+
+// addTriggerTypeLocked installs tt in its namespace, replacing any
+// previous provider, and offers it every live binding it now serves and
+// every parked one that now resolves to it (offerLocked): a worker's type
+// as registerTriggerType registers it, or the in-process state worker's
+// when it registers late (StartState). A provider outside the default
+// namespace also claims back the bindings of its home that fell back to
+// the default one.
+func (s *Engine) addTriggerTypeLocked(tt *triggerType, log *zap.Logger) {
+	ns := tt.ns()
 	// Parked bindings whose owner is gone are swept before the replay.
 	for id, b := range s.parked {
 		if b.owner != nil && b.owner.dead {
 			delete(s.parked, id)
 		}
 	}
-	tt := &triggerType{namespace: ns, id: m.ID, description: m.Description,
-		requestFormat: canonical(m.TriggerRequestFormat), callFormat: canonical(m.CallRequestFormat), provider: c}
 	s.putTypeLocked(tt)
-	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
-		if b := s.bindings[id]; b.triggerType == m.ID && b.provNS() == ns {
-			c.send(b.registerFrame())
+	if tt.provider != nil {
+		for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
+			if b := s.bindings[id]; b.triggerType == tt.id && b.provNS() == ns {
+				tt.provider.send(b.registerFrame())
+			}
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.parked)) {
 		b := s.parked[id]
-		if b.triggerType != m.ID || s.resolveProviderLocked(b) != tt {
+		if b.triggerType != tt.id || s.resolveProviderLocked(b) != tt {
 			continue
 		}
-		if bindLocked(tt, b) {
+		if s.offerLocked(tt, b) {
 			delete(s.parked, id)
 			s.bindings[id] = b
-			c.log.Info("parked trigger recovered", zap.String("trigger_id", id), zap.String("trigger_type", m.ID))
+			log.Info("parked trigger recovered", zap.String("trigger_id", id), zap.String("trigger_type", tt.id))
 		}
 	}
 	if ns != DefaultNamespace {
 		s.claimBackLocked(tt)
 	}
 	s.notifyLocked()
-	c.log.Info("trigger type registered", zap.String("trigger_type", m.ID), zap.String("namespace", ns))
+	log.Info("trigger type registered", zap.String("trigger_type", tt.id), zap.String("namespace", ns))
+}
+
+// offerLocked hands a parked binding to tt and reports whether it is live
+// now: a worker provider is sent its registertrigger (bindLocked), an
+// in-process type checks it and tells the binding's owner of a refusal
+// (acceptInProcessLocked, state_worker.go).
+func (s *Engine) offerLocked(tt *triggerType, b *binding) bool {
+	if tt.provider != nil {
+		return bindLocked(tt, b)
+	}
+	b.providerNS = tt.ns()
+	return s.acceptInProcessLocked(tt, b)
 }
 
 // registerTrigger stores a binding. An unknown type parks it silently; a
