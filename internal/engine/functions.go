@@ -79,6 +79,7 @@ func (r *registry) installBuiltinsLocked() {
 			r.types[t.id] = t
 		}
 	}
+	r.installConfigurationLocked()
 	r.notifyLocked()
 }
 

@@ -23,6 +23,7 @@ type registry struct {
 	connSeq     uint64                  // connection order, for listings
 
 	withoutStateTrigger bool // Options.WithoutStateTrigger
+	withConfiguration   bool // Options.Configuration
 }
 
 func (r *registry) init() {

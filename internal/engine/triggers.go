@@ -104,8 +104,8 @@ func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger) {
 	b := &binding{id: m.ID, triggerType: m.TriggerType, functionID: m.FunctionID,
 		config: canonical(m.Config), metadata: canonical(m.Metadata), owner: c}
 	tt := s.types[m.TriggerType]
-	if tt != nil && tt.provider == nil && m.TriggerType == triggerState {
-		if e := checkStateBinding(m); e != nil {
+	if tt != nil && tt.provider == nil {
+		if e := checkBuiltinBinding(m); e != nil {
 			c.send(wire.TriggerRegistrationResult{ID: m.ID, TriggerType: m.TriggerType, FunctionID: m.FunctionID, Error: e})
 			return
 		}
