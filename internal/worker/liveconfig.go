@@ -89,7 +89,8 @@ type liveConfig struct {
 	checked string                  // the last connection examined for a configuration worker
 	changed chan struct{}           // closed and replaced when the fields above change
 
-	bound bool // functionID and triggerID are registered; follow's alone
+	bound          bool // functionID and triggerID are registered; follow's alone
+	warnedRegister bool // the register fallback was logged; follow's alone
 }
 
 // newLiveConfig follows the entry of the worker whose config is file;
@@ -265,8 +266,11 @@ func (l *liveConfig) ensure(ctx context.Context, connection string) (ok bool, er
 	case json.Unmarshal(stored, &value) == nil && len(value.Value) > 0 && string(value.Value) != "null":
 		delete(entry, "initial_value") // register keeps the stored value
 	}
-	l.log.Warn("the engine's configuration worker has no configuration::ensure (iii before 0.24); the entry is registered with configuration::register",
-		zap.String("entry", l.id))
+	if !l.warnedRegister {
+		l.warnedRegister = true
+		l.log.Warn("the engine's configuration worker has no configuration::ensure (iii before 0.24); the entry is registered with configuration::register",
+			zap.String("entry", l.id))
+	}
 	_, err = l.call(ctx, connection, "configuration::register", entry)
 	return err == nil, err
 }
