@@ -17,6 +17,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
+	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/registry"
 )
@@ -210,7 +211,7 @@ func (l *liveConfig) attach(ctx context.Context, connection string) bool {
 	l.mu.Unlock()
 	// bound is follow's alone.
 	if !ok {
-		if l.bound { // the engine of an earlier connection had one
+		if err == nil && l.bound { // the engine of an earlier connection had one; this one has none
 			l.client.UnregisterTrigger(l.triggerID)
 			l.client.UnregisterFunction(l.functionID)
 			l.bound = false
@@ -291,8 +292,8 @@ func (l *liveConfig) refresh(ctx context.Context, connection string) {
 	var got struct {
 		Value json.RawMessage `json:"value"`
 	}
-	if err := json.Unmarshal(res, &got); err != nil || len(got.Value) == 0 {
-		l.refuse("the engine's answer to configuration::get has no value")
+	if err := json.Unmarshal(res, &got); err != nil || len(got.Value) == 0 || string(got.Value) == "null" {
+		l.refuse("the entry holds no value (configuration::get answered " + ids.Clip(string(res)) + ")")
 		return
 	}
 	l.applyValue(got.Value)

@@ -241,6 +241,20 @@ func TestLiveConfigKeepsAStoredValue(t *testing.T) {
 	if d := lw.diagnosed(t); d == nil || d.Entry != "team-skills" {
 		t.Errorf("diagnostics live_config = %+v, want entry team-skills", d)
 	}
+
+	// Someone registers the entry again with a schema that takes anything,
+	// then stores null: no value is no config, and the running one stays.
+	if _, err := lw.configCall("configuration::register", map[string]any{"id": "team-skills", "name": "override",
+		"description": "", "schema": map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lw.configCall("configuration::set", map[string]any{"id": "team-skills", "value": nil}); err != nil {
+		t.Fatal(err)
+	}
+	lw.waitLive(t, "null refused", func(_ string, r *diagnostics.LiveConfig) bool { return strings.Contains(r.Refused, "holds no value") })
+	if page, more := lw.resources(t); len(page) != 1 || !more {
+		t.Errorf("resources-list after a null value = %v (more: %t), want page_size 1 still", page, more)
+	}
 }
 
 // Without a configuration worker nothing changes: no entry, no binding,
