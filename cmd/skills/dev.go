@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
 
 	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/worker"
 )
 
 const devUsage = `Usage: skills dev [flags]
@@ -20,7 +22,8 @@ Flags:
 `
 
 // devCommand is "skills dev": the local engine and the worker in one
-// process, so the registry can be tried without iii installed.
+// process (worker.Dev), so the registry can be tried without iii
+// installed.
 type devCommand struct{ io stdio }
 
 // Run serves the engine and the worker until ctx is cancelled.
@@ -45,7 +48,16 @@ func (c devCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	defer srv.Close()
 	// Local use serves the usual Agent Skills folders without a roots key (D30).
-	return serve(ctx, config.Resolve(loadConfig(wf.configPath, log), config.ModeDev), srv.URL(), log)
+	cfg := config.Resolve(loadConfig(wf.configPath, log), config.ModeDev)
+	d, err := worker.NewDev(srv, cfg, worker.Options{Name: workerName(), Logger: log})
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	defer d.Close() //nolint:errcheck // Run has returned; Close closes the engine
+	err = d.Run(ctx)
+	if errors.Is(err, worker.ErrRefused) {
+		return errReported // Run logged the reason
+	}
+	return err
 }

@@ -2,22 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
-	"go.uber.org/zap"
 
-	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/mcpserver"
+	"github.com/iii-hq/skills-go/internal/worker"
 )
 
 const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://…] [--http ADDR] [--page-size N]
@@ -39,12 +31,16 @@ stderr: stdout is the MCP stream.
 Flags:
 `
 
-// mcpCommand is "skills mcp" (docs/decisions.md D45).
+// mcpCommand is "skills mcp" (docs/decisions.md D45): the flags, then
+// the MCP server composed in internal/worker (worker.MCPServer).
 type mcpCommand struct{ io stdio }
 
-// mcpReadyTimeout bounds the wait, with --dev, for the in-process
-// registry's functions before serving.
-const mcpReadyTimeout = 15 * time.Second
+// The advice the MCP clients' errors give while the engine or the
+// registry cannot be reached.
+const (
+	mcpRemoteAdvice = "is an engine running there? Start one (skills engine), give --url the engine's address, or run skills mcp --dev, which runs a local engine and the registry in this process"
+	mcpDevAdvice    = "the local engine and the registry run in this process; its log on stderr says why they stopped"
+)
 
 func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills mcp", pflag.ContinueOnError)
@@ -68,173 +64,46 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if *dev && *url != "" {
 		return usagef("skills mcp: --dev runs its own engine; leave out --url")
 	}
-	engineURL := ""
+	opts := worker.MCPOptions{PageSize: *pageSize, Advice: mcpRemoteAdvice}
 	if !*dev {
 		var err error
-		if engineURL, err = iii.CheckedURL(*url); err != nil {
+		if opts.URL, err = iii.CheckedURL(*url); err != nil {
 			return usagef("skills mcp: %v", err)
 		}
+	}
+	if *httpAddr != "" {
+		opts.HTTP = *httpAddr
+		opts.Endpoint = func(endpoint string) {
+			fmt.Fprintf(c.io.err, "skills mcp: serving MCP over Streamable HTTP at %s\n", endpoint)
+		}
+	} else {
+		opts.Transport = mcpserver.Stdio(c.io.in, c.io.out)
 	}
 	log, err := newLogger(fs.Name(), *logLevel, c.io.err)
 	if err != nil {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
+	opts.Logger = log
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	if *dev {
 		srv, err := startEngine(ctx, engineFlags{host: "127.0.0.1", port: *port, data: *data}, log)
 		if err != nil {
 			return fmt.Errorf("%s: %w", fs.Name(), err)
 		}
-		defer srv.Close()
-		engineURL = srv.URL()
 		cfg := config.Resolve(loadConfig(*configPath, log), config.ModeDev)
-		workerDone := make(chan struct{})
-		go func() {
-			defer close(workerDone)
-			if err := serve(ctx, cfg, engineURL, log.Named("worker")); err != nil && ctx.Err() == nil {
-				log.Error("the in-process worker stopped", zap.Error(err))
-			}
-		}()
-		defer func() { cancel(); <-workerDone }()
-	}
-
-	client := iii.New(iii.Options{URL: engineURL, Name: "skills-mcp", Version: buildinfo.Version, Logger: log.Named("iii")})
-	advice := "is an engine running there? Start one (skills engine), give --url the engine's address, or run skills mcp --dev, which runs a local engine and the registry in this process"
-	if *dev {
-		advice = "the local engine and the registry run in this process; its log on stderr says why they stopped"
-	}
-	attempted := make(chan struct{})
-	caller := afterFirstAttempt{client, attempted}
-	bridge := mcpserver.New(caller, buildinfo.Version, log.Named("mcp"), mcpserver.PageSize(*pageSize), mcpserver.Engine(engineURL, advice))
-	stopFollowing := bridge.Follow(client)
-	defer stopFollowing()
-	client.Start()
-	defer client.Close() //nolint:errcheck // shutting down
-	go func() {
-		defer close(attempted)
-		wctx, wcancel := context.WithTimeout(ctx, firstAttemptGrace)
-		defer wcancel()
-		_ = client.WaitFirstAttempt(wctx) // its outcome is the calls' to report
-	}()
-	defer func() { cancel(); <-attempted }()
-	if *dev {
-		// The in-process worker registers the registry's functions just
-		// now: the first list waits for them rather than failing.
-		if err := registryReady(ctx, client); err != nil {
-			log.Warn("the in-process registry is not answering yet", zap.String("engine", engineURL), zap.Error(err))
+		if opts.Dev, err = worker.NewDev(srv, cfg, worker.Options{Name: workerName(), Logger: log.Named("worker")}); err != nil {
+			return fmt.Errorf("%s: %w", fs.Name(), err)
 		}
+		opts.Advice = mcpDevAdvice
 	}
-	// Lists are live, so nothing waits for the engine: initialize is
-	// answered at once, and a call made while the engine is away fails at
-	// once with an error that names it.
-	reconnected := make(chan struct{})
-	go func() {
-		defer close(reconnected)
-		tellOnConnect(ctx, client, bridge)
-	}()
-	defer func() { cancel(); <-reconnected }()
-
-	if *httpAddr != "" {
-		return serveHTTP(ctx, *httpAddr, bridge, c.io.err)
+	server, err := worker.NewMCPServer(opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	err = bridge.Server().Run(ctx, mcpserver.Stdio(c.io.in, c.io.out))
-	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return fmt.Errorf("skills mcp: %w", err)
+	defer server.Close() //nolint:errcheck // Run has returned; Close only waits
+	if err := server.Run(ctx); err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	return nil
-}
-
-// firstAttemptGrace bounds how long a call made while the first
-// connection attempt is under way waits for it.
-const firstAttemptGrace = 2 * time.Second
-
-// afterFirstAttempt is the client as the bridge calls it: a call made
-// while the first connection attempt is under way waits for its outcome
-// (at most firstAttemptGrace), so a client that lists as soon as the
-// server has started gets the registry rather than "not connected"; once
-// an attempt has succeeded or failed, a call made while the engine is
-// away fails at once, naming it.
-type afterFirstAttempt struct {
-	client    *iii.Client
-	attempted <-chan struct{} // closed once the first attempt ended, or the grace did
-}
-
-func (a afterFirstAttempt) Call(ctx context.Context, functionID string, data any) (json.RawMessage, error) {
-	select {
-	case <-a.attempted:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("invoke %s: %w", functionID, ctx.Err())
-	}
-	return a.client.Call(ctx, functionID, data)
-}
-
-// registryReady waits, up to mcpReadyTimeout, until the registry answers
-// through client.
-func registryReady(ctx context.Context, client *iii.Client) error {
-	ctx, cancel := context.WithTimeout(ctx, mcpReadyTimeout)
-	defer cancel()
-	if err := client.WaitReady(ctx); err != nil {
-		return err
-	}
-	retry := time.NewTicker(registryRetry)
-	defer retry.Stop()
-	for {
-		_, err := client.Call(ctx, "skills::resources-list", map[string]any{})
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-retry.C:
-		}
-	}
-}
-
-// registryRetry is how often registryReady asks again.
-const registryRetry = 20 * time.Millisecond
-
-// tellOnConnect tells the MCP clients, on every new connection to the
-// engine, that every list may have changed: changes made while the
-// engine was away sent no events.
-func tellOnConnect(ctx context.Context, client *iii.Client, bridge *mcpserver.Bridge) {
-	previous := ""
-	for {
-		id, err := client.WaitConnection(ctx, previous)
-		if err != nil {
-			return
-		}
-		previous = id
-		bridge.AllChanged()
-	}
-}
-
-// serveHTTP serves Streamable HTTP on addr until ctx ends, saying where.
-func serveHTTP(ctx context.Context, addr string, bridge *mcpserver.Bridge, out io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("skills mcp: listen on %s: %w", addr, err)
-	}
-	// Clients that choose the transport from the path take /mcp for
-	// Streamable HTTP; / is served too, as before.
-	fmt.Fprintf(out, "skills mcp: serving MCP over Streamable HTTP at http://%s/mcp\n", ln.Addr())
-	server := bridge.Server()
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
-	mux.Handle("/{$}", handler)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return hs.Shutdown(shutdown)
-	}
 }

@@ -64,20 +64,14 @@ func configurationBuiltins() []builtinSpec {
 }
 
 // installConfigurationLocked installs the configuration worker's
-// functions and trigger type that are missing, when the engine has one.
+// functions and trigger type that are missing, in the default namespace,
+// when the engine has one.
 func (r *registry) installConfigurationLocked() {
 	if !r.withConfiguration {
 		return
 	}
-	for _, b := range configurationBuiltins() {
-		if r.functions[b.id] == nil {
-			r.functions[b.id] = &function{id: b.id, description: b.description, run: b.run, workerName: b.worker}
-		}
-	}
-	if r.types[triggerConfiguration] == nil {
-		r.types[triggerConfiguration] = &triggerType{id: triggerConfiguration,
-			description: triggerConfigurationDescription, worker: configurationWorkerName}
-	}
+	r.installLocked(DefaultNamespace, configurationBuiltins(), []*triggerType{{id: triggerConfiguration,
+		description: triggerConfigurationDescription, worker: configurationWorkerName}})
 }
 
 // configurationEntry is one registered configuration. schema, value and

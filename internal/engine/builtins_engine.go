@@ -28,6 +28,12 @@ var (
 	functionInfoIn = &inputStruct{name: "FunctionInfoInput", fields: []field{
 		optString("function_id"), {name: "function_ids", kind: kindStrings, optional: true},
 	}}
+	// functionInfoNamespacedIn is FunctionInfoInput with engine 0.23's
+	// namespace (Options.Namespaces).
+	functionInfoNamespacedIn = &inputStruct{name: "FunctionInfoInput", fields: []field{
+		optString("function_id"), {name: "function_ids", kind: kindStrings, optional: true},
+		optString("namespace"),
+	}}
 )
 
 const functionsInfoText = "Inspect functions: schemas, owner, and registered triggers. Single `function_id`, " +
@@ -61,13 +67,14 @@ func functionsList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Erro
 	search, _ := a.optStr("search")
 	needle := strings.ToLower(search)
 	type row struct {
-		id     string
+		id, ns string
 		rank   int
 		fields map[string]any
 	}
 	var rows []row
 	s.mu.Lock()
-	for _, f := range s.functions {
+	for _, e := range nsAll(s.functions, s.nsFunctions) {
+		f := e.v
 		if !includeInternal && (isEngineInternal(f.id) || taggedInternal(f.metadata)) {
 			continue
 		}
@@ -82,7 +89,7 @@ func functionsList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Erro
 			!strings.Contains(strings.ToLower(f.description), needle) {
 			continue
 		}
-		rows = append(rows, row{f.id, searchRank(f.id, needle), s.summaryLocked(f)})
+		rows = append(rows, row{f.id, e.namespace, searchRank(f.id, needle), s.summaryLocked(f)})
 	}
 	s.mu.Unlock()
 	slices.SortFunc(rows, func(x, y row) int {
@@ -91,7 +98,7 @@ func functionsList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Erro
 				return c
 			}
 		}
-		return cmp.Compare(x.id, y.id)
+		return cmp.Or(cmp.Compare(x.id, y.id), cmp.Compare(x.ns, y.ns))
 	})
 	out := make([]map[string]any, 0, len(rows))
 	for _, r := range rows {
@@ -100,9 +107,13 @@ func functionsList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Erro
 	return mustEncode(map[string]any{"functions": out}), nil
 }
 
-// summaryLocked is a function's row in engine::functions::list.
+// summaryLocked is a function's row in engine::functions::list, which
+// names its namespace with Options.Namespaces.
 func (s *Engine) summaryLocked(f *function) map[string]any {
 	row := map[string]any{"function_id": f.id, "worker_name": s.workerNameLocked(f)}
+	if s.namespaces {
+		row["namespace"] = f.ns()
+	}
 	if f.description != "" {
 		row["description"] = f.description
 	}
@@ -147,14 +158,20 @@ func firstSegment(id string) string {
 
 // functionsInfo returns one function's detail (function_id) or a batch
 // (function_ids), with the registered request/response formats as
-// request_schema/response_schema.
+// request_schema/response_schema. With Options.Namespaces an optional
+// namespace selects where each id is looked up (infoNamespaceLocked).
 func functionsInfo(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
-	a, e := functionInfoIn.decode("engine::functions::info", data)
+	in := functionInfoIn
+	if s.namespaces {
+		in = functionInfoNamespacedIn
+	}
+	a, e := in.decode("engine::functions::info", data)
 	if e != nil {
 		return nil, e
 	}
 	one, hasOne := a.optStr("function_id")
 	many, hasMany := a.strs("function_ids")
+	explicit, hasExplicit := a.optStr("namespace")
 	invalid := func(msg string) (json.RawMessage, *wire.ErrorBody) {
 		return nil, &wire.ErrorBody{Code: "INVALID_ARGUMENTS", Message: msg}
 	}
@@ -165,12 +182,12 @@ func functionsInfo(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Erro
 		return invalid("missing field `function_id` (or `function_ids` for a batch)")
 	case hasOne:
 		s.mu.Lock()
-		detail := s.detailLocked(one)
-		s.mu.Unlock()
-		if detail == nil {
-			return nil, &wire.ErrorBody{Code: "NOT_FOUND", Message: fmt.Sprintf("Function '%s' is not registered.", one)}
+		defer s.mu.Unlock()
+		ns, ok := s.infoNamespaceLocked(one, explicit, hasExplicit)
+		if !ok {
+			return nil, s.infoNotFoundLocked(one)
 		}
-		return mustEncode(detail), nil
+		return mustEncode(s.detailLocked(ns, one)), nil
 	}
 	var ids []string
 	for _, id := range many {
@@ -187,8 +204,8 @@ func functionsInfo(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Erro
 	entries := make([]any, 0, len(ids))
 	s.mu.Lock()
 	for _, id := range ids {
-		if d := s.detailLocked(id); d != nil {
-			entries = append(entries, d)
+		if ns, ok := s.infoNamespaceLocked(id, explicit, hasExplicit); ok {
+			entries = append(entries, s.detailLocked(ns, id))
 		} else {
 			entries = append(entries, map[string]any{"function_id": id, "error": "not_found"})
 		}
@@ -197,12 +214,41 @@ func functionsInfo(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Erro
 	return mustEncode(map[string]any{"functions": entries}), nil
 }
 
-// detailLocked is engine::functions::info's detail of one function, or nil.
-func (s *Engine) detailLocked(id string) map[string]any {
-	f := s.functions[id]
-	if f == nil {
-		return nil
+// infoNamespaceLocked is where engine::functions::info looks id up: in
+// the namespace the caller named, strictly; otherwise in the default
+// namespace when the id is there, else in the only namespace that has it.
+// false when that finds nothing (an id in several other namespaces is
+// ambiguous). Without Options.Namespaces there is only the default one.
+func (s *Engine) infoNamespaceLocked(id, explicit string, hasExplicit bool) (string, bool) {
+	if hasExplicit {
+		return explicit, s.functionLocked(explicit, id) != nil
 	}
+	known := nsOf(s.functions, s.nsFunctions, id)
+	switch {
+	case slices.Contains(known, DefaultNamespace):
+		return DefaultNamespace, true
+	case len(known) == 1:
+		return known[0], true
+	}
+	return "", false
+}
+
+// infoNotFoundLocked is engine::functions::info's NOT_FOUND for id, which
+// names the namespaces the id is in when there are any, as the engine's
+// function_not_found does (even when the caller named a namespace).
+func (s *Engine) infoNotFoundLocked(id string) *wire.ErrorBody {
+	msg := fmt.Sprintf("Function '%s' is not registered.", id)
+	if known := nsOf(s.functions, s.nsFunctions, id); len(known) > 0 {
+		msg = fmt.Sprintf("Function '%s' is ambiguous: it is registered in namespace(s): %s. Pass `namespace` to select one.",
+			id, strings.Join(known, ", "))
+	}
+	return &wire.ErrorBody{Code: "NOT_FOUND", Message: msg}
+}
+
+// detailLocked is engine::functions::info's detail of a function that
+// exists, with the bindings whose function resolves to it.
+func (s *Engine) detailLocked(ns, id string) map[string]any {
+	f := s.functionLocked(ns, id)
 	d := s.summaryLocked(f)
 	if f.requestFormat != nil {
 		d["request_schema"] = f.requestFormat
@@ -212,7 +258,7 @@ func (s *Engine) detailLocked(id string) map[string]any {
 	}
 	refs := []map[string]any{}
 	for _, tid := range slices.Sorted(maps.Keys(s.bindings)) {
-		if b := s.bindings[tid]; b.functionID == id {
+		if b := s.bindings[tid]; b.functionID == id && b.target() == ns {
 			refs = append(refs, map[string]any{"id": b.id, "trigger_type": b.triggerType, "config": b.config})
 		}
 	}

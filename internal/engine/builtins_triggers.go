@@ -2,8 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
@@ -15,8 +13,9 @@ var triggersListIn = &inputStruct{name: "TriggersListInput", fields: []field{
 }}
 
 // triggersList answers engine::triggers::list: the trigger types (not the
-// bindings) with their owning worker, sorted by id, hiding engine::* unless
-// include_internal is set. A worker uses it to learn whether a type it
+// bindings) with their owning worker (and, with Options.Namespaces, the
+// namespace each serves), sorted by id then namespace, hiding engine::*
+// unless include_internal is set. A worker uses it to learn whether a type it
 // wants to bind exists (a binding of a missing type is parked silently).
 func triggersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := triggersListIn.decode("engine::triggers::list", data)
@@ -30,8 +29,8 @@ func triggersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Error
 	needle := strings.ToLower(search)
 	rows := []map[string]any{}
 	s.mu.Lock()
-	for _, id := range slices.Sorted(maps.Keys(s.types)) {
-		t := s.types[id]
+	for _, e := range nsAll(s.types, s.nsTypes) {
+		id, t := e.id, e.v
 		name := t.worker
 		if t.provider != nil {
 			name = firstSegment(t.id)
@@ -46,7 +45,11 @@ func triggersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Error
 			needle != "" && !strings.Contains(strings.ToLower(id), needle) && !strings.Contains(strings.ToLower(t.description), needle):
 			continue
 		}
-		rows = append(rows, map[string]any{"id": id, "worker_name": name, "description": t.description})
+		row := map[string]any{"id": id, "worker_name": name, "description": t.description}
+		if s.namespaces {
+			row["namespace"] = e.namespace
+		}
+		rows = append(rows, row)
 	}
 	s.mu.Unlock()
 	return mustEncode(map[string]any{"triggers": rows}), nil

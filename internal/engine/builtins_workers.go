@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -35,11 +36,18 @@ var (
 		{name: "telemetry", kind: kindStruct, optional: true, nested: telemetryMetaIn},
 		{name: "pid", kind: kindU32, optional: true}, optString("isolation"),
 	}}
+	// registerNamespacedWorkerIn is RegisterWorkerInput with engine 0.23's
+	// namespace (Options.Namespaces).
+	registerNamespacedWorkerIn = &inputStruct{name: "RegisterWorkerInput",
+		fields: append(slices.Clone(registerWorkerIn.fields), optString("namespace"))}
 )
 
 // registerWorker stores the calling connection's metadata (the caller is
 // known from the injected _caller_worker_id) and answers {"success":true}.
 func registerWorker(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	if s.namespaces {
+		return registerNamespacedWorker(s, data)
+	}
 	a, e := registerWorkerIn.decode("engine::workers::register", data)
 	if e != nil {
 		return nil, e
@@ -51,6 +59,68 @@ func registerWorker(s *Engine, data json.RawMessage) (json.RawMessage, *wire.Err
 	} else {
 		s.log.Error("engine::workers::register: invalid worker id", zap.String("worker_id", a.str("_caller_worker_id")))
 	}
+	return mustEncode(map[string]any{"success": true}), nil
+}
+
+// registerNamespacedWorker is engine::workers::register under engine
+// 0.23's namespace rules. The call fixes the caller's namespace (absent
+// means the default one; blank is refused), unless the grace period or an
+// earlier call already fixed it, which then wins. The worker's name is
+// leased in that namespace: a name another live connection holds there
+// gets the caller registrationrejected and a close frame, and
+// {"success":false}, which it does not receive. Otherwise the metadata is
+// stored and the held registrations are applied, here, on the caller's
+// read loop, before its next frame.
+func registerNamespacedWorker(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	a, e := registerNamespacedWorkerIn.decode("engine::workers::register", data)
+	if e != nil {
+		return nil, e
+	}
+	declared, given := a.optStr("namespace")
+	if given && strings.TrimSpace(declared) == "" {
+		name, ok := a.optStr("name")
+		if !ok {
+			name = "<unnamed>"
+		}
+		return nil, &wire.ErrorBody{Code: invalidNamespaceCode, Message: fmt.Sprintf(
+			"namespace is empty: worker '%s' declared %s. Give it a name, or omit the field to register in '%s'.",
+			name, rustDebugString(declared), DefaultNamespace)}
+	}
+	if !given {
+		declared = DefaultNamespace
+	}
+	id, ok := normalizeUUID(a.str("_caller_worker_id"))
+	if !ok {
+		s.log.Error("engine::workers::register: invalid worker id", zap.String("worker_id", a.str("_caller_worker_id")))
+		return mustEncode(map[string]any{"success": true}), nil
+	}
+	s.mu.Lock()
+	c := s.workers[id]
+	won := false
+	if c != nil {
+		ns := declared
+		if c.nsState == nsResolved || c.nsState == nsDraining {
+			ns = c.ns()
+			if ns != declared {
+				c.log.Warn("late engine::workers::register: the connection's namespace is already fixed; keeping it",
+					zap.String("declared", declared), zap.String("fixed", ns))
+			}
+		}
+		if name := sanitizeWorkerText(a.optStr("name")); name != nil {
+			if owner := s.claimWorkerNameLocked(c, ns, *name); owner != nil {
+				s.rejectWorkerLocked(c, ns, *name, owner)
+				s.mu.Unlock()
+				return mustEncode(map[string]any{"success": false}), nil
+			}
+		}
+		won = s.fixNamespaceLocked(c, ns)
+	}
+	s.mu.Unlock()
+	s.storeWorkerMeta(id, a)
+	if won {
+		s.drainHeld(c)
+	}
+	s.fire(triggerWorkersAvailable, map[string]any{"event": "worker_metadata_updated", "worker_id": id})
 	return mustEncode(map[string]any{"success": true}), nil
 }
 
@@ -141,13 +211,17 @@ func workersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorB
 		if c.meta.pid == nil {
 			continue
 		}
-		rows = append(rows, row{cmp.Or(derefOr(c.meta.name), c.id), c.id, map[string]any{
+		r := row{cmp.Or(derefOr(c.meta.name), c.id), c.id, map[string]any{
 			"name": metaString(c.meta.name), "description": metaString(c.meta.description),
 			"version": metaString(c.meta.version), "id": c.id, "runtime": metaString(c.meta.runtime),
 			"os": metaString(c.meta.os), "status": "connected", "function_count": len(c.functionIDs),
 			"connected_at_ms": c.connectedAt.UnixMilli(), "active_invocations": len(c.invocations),
 			"isolation": metaString(c.meta.isolation), "ip_address": c.ip,
-		}})
+		}}
+		if s.namespaces {
+			r.fields["namespace"] = c.ns()
+		}
+		rows = append(rows, r)
 	}
 	s.mu.Unlock()
 	counts := map[string]int{}
@@ -157,12 +231,16 @@ func workersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorB
 	for _, w := range []struct{ name, description string }{
 		{engineFnWorkerName, engineFnWorkerDescription}, {stateWorkerName, stateWorkerDescription},
 	} {
-		rows = append(rows, row{w.name, w.name, map[string]any{
+		r := row{w.name, w.name, map[string]any{
 			"name": w.name, "description": w.description, "version": engineVersion, "id": w.name,
 			"runtime": "engine", "os": nil, "status": "available", "function_count": counts[w.name],
 			"connected_at_ms": s.startedAt.UnixMilli(), "active_invocations": 0,
 			"isolation": "in-process", "ip_address": nil,
-		}})
+		}}
+		if s.namespaces {
+			r.fields["namespace"] = DefaultNamespace
+		}
+		rows = append(rows, r)
 	}
 	slices.SortFunc(rows, func(x, y row) int { return cmp.Or(cmp.Compare(x.sortName, y.sortName), cmp.Compare(x.id, y.id)) })
 	out := make([]map[string]any, 0, len(rows))

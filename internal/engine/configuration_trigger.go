@@ -153,7 +153,7 @@ func (s *Engine) deliverConfigurationEvents() {
 // only when the condition returns true. It returns false when the engine
 // is closing.
 func (s *Engine) deliverConfigurationEvent(ev configurationEvent) bool {
-	targets := s.liveBindings(triggerConfiguration)
+	targets := s.liveBindingsAt(DefaultNamespace, triggerConfiguration)
 	if len(targets) == 0 {
 		return true
 	}
@@ -166,7 +166,7 @@ func (s *Engine) deliverConfigurationEvent(ev configurationEvent) bool {
 			continue
 		}
 		if cfg.ConditionFunctionID != nil {
-			res, ok := s.callAndWait(*cfg.ConditionFunctionID, payload, nil)
+			res, ok := s.callAndWait(b.target(), *cfg.ConditionFunctionID, payload, nil)
 			if !ok {
 				return false
 			}
@@ -174,7 +174,7 @@ func (s *Engine) deliverConfigurationEvent(ev configurationEvent) bool {
 				continue
 			}
 		}
-		if _, ok := s.callAndWait(b.functionID, payload, b.metadata); !ok {
+		if _, ok := s.callAndWait(b.target(), b.functionID, payload, b.metadata); !ok {
 			return false
 		}
 	}

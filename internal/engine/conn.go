@@ -36,12 +36,23 @@ type conn struct {
 	cleanupOnce sync.Once
 	cleaned     chan struct{} // closed when the disconnect cleanup is complete
 
+	// Set before the read loop starts, with Options.Namespaces only
+	// (beginNamespace): nsDecided is closed once the namespace is fixed,
+	// the worker refused or the connection gone, which stops the grace
+	// goroutine; graceDone is closed when that goroutine has returned.
+	nsDecided chan struct{}
+	graceDone chan struct{}
+
 	// Guarded by srv.mu.
 	seq         uint64
 	dead        bool                // cleanup has started: ignore its registrations
-	functionIDs map[string]struct{} // ids it registered and did not unregister
+	functionIDs map[string]struct{} // ids it registered (in its namespace) and did not unregister
 	invocations map[string]struct{} // calls it is caller or callee of
 	meta        workerMeta
+	namespace   string      // fixed namespace; "" until then, which reads as the default one (ns)
+	nsState     nsState     // holding registrations until the namespace is known (namespaces.go)
+	held        []heldFrame // registrations held meanwhile, in arrival order
+	decided     bool        // nsDecided is closed
 }
 
 // workerMeta is what engine::workers::register stored for a connection.
@@ -187,7 +198,7 @@ func (c *conn) readLoop() {
 			c.log.Debug("dropped undecodable frame", zap.Error(err))
 			continue
 		}
-		c.srv.route(c, m)
+		c.srv.routeFrame(c, m, b)
 	}
 }
 
@@ -198,18 +209,41 @@ func (c *conn) readLoop() {
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
 	for range c.out.ready {
-		frames, closed := c.out.take()
+		frames, closed, closing := c.out.takeAll()
 		if closed {
 			return
 		}
-		if err := wsbatch.WriteMessages(c.ws, c.nc, frames, writeWait); err != nil {
-			c.log.Debug("write to worker failed", zap.Error(err))
-			_ = c.ws.Close()
-			c.out.close()
+		if len(frames) > 0 {
+			if err := wsbatch.WriteMessages(c.ws, c.nc, frames, writeWait); err != nil {
+				c.log.Debug("write to worker failed", zap.Error(err))
+				_ = c.ws.Close()
+				c.out.close()
+				return
+			}
+		}
+		if closing {
+			c.endConversation()
 			return
 		}
 	}
 }
+
+// endConversation writes the close frame the engine sends when it ends a
+// connection (a close frame without a status, as the engine's
+// Close(None)). The read loop then ends with the worker's answering close
+// frame, or after closeWait if it never answers.
+func (c *conn) endConversation() {
+	if err := c.ws.WriteControl(websocket.CloseMessage, nil, time.Now().Add(writeWait)); err != nil {
+		c.log.Debug("close frame to worker failed", zap.Error(err))
+		_ = c.ws.Close()
+		return
+	}
+	_ = c.ws.SetReadDeadline(time.Now().Add(closeWait))
+}
+
+// closeWait bounds the wait for a worker's answer to the engine's close
+// frame.
+const closeWait = 10 * time.Second
 
 // connect registers a new connection and greets it with workerregistered,
 // its first frame.
@@ -231,10 +265,13 @@ func (s *Engine) cleanup(c *conn) {
 	c.cleanupOnce.Do(func() {
 		s.mu.Lock()
 		c.dead = true
+		c.held = nil
+		c.decideLocked()
 		c.out.close()
 		s.releaseFunctionsLocked(c)
 		halted := s.haltLocked(c)
 		s.releaseTriggersLocked(c)
+		s.releaseWorkerNamesLocked(c)
 		delete(s.workers, c.id)
 		name := ""
 		if c.meta.name != nil {
@@ -298,15 +335,16 @@ func isTelemetryFrame(b []byte) bool {
 // blocks, so the engine can queue frames for any connection while holding
 // its registry lock.
 type outbox struct {
-	mu     sync.Mutex
-	frames []wsbatch.Message
-	closed bool
-	ready  chan struct{} // capacity 1: "there is something to look at"
+	mu      sync.Mutex
+	frames  []wsbatch.Message
+	closed  bool
+	closing bool          // a close frame follows the queued frames; nothing more is queued
+	ready   chan struct{} // capacity 1: "there is something to look at"
 }
 
 func (o *outbox) push(m wsbatch.Message) bool {
 	o.mu.Lock()
-	if o.closed {
+	if o.closed || o.closing {
 		o.mu.Unlock()
 		return false
 	}
@@ -318,11 +356,27 @@ func (o *outbox) push(m wsbatch.Message) bool {
 
 // take returns every queued frame, and whether the outbox is closed.
 func (o *outbox) take() ([]wsbatch.Message, bool) {
+	frames, closed, _ := o.takeAll()
+	return frames, closed
+}
+
+// takeAll is take that also tells whether a close frame follows the
+// frames it returns.
+func (o *outbox) takeAll() (frames []wsbatch.Message, closed, closing bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	frames := o.frames
+	frames = o.frames
 	o.frames = nil
-	return frames, o.closed
+	return frames, o.closed, o.closing
+}
+
+// closeAfter ends the conversation: a close frame goes out after the
+// frames already queued, and nothing queued later is sent.
+func (o *outbox) closeAfter() {
+	o.mu.Lock()
+	o.closing = true
+	o.mu.Unlock()
+	o.signal()
 }
 
 // close discards queued frames and refuses new ones.

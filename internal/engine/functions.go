@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -22,6 +24,7 @@ type elementsFunc func(s *Engine, data json.RawMessage) ([]json.RawMessage, *wir
 // function is one registered function: owned by a worker connection, or
 // run in-process.
 type function struct {
+	namespace      string // "" reads as DefaultNamespace (ns)
 	id             string
 	description    string
 	requestFormat  json.RawMessage
@@ -62,29 +65,44 @@ var builtinElements = map[string]elementsFunc{
 }
 
 // installBuiltinsLocked (re)installs every in-process function and trigger
-// type that is missing, as a freshly started engine has them.
+// type that is missing, as a freshly started engine has them: all of them
+// in the default namespace.
 func (r *registry) installBuiltinsLocked() {
-	for _, b := range builtinTable() {
-		if r.functions[b.id] == nil {
-			r.functions[b.id] = &function{
-				id: b.id, description: b.description, run: b.run, elements: builtinElements[b.id], workerName: b.worker,
-			}
-		}
+	types := builtinTriggerTypes()
+	if r.withoutStateTrigger {
+		types = slices.DeleteFunc(types, func(t *triggerType) bool { return t.id == triggerState })
 	}
-	for _, t := range builtinTriggerTypes() {
-		if t.id == triggerState && r.withoutStateTrigger {
-			continue
-		}
-		if r.types[t.id] == nil {
-			r.types[t.id] = t
-		}
-	}
+	r.installLocked(DefaultNamespace, builtinTable(), types)
 	r.installConfigurationLocked()
 	r.notifyLocked()
 }
 
-// registerFunction applies a registerfunction frame: last writer wins and
-// takes ownership (0.22.1). No acknowledgement is sent.
+// installLocked installs in-process functions and trigger types in ns,
+// each unless ns already has one of that id. Every built-in is installed
+// through here.
+func (r *registry) installLocked(ns string, fns []builtinSpec, types []*triggerType) {
+	for _, b := range fns {
+		if r.functionLocked(ns, b.id) == nil {
+			r.putFunctionLocked(&function{namespace: ns, id: b.id, description: b.description, run: b.run,
+				elements: builtinElements[b.id], workerName: b.worker})
+		}
+	}
+	for _, t := range types {
+		if r.typeLocked(ns, t.id) == nil {
+			tt := *t
+			tt.namespace = ns
+			r.putTypeLocked(&tt)
+		}
+	}
+}
+
+// ns is the namespace the function is registered in.
+func (f *function) ns() string { return cmp.Or(f.namespace, DefaultNamespace) }
+
+// registerFunction applies a registerfunction frame in the connection's
+// namespace. A 0.22.1 engine lets the last writer win and take ownership;
+// with Options.Namespaces a key another live connection owns is refused
+// (refusalLocked). No acknowledgement is sent.
 func (s *Engine) registerFunction(c *conn, m wire.RegisterFunction) {
 	if m.Invocation != nil {
 		s.registerHTTPFunction(c, m)
@@ -95,21 +113,27 @@ func (s *Engine) registerFunction(c *conn, m wire.RegisterFunction) {
 	if c.dead {
 		return
 	}
-	if prev := s.functions[m.ID]; prev != nil && prev.owner != nil && prev.owner != c && !prev.owner.dead {
+	ns := c.ns()
+	if rej := s.refusalLocked(c, ns, m.ID); rej != nil {
+		c.send(*rej)
+		return
+	}
+	if prev := s.functionLocked(ns, m.ID); prev != nil && prev.owner != nil && prev.owner != c && !prev.owner.dead {
 		c.log.Warn("function ownership transferred between two live workers",
 			zap.String("function_id", m.ID), zap.String("previous_owner", prev.owner.id))
 	}
-	s.functions[m.ID] = &function{
+	s.putFunctionLocked(&function{
+		namespace:      ns,
 		id:             m.ID,
 		description:    m.Description,
 		requestFormat:  canonical(m.RequestFormat),
 		responseFormat: canonical(m.ResponseFormat),
 		metadata:       canonical(m.Metadata),
 		owner:          c,
-	}
+	})
 	c.functionIDs[m.ID] = struct{}{}
 	s.notifyLocked()
-	c.log.Debug("function registered", zap.String("function_id", m.ID))
+	c.log.Debug("function registered", zap.String("function_id", m.ID), zap.String("namespace", ns))
 }
 
 // registerHTTPFunction handles a registration with an "invocation" block.
@@ -125,6 +149,16 @@ func (s *Engine) registerHTTPFunction(c *conn, m wire.RegisterFunction) {
 			zap.String("reason", "invocation needs a url string"))
 		return
 	}
+	// The engine refuses the key before it looks for its HTTP worker.
+	s.mu.Lock()
+	rej := s.refusalLocked(c, c.ns(), m.ID)
+	if rej != nil && !c.dead {
+		c.send(*rej)
+	}
+	s.mu.Unlock()
+	if rej != nil {
+		return
+	}
 	c.log.Warn("HTTP-invoked functions are not supported by the local engine; registration ignored",
 		zap.String("function_id", m.ID), zap.String("url", *inv.URL))
 }
@@ -134,8 +168,8 @@ func (s *Engine) unregisterFunction(c *conn, m wire.UnregisterFunction) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(c.functionIDs, m.ID)
-	if f := s.functions[m.ID]; f != nil && f.owner == c {
-		delete(s.functions, m.ID)
+	if f := s.functionLocked(c.ns(), m.ID); f != nil && f.owner == c {
+		s.deleteFunctionLocked(c.ns(), m.ID)
 		s.notifyLocked()
 		c.log.Debug("function unregistered", zap.String("function_id", m.ID))
 	}
@@ -145,8 +179,8 @@ func (s *Engine) unregisterFunction(c *conn, m wire.UnregisterFunction) {
 // cleanup); functions re-registered by another connection survive.
 func (s *Engine) releaseFunctionsLocked(c *conn) {
 	for id := range c.functionIDs {
-		if f := s.functions[id]; f != nil && f.owner == c {
-			delete(s.functions, id)
+		if f := s.functionLocked(c.ns(), id); f != nil && f.owner == c {
+			s.deleteFunctionLocked(c.ns(), id)
 		}
 	}
 }

@@ -10,6 +10,12 @@ import (
 	"time"
 )
 
+// The introspection below names a namespace where the engine keys by one
+// (Options.Namespaces): Function, Functions, TriggerTypes, Bindings and
+// the waits look in the default namespace, which is all a 0.22.1 engine
+// has, and their ...In variants in the namespace given. The Namespace
+// fields of what they return are "" for a 0.22.1 engine.
+
 // Function is a registered function as the engine sees it.
 type Function struct {
 	ID          string
@@ -21,6 +27,8 @@ type Function struct {
 	Metadata       json.RawMessage
 	// WorkerID is the owning connection; "" for in-process functions.
 	WorkerID string
+	// Namespace is the namespace it is registered in (Options.Namespaces).
+	Namespace string
 }
 
 // TriggerType is a registered trigger type.
@@ -34,6 +42,8 @@ type TriggerType struct {
 	// ProviderID is the providing connection; "" for the engine's own
 	// types (engine::functions-available, engine::workers-available).
 	ProviderID string
+	// Namespace is the namespace it serves (Options.Namespaces).
+	Namespace string
 }
 
 // Binding is a registered trigger (a function bound to a trigger type).
@@ -49,6 +59,12 @@ type Binding struct {
 	// Parked is true while the binding waits for its trigger type's
 	// provider (unknown type, provider gone, or provider rejected it).
 	Parked bool
+	// Namespace is where FunctionID resolves when the binding fires;
+	// TriggerNamespace the provider's namespace as the frame named it
+	// ("" when it named none: the registering worker's namespace, then
+	// the default one); ProviderNamespace, for a live binding, the
+	// namespace of the provider it is bound to (Options.Namespaces).
+	Namespace, TriggerNamespace, ProviderNamespace string
 }
 
 // Worker is one connected worker.
@@ -66,49 +82,83 @@ type Worker struct {
 	// Functions are the ids it registered (sorted), including ids another
 	// worker has since taken over.
 	Functions []string
+	// Namespace is the connection's namespace (Options.Namespaces): the
+	// default one until its engine::workers::register call fixed it.
+	Namespace string
 }
 
-// Functions lists every registered function, in-process ones included,
-// sorted by id.
+// shown is how a namespace appears in introspection: "" for a 0.22.1
+// engine, which has none.
+func (s *Engine) shown(ns string) string {
+	if !s.namespaces {
+		return ""
+	}
+	return ns
+}
+
+// Functions lists every function registered in the default namespace,
+// in-process ones included, sorted by id.
 func (s *Engine) Functions() []Function {
+	return s.FunctionsIn(DefaultNamespace)
+}
+
+// FunctionsIn lists every function registered in namespace ns, sorted by
+// id.
+func (s *Engine) FunctionsIn(ns string) []Function {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Function, 0, len(s.functions))
-	for _, id := range slices.Sorted(maps.Keys(s.functions)) {
-		out = append(out, s.functionLocked(s.functions[id]))
+	var out []Function
+	for _, e := range nsAll(s.functions, s.nsFunctions) {
+		if e.namespace == ns {
+			out = append(out, s.exportFunctionLocked(e.v))
+		}
 	}
 	return out
 }
 
-// Function returns one registered function.
+// Function returns one function registered in the default namespace.
 func (s *Engine) Function(id string) (Function, bool) {
+	return s.FunctionIn(DefaultNamespace, id)
+}
+
+// FunctionIn returns one function registered in namespace ns.
+func (s *Engine) FunctionIn(ns, id string) (Function, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.functions[id]
+	f := s.functionLocked(ns, id)
 	if f == nil {
 		return Function{}, false
 	}
-	return s.functionLocked(f), true
+	return s.exportFunctionLocked(f), true
 }
 
-func (s *Engine) functionLocked(f *function) Function {
+func (s *Engine) exportFunctionLocked(f *function) Function {
 	out := Function{ID: f.id, Description: f.description, RequestFormat: f.requestFormat,
-		ResponseFormat: f.responseFormat, Metadata: f.metadata}
+		ResponseFormat: f.responseFormat, Metadata: f.metadata, Namespace: s.shown(f.ns())}
 	if f.owner != nil {
 		out.WorkerID = f.owner.id
 	}
 	return out
 }
 
-// TriggerTypes lists registered trigger types sorted by id.
+// TriggerTypes lists the trigger types of the default namespace sorted by
+// id.
 func (s *Engine) TriggerTypes() []TriggerType {
+	return s.TriggerTypesIn(DefaultNamespace)
+}
+
+// TriggerTypesIn lists the trigger types of namespace ns sorted by id.
+func (s *Engine) TriggerTypesIn(ns string) []TriggerType {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]TriggerType, 0, len(s.types))
-	for _, id := range slices.Sorted(maps.Keys(s.types)) {
-		t := s.types[id]
+	var out []TriggerType
+	for _, e := range nsAll(s.types, s.nsTypes) {
+		if e.namespace != ns {
+			continue
+		}
+		t := e.v
 		tt := TriggerType{ID: t.id, Description: t.description,
-			TriggerRequestFormat: t.requestFormat, CallRequestFormat: t.callFormat}
+			TriggerRequestFormat: t.requestFormat, CallRequestFormat: t.callFormat, Namespace: s.shown(t.ns())}
 		if t.provider != nil {
 			tt.ProviderID = t.provider.id
 		}
@@ -117,15 +167,30 @@ func (s *Engine) TriggerTypes() []TriggerType {
 	return out
 }
 
-// Bindings lists live and parked bindings sorted by id (a live binding
-// first when an id is both live and parked).
+// Bindings lists the live and parked bindings whose function resolves in
+// the default namespace, sorted by id (a live binding first when an id is
+// both live and parked).
 func (s *Engine) Bindings() []Binding {
+	return s.BindingsIn(DefaultNamespace)
+}
+
+// BindingsIn is Bindings for the bindings whose function resolves in
+// namespace ns (Binding.Namespace); trigger ids are global, so an id
+// appears in one namespace only.
+func (s *Engine) BindingsIn(ns string) []Binding {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Binding
 	add := func(b *binding, parked bool) {
+		if b.target() != ns {
+			return
+		}
 		bb := Binding{ID: b.id, TriggerType: b.triggerType, FunctionID: b.functionID,
-			Config: b.config, Metadata: b.metadata, Parked: parked}
+			Config: b.config, Metadata: b.metadata, Parked: parked,
+			Namespace: s.shown(b.target()), TriggerNamespace: b.triggerNamespace}
+		if !parked {
+			bb.ProviderNamespace = s.shown(b.provNS())
+		}
 		if b.owner != nil {
 			bb.WorkerID = b.owner.id
 		}
@@ -152,7 +217,8 @@ func (s *Engine) Bindings() []Binding {
 	return out
 }
 
-// Workers lists connected workers in connection order.
+// Workers lists connected workers, of every namespace, in connection
+// order.
 func (s *Engine) Workers() []Worker {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,7 +228,7 @@ func (s *Engine) Workers() []Worker {
 		w := Worker{ID: c.id, Name: derefOr(c.meta.name), Description: derefOr(c.meta.description),
 			Runtime: derefOr(c.meta.runtime), Version: derefOr(c.meta.version), OS: derefOr(c.meta.os),
 			Isolation: derefOr(c.meta.isolation), RemoteIP: c.ip, ConnectedAt: c.connectedAt,
-			Functions: slices.Sorted(maps.Keys(c.functionIDs))}
+			Functions: slices.Sorted(maps.Keys(c.functionIDs)), Namespace: s.shown(c.ns())}
 		if c.meta.pid != nil {
 			w.PID = *c.meta.pid
 		}
@@ -171,35 +237,68 @@ func (s *Engine) Workers() []Worker {
 	return out
 }
 
-// WaitFunction returns once a function with that id is registered, by any
-// worker (or in-process), or when ctx is done.
+// WaitFunction returns once a function with that id is registered in the
+// default namespace, by any worker (or in-process), or when ctx is done.
 func (s *Engine) WaitFunction(ctx context.Context, id string) error {
-	return s.waitFor(ctx, fmt.Sprintf("function %q", id), func() bool { return s.functions[id] != nil })
+	return s.WaitFunctionIn(ctx, DefaultNamespace, id)
 }
 
-// WaitFunctionGone returns once no function with that id is registered
-// (its worker unregistered it or disconnected), or when ctx is done.
+// WaitFunctionIn is WaitFunction in namespace ns.
+func (s *Engine) WaitFunctionIn(ctx context.Context, ns, id string) error {
+	return s.waitFor(ctx, fmt.Sprintf("function %q in namespace %q", id, ns),
+		func() bool { return s.functionLocked(ns, id) != nil })
+}
+
+// WaitFunctionGone returns once no function with that id is registered in
+// the default namespace (its worker unregistered it or disconnected), or
+// when ctx is done.
 func (s *Engine) WaitFunctionGone(ctx context.Context, id string) error {
-	return s.waitFor(ctx, fmt.Sprintf("function %q to be gone", id), func() bool { return s.functions[id] == nil })
+	return s.WaitFunctionGoneIn(ctx, DefaultNamespace, id)
 }
 
-// WaitTriggerType returns once a trigger type with that id is registered.
+// WaitFunctionGoneIn is WaitFunctionGone in namespace ns.
+func (s *Engine) WaitFunctionGoneIn(ctx context.Context, ns, id string) error {
+	return s.waitFor(ctx, fmt.Sprintf("function %q in namespace %q to be gone", id, ns),
+		func() bool { return s.functionLocked(ns, id) == nil })
+}
+
+// WaitTriggerType returns once a trigger type with that id is registered
+// in the default namespace.
 func (s *Engine) WaitTriggerType(ctx context.Context, id string) error {
-	return s.waitFor(ctx, fmt.Sprintf("trigger type %q", id), func() bool { return s.types[id] != nil })
+	return s.WaitTriggerTypeIn(ctx, DefaultNamespace, id)
+}
+
+// WaitTriggerTypeIn is WaitTriggerType in namespace ns.
+func (s *Engine) WaitTriggerTypeIn(ctx context.Context, ns, id string) error {
+	return s.waitFor(ctx, fmt.Sprintf("trigger type %q in namespace %q", id, ns),
+		func() bool { return s.typeLocked(ns, id) != nil })
 }
 
 // WaitBinding returns once a binding with that id is live (forwarded to or
-// accepted by its trigger type's provider).
+// accepted by its trigger type's provider). Trigger ids are global.
 func (s *Engine) WaitBinding(ctx context.Context, id string) error {
 	return s.waitFor(ctx, fmt.Sprintf("live trigger %q", id), func() bool { return s.bindings[id] != nil })
 }
 
-// WaitWorker returns once a connected worker has reported that name
-// through engine::workers::register.
+// WaitBindingIn returns once the binding with that id is live and bound
+// to the provider of its type in namespace providerNS: where it resolved,
+// fell back, or was claimed back to.
+func (s *Engine) WaitBindingIn(ctx context.Context, providerNS, id string) error {
+	return s.waitFor(ctx, fmt.Sprintf("live trigger %q at the provider in namespace %q", id, providerNS),
+		func() bool { b := s.bindings[id]; return b != nil && b.provNS() == providerNS })
+}
+
+// WaitWorker returns once a connected worker of the default namespace has
+// reported that name through engine::workers::register.
 func (s *Engine) WaitWorker(ctx context.Context, name string) error {
-	return s.waitFor(ctx, fmt.Sprintf("worker %q", name), func() bool {
+	return s.WaitWorkerIn(ctx, DefaultNamespace, name)
+}
+
+// WaitWorkerIn is WaitWorker for a worker of namespace ns.
+func (s *Engine) WaitWorkerIn(ctx context.Context, ns, name string) error {
+	return s.waitFor(ctx, fmt.Sprintf("worker %q in namespace %q", name, ns), func() bool {
 		for _, c := range s.workers {
-			if c.meta.name != nil && *c.meta.name == name {
+			if c.meta.name != nil && *c.meta.name == name && c.ns() == ns {
 				return true
 			}
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -36,14 +37,47 @@ var (
 	errChannelClosed = &wire.ErrorBody{Code: "invocation_error", Message: "channel closed"}
 )
 
-func functionNotFound(id string) *wire.ErrorBody {
-	return &wire.ErrorBody{Code: "function_not_found", Message: fmt.Sprintf("Function %s not found", id)}
+// notFoundLocked is the function_not_found a call of a missing function
+// gets. A 0.22.1 engine names the id; with Options.Namespaces a worker's
+// call also names the namespace it looked in and where the id does exist
+// (resolve_function), and an engine-originated call names the namespace
+// (call_with_metadata_ns).
+func (s *Engine) notFoundLocked(r callRequest) *wire.ErrorBody {
+	msg := fmt.Sprintf("Function %s not found", r.functionID)
+	if s.namespaces {
+		msg += " in namespace " + r.ns()
+		if r.workerCall {
+			msg += "."
+			if known := nsOf(s.functions, s.nsFunctions, r.functionID); len(known) > 0 {
+				msg += fmt.Sprintf(" It is registered in namespace(s): %s.", strings.Join(known, ", "))
+			}
+		}
+	}
+	return &wire.ErrorBody{Code: "function_not_found", Message: msg}
 }
 
-// invoke handles an invokefunction frame from worker c.
+// refuseBlankNamespace answers an invokefunction whose namespace was given
+// blank (Options.Namespaces): INVALID_NAMESPACE when the frame has an
+// invocation id, whatever its action, and nothing otherwise.
+func (s *Engine) refuseBlankNamespace(c *conn, m wire.InvokeFunction, field string) {
+	if m.InvocationID == "" {
+		c.log.Warn("invokefunction carried an empty namespace; dropped", zap.String("function_id", m.FunctionID))
+		return
+	}
+	id, _ := normalizeUUID(m.InvocationID)
+	c.send(wire.InvocationResult{InvocationID: id, FunctionID: m.FunctionID, Error: blankNamespaceError(field)})
+}
+
+// invoke handles an invokefunction frame from worker c, resolving the
+// function in the frame's namespace (Options.Namespaces), or the default
+// one: never the caller's own.
 func (s *Engine) invoke(c *conn, m wire.InvokeFunction) {
+	ns := DefaultNamespace
+	if s.namespaces && m.Namespace != "" {
+		ns = m.Namespace
+	}
 	if m.Action != nil && m.Action.Type == wire.ActionEnqueue {
-		s.enqueue(c, m)
+		s.enqueue(c, m, ns)
 		return
 	}
 	var id string
@@ -58,7 +92,7 @@ func (s *Engine) invoke(c *conn, m wire.InvokeFunction) {
 		doneElements = c.elementsReplier(id, m.FunctionID, m.Traceparent, m.Baggage)
 	}
 	req := callRequest{
-		id: id, functionID: m.FunctionID, data: withCaller(m.Data, c.id),
+		id: id, namespace: ns, functionID: m.FunctionID, workerCall: true, data: withCaller(m.Data, c.id),
 		metadata: canonical(m.Metadata), traceparent: m.Traceparent, baggage: m.Baggage,
 		done: done, doneElements: doneElements,
 	}
@@ -71,7 +105,9 @@ func (s *Engine) invoke(c *conn, m wire.InvokeFunction) {
 // callRequest is one invocation request, from a worker or from the engine itself.
 type callRequest struct {
 	id          string // caller's invocation id; "" = generate one
+	namespace   string // where functionID resolves; "" reads as the default namespace
 	functionID  string
+	workerCall  bool // a worker's invokefunction, whose miss is reported in full (notFoundLocked)
 	data        json.RawMessage
 	metadata    json.RawMessage
 	traceparent string
@@ -84,15 +120,24 @@ type callRequest struct {
 	doneElements func(elements []json.RawMessage)
 }
 
+// ns is the namespace the call resolves in.
+func (r callRequest) ns() string {
+	if r.namespace == "" {
+		return DefaultNamespace
+	}
+	return r.namespace
+}
+
 // call runs an in-process function inline or forwards the call to the
 // owning worker, reusing the caller's invocation id when there is one.
 func (s *Engine) call(r callRequest) {
 	s.mu.Lock()
-	f := s.functions[r.functionID]
+	f := s.functionLocked(r.ns(), r.functionID)
 	if f == nil {
+		e := s.notFoundLocked(r)
 		s.mu.Unlock()
 		if r.done != nil {
-			r.done(nil, functionNotFound(r.functionID))
+			r.done(nil, e)
 		}
 		return
 	}
@@ -216,8 +261,9 @@ func (c *conn) elementsReplier(id, functionID, traceparent, baggage string) func
 
 // enqueue hands the call to the queue worker's engine::queue::enqueue, as
 // the engine does, and answers the caller with the message receipt id, or
-// with enqueue_error when no queue worker is installed.
-func (s *Engine) enqueue(c *conn, m wire.InvokeFunction) {
+// with enqueue_error when no queue worker is installed. A target outside
+// the default namespace (Options.Namespaces) is named in the payload.
+func (s *Engine) enqueue(c *conn, m wire.InvokeFunction, ns string) {
 	receipt := uuid.NewString()
 	payload := map[string]any{
 		"queue":            m.Action.Queue,
@@ -226,6 +272,9 @@ func (s *Engine) enqueue(c *conn, m wire.InvokeFunction) {
 		"messageReceiptId": receipt,
 		"traceparent":      nullable(m.Traceparent),
 		"baggage":          nullable(m.Baggage),
+	}
+	if ns != DefaultNamespace {
+		payload["namespace"] = ns
 	}
 	var done doneFunc
 	if m.InvocationID != "" {

@@ -2,8 +2,9 @@
 // (`skills dev`, `skills engine`): Start, URL, Close, DropConnections,
 // Restart, Pause and Resume; package iiitest wraps it for tests.
 //
-// It speaks the 0.22.1 worker protocol (tolerating 0.23 fields) as
-// summarised in docs/protocol.md (see docs/engine.md): invocation routing by id, void and
+// It speaks the 0.22.1 worker protocol (tolerating 0.23 fields), or with
+// Options.Namespaces engine 0.23's namespace rules, as summarised in
+// docs/protocol.md (see docs/engine.md): invocation routing by id, void and
 // enqueue actions, _caller_worker_id injection, function ownership, trigger
 // type providers with parking and replay, disconnect cleanup, reattach, the
 // in-process state::* and engine::* functions with their quirks, JSON and
@@ -44,6 +45,19 @@ type Options struct {
 	// whose state worker does not provide it: bindings of it are parked
 	// and never fire. For testing workers' fallbacks.
 	WithoutStateTrigger bool
+	// Namespaces selects engine 0.23's namespace rules: a connection's
+	// namespace comes from its engine::workers::register call, which its
+	// registrations wait for; functions, worker names and trigger types
+	// are keyed by namespace; calls and bindings name the namespace they
+	// resolve in (docs/engine.md, "Namespaces (0.23 mode)"). False, the
+	// default, is the 0.22.1 engine, which ignores every namespace field
+	// as 0.22.1 ignores unknown fields.
+	Namespaces bool
+	// NamespaceGrace is how long, with Namespaces, a connection's
+	// registrations wait for its engine::workers::register call before
+	// they are applied in the default namespace (the engine's
+	// III_NAMESPACE_GRACE_MS). Zero means 5 s.
+	NamespaceGrace time.Duration
 	// DataDir, when set, keeps state in DataDir/state.json: loaded at
 	// start, written within 500 ms of a change and on Close (D46). A file
 	// that does not decode stops Start with its path.
@@ -122,6 +136,9 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	if opts.FunctionsPollInterval <= 0 {
 		opts.FunctionsPollInterval = defaultFunctionsPollInterval
 	}
+	if opts.NamespaceGrace <= 0 {
+		opts.NamespaceGrace = defaultNamespaceGrace
+	}
 	store := newStateStore()
 	var statePath string
 	if opts.DataDir != "" {
@@ -156,6 +173,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		quit:        make(chan struct{}),
 	}
 	s.registry.withoutStateTrigger = opts.WithoutStateTrigger
+	s.registry.namespaces = opts.Namespaces
 	s.startConfiguration()
 	s.registry.init()
 	s.bg.Add(2)
@@ -420,8 +438,14 @@ func (s *Engine) serveWorker(w http.ResponseWriter, r *http.Request) {
 	defer s.release(sk)
 	c := sk.worker
 	go c.writeLoop()
+	if s.opts.Namespaces {
+		s.beginNamespace(c)
+	}
 	s.connect(c)
 	c.readLoop()
 	s.cleanup(c)
 	<-c.writerDone
+	if c.graceDone != nil {
+		<-c.graceDone
+	}
 }

@@ -126,7 +126,7 @@ func (s *Engine) deliverStateEvents() {
 // each call; a binding with a condition function is called only when the
 // condition returns true. It returns false when the engine is closing.
 func (s *Engine) deliverStateEvent(ev stateEvent) bool {
-	targets := s.liveBindings(triggerState)
+	targets := s.liveBindingsAt(DefaultNamespace, triggerState)
 	if len(targets) == 0 {
 		return true
 	}
@@ -137,7 +137,7 @@ func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 			continue
 		}
 		if cfg.ConditionFunctionID != nil {
-			res, ok := s.callAndWait(*cfg.ConditionFunctionID, payload, nil)
+			res, ok := s.callAndWait(b.target(), *cfg.ConditionFunctionID, payload, nil)
 			if !ok {
 				return false
 			}
@@ -145,19 +145,19 @@ func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 				continue
 			}
 		}
-		if _, ok := s.callAndWait(b.functionID, payload, b.metadata); !ok {
+		if _, ok := s.callAndWait(b.target(), b.functionID, payload, b.metadata); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// callAndWait makes an engine-originated call and waits for its result
-// (or its failure: a missing function, a callee that disconnects). ok is
-// false only when the engine is closing.
-func (s *Engine) callAndWait(functionID string, data, metadata json.RawMessage) (result json.RawMessage, ok bool) {
+// callAndWait makes an engine-originated call in namespace ns and waits
+// for its result (or its failure: a missing function, a callee that
+// disconnects). ok is false only when the engine is closing.
+func (s *Engine) callAndWait(ns, functionID string, data, metadata json.RawMessage) (result json.RawMessage, ok bool) {
 	done := make(chan json.RawMessage, 1)
-	s.call(callRequest{functionID: functionID, data: data, metadata: metadata,
+	s.call(callRequest{namespace: ns, functionID: functionID, data: data, metadata: metadata,
 		done: func(res json.RawMessage, e *wire.ErrorBody) {
 			if e != nil {
 				s.log.Debug("state trigger call failed", zap.String("function_id", functionID),

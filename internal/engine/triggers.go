@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,10 +14,12 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
-// triggerType is a registered trigger type. A worker-provided type learns
-// of bindings through registertrigger/unregistertrigger frames; a built-in
-// one (provider nil) accepts every binding silently.
+// triggerType is a registered trigger type, keyed by (namespace, id). A
+// worker-provided type learns of bindings through
+// registertrigger/unregistertrigger frames; a built-in one (provider nil)
+// accepts every binding silently.
 type triggerType struct {
+	namespace   string // the namespace it serves; "" reads as the default one (ns)
 	id          string
 	description string
 	worker      string // the in-process worker of an engine-provided type
@@ -25,8 +29,18 @@ type triggerType struct {
 	provider      *conn
 }
 
+// ns is the namespace the type serves.
+func (t *triggerType) ns() string { return cmp.Or(t.namespace, DefaultNamespace) }
+
 // binding is a registered trigger: "when type fires, call function". Ids
 // are global and unowned; owner is the connection that registered it last.
+//
+// A binding names two namespaces (Options.Namespaces; all are the default
+// one for a 0.22.1 engine, and "" reads as the default one): namespace,
+// where the function resolves when it fires, and the provider's, found
+// in triggerNamespace when the frame named one (strict), otherwise in the
+// registering connection's namespace (home) first and the default one
+// second. providerNS is where a live binding's provider was found.
 type binding struct {
 	id          string
 	triggerType string
@@ -34,6 +48,26 @@ type binding struct {
 	config      json.RawMessage
 	metadata    json.RawMessage
 	owner       *conn
+
+	namespace        string
+	triggerNamespace string
+	home             string
+	providerNS       string
+}
+
+// target is where the binding's function resolves when it fires.
+func (b *binding) target() string { return cmp.Or(b.namespace, DefaultNamespace) }
+
+// homeNS is the registering connection's namespace.
+func (b *binding) homeNS() string { return cmp.Or(b.home, DefaultNamespace) }
+
+// provNS is the namespace of the provider a live binding is bound to.
+func (b *binding) provNS() string { return cmp.Or(b.providerNS, DefaultNamespace) }
+
+// onFallback reports whether a live binding fell back to the default
+// namespace's provider and would rather have one at home.
+func (b *binding) onFallback() bool {
+	return b.triggerNamespace == "" && b.provNS() != b.homeNS()
 }
 
 // Engine-provided trigger types.
@@ -50,19 +84,38 @@ func builtinTriggerTypes() []*triggerType {
 	}
 }
 
+// registerFrame is the binding as its provider is sent it: the two
+// namespaces only when they are not the default one.
 func (b *binding) registerFrame() wire.RegisterTrigger {
-	return wire.RegisterTrigger{ID: b.id, TriggerType: b.triggerType, FunctionID: b.functionID,
+	m := wire.RegisterTrigger{ID: b.id, TriggerType: b.triggerType, FunctionID: b.functionID,
 		Config: b.config, Metadata: b.metadata}
+	if ns := b.target(); ns != DefaultNamespace {
+		m.Namespace = ns
+	}
+	if ns := b.provNS(); ns != DefaultNamespace {
+		m.TriggerNamespace = ns
+	}
+	return m
 }
 
 // registerTriggerType makes c the provider of a type (replacing any
-// previous provider, which is not told) and sends it every live and parked
-// binding of that type.
-func (s *Engine) registerTriggerType(c *conn, m wire.RegisterTriggerType) {
+// previous provider, which is not told) in the frame's namespace, or c's,
+// and sends it every live binding it now serves and every parked one that
+// now resolves to it. A provider outside the default namespace also claims
+// back the bindings of its home that fell back to the default one.
+func (s *Engine) registerTriggerType(c *conn, m wire.RegisterTriggerType, blank string) {
+	if blank != "" {
+		c.log.Error(blankNamespaceError(blank).Message, zap.String("trigger_type", m.ID))
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.dead {
 		return
+	}
+	ns := c.ns()
+	if s.namespaces && m.Namespace != "" {
+		ns = m.Namespace
 	}
 	// Parked bindings whose owner is gone are swept before the replay.
 	for id, b := range s.parked {
@@ -70,32 +123,41 @@ func (s *Engine) registerTriggerType(c *conn, m wire.RegisterTriggerType) {
 			delete(s.parked, id)
 		}
 	}
-	tt := &triggerType{id: m.ID, description: m.Description,
+	tt := &triggerType{namespace: ns, id: m.ID, description: m.Description,
 		requestFormat: canonical(m.TriggerRequestFormat), callFormat: canonical(m.CallRequestFormat), provider: c}
-	s.types[m.ID] = tt
+	s.putTypeLocked(tt)
 	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
-		if b := s.bindings[id]; b.triggerType == m.ID {
+		if b := s.bindings[id]; b.triggerType == m.ID && b.provNS() == ns {
 			c.send(b.registerFrame())
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.parked)) {
 		b := s.parked[id]
-		if b.triggerType != m.ID {
+		if b.triggerType != m.ID || s.resolveProviderLocked(b) != tt {
 			continue
 		}
-		if c.send(b.registerFrame()) {
+		if bindLocked(tt, b) {
 			delete(s.parked, id)
 			s.bindings[id] = b
 			c.log.Info("parked trigger recovered", zap.String("trigger_id", id), zap.String("trigger_type", m.ID))
 		}
 	}
+	if ns != DefaultNamespace {
+		s.claimBackLocked(tt)
+	}
 	s.notifyLocked()
-	c.log.Info("trigger type registered", zap.String("trigger_type", m.ID))
+	c.log.Info("trigger type registered", zap.String("trigger_type", m.ID), zap.String("namespace", ns))
 }
 
 // registerTrigger stores a binding. An unknown type parks it silently; a
 // worker-provided type gets it forwarded without waiting for the answer.
-func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger) {
+// blank names a namespace field given blank, which is refused.
+func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger, blank string) {
+	if blank != "" {
+		c.send(wire.TriggerRegistrationResult{ID: m.ID, TriggerType: m.TriggerType, FunctionID: m.FunctionID,
+			Error: blankNamespaceError(blank)})
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.dead {
@@ -103,7 +165,10 @@ func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger) {
 	}
 	b := &binding{id: m.ID, triggerType: m.TriggerType, functionID: m.FunctionID,
 		config: canonical(m.Config), metadata: canonical(m.Metadata), owner: c}
-	tt := s.types[m.TriggerType]
+	if s.namespaces {
+		b.namespace, b.triggerNamespace, b.home = cmp.Or(m.Namespace, DefaultNamespace), m.TriggerNamespace, c.ns()
+	}
+	tt := s.resolveProviderLocked(b)
 	if tt != nil && tt.provider == nil {
 		if e := checkBuiltinBinding(m); e != nil {
 			c.send(wire.TriggerRegistrationResult{ID: m.ID, TriggerType: m.TriggerType, FunctionID: m.FunctionID, Error: e})
@@ -112,20 +177,18 @@ func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger) {
 	}
 	// The same id replaces the previous binding
 	// (docs/protocol.md#trigger-types-and-bindings). When the new one
-	// goes to another type, or is parked, the old provider is told, so it
-	// does not keep a subscriber that no longer exists.
-	if old := s.bindings[m.ID]; old != nil && (tt == nil || old.triggerType != m.TriggerType) {
+	// goes to another provider, or is parked, the old provider is told, so
+	// it does not keep a subscriber that no longer exists.
+	if old := s.bindings[m.ID]; old != nil && (tt == nil || old.triggerType != m.TriggerType || old.provNS() != tt.ns()) {
 		delete(s.bindings, m.ID)
-		if ot := s.types[old.triggerType]; ot != nil && ot.provider != nil {
-			ot.provider.send(wire.UnregisterTrigger{ID: old.id, TriggerType: old.triggerType})
-		}
+		s.tellUnboundLocked(old)
 	}
 	switch {
 	case tt == nil:
 		s.parked[m.ID] = b
 		c.log.Info("trigger parked: its type is not registered",
 			zap.String("trigger_id", m.ID), zap.String("trigger_type", m.TriggerType))
-	case tt.provider != nil && !tt.provider.send(b.registerFrame()):
+	case !bindLocked(tt, b):
 		delete(s.bindings, m.ID)
 		s.parked[m.ID] = b
 	default:
@@ -146,9 +209,7 @@ func (s *Engine) unregisterTrigger(c *conn, m wire.UnregisterTrigger) {
 		s.notifyLocked()
 		return
 	}
-	if tt := s.types[b.triggerType]; tt != nil && tt.provider != nil {
-		tt.provider.send(wire.UnregisterTrigger{ID: b.id, TriggerType: b.triggerType})
-	}
+	s.tellUnboundLocked(b)
 	delete(s.bindings, m.ID)
 	delete(s.parked, m.ID)
 	s.notifyLocked()
@@ -157,7 +218,8 @@ func (s *Engine) unregisterTrigger(c *conn, m wire.UnregisterTrigger) {
 
 // triggerResult handles a provider's triggerregistrationresult: success is
 // swallowed; an error parks the binding again and is forwarded to the
-// binding's owner. Results from anyone but the type's provider are ignored.
+// binding's owner. Results from anyone but the binding's provider are
+// ignored.
 func (s *Engine) triggerResult(c *conn, m wire.TriggerRegistrationResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,7 +228,7 @@ func (s *Engine) triggerResult(c *conn, m wire.TriggerRegistrationResult) {
 		c.log.Debug("dropped triggerregistrationresult for an unknown or parked trigger", zap.String("trigger_id", m.ID))
 		return
 	}
-	if tt := s.types[b.triggerType]; tt == nil || tt.provider != c {
+	if tt := s.providerLocked(b); tt == nil || tt.provider != c {
 		c.log.Debug("dropped triggerregistrationresult from a worker that does not provide the type",
 			zap.String("trigger_id", m.ID))
 		return
@@ -187,7 +249,9 @@ func (s *Engine) triggerResult(c *conn, m wire.TriggerRegistrationResult) {
 
 // releaseTriggersLocked is the trigger part of c's disconnect cleanup: its
 // live bindings are removed (providers are told), its parked ones dropped,
-// and the types it provided removed with other workers' bindings parked.
+// and the types it provided removed. Other workers' bindings of those
+// types go to the provider they resolve to now (a binding that was at
+// home falls back to the default namespace's), or are parked.
 func (s *Engine) releaseTriggersLocked(c *conn) {
 	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
 		b := s.bindings[id]
@@ -195,38 +259,45 @@ func (s *Engine) releaseTriggersLocked(c *conn) {
 			continue
 		}
 		delete(s.bindings, id)
-		if tt := s.types[b.triggerType]; tt != nil && tt.provider != nil {
-			tt.provider.send(wire.UnregisterTrigger{ID: b.id, TriggerType: b.triggerType})
-		}
+		s.tellUnboundLocked(b)
 	}
 	for id, b := range s.parked {
 		if b.owner == c {
 			delete(s.parked, id)
 		}
 	}
-	for typeID, tt := range s.types {
-		if tt.provider != c {
+	for _, e := range nsAll(s.types, s.nsTypes) {
+		if e.v.provider != c {
 			continue
 		}
-		delete(s.types, typeID)
-		for id, b := range s.bindings {
-			if b.triggerType == typeID {
-				delete(s.bindings, id)
-				s.parked[id] = b
-				c.log.Info("trigger disabled until its type returns",
-					zap.String("trigger_id", id), zap.String("trigger_type", typeID))
+		s.deleteTypeLocked(e.namespace, e.id)
+		for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
+			b := s.bindings[id]
+			if b.triggerType != e.id || b.provNS() != e.namespace {
+				continue
 			}
+			delete(s.bindings, id)
+			if next := s.resolveProviderLocked(b); next != nil && bindLocked(next, b) {
+				s.bindings[id] = b
+				c.log.Info("trigger fell back to another namespace's provider after its provider left",
+					zap.String("trigger_id", id), zap.String("namespace", next.ns()))
+				continue
+			}
+			s.parked[id] = b
+			c.log.Info("trigger disabled until its type returns",
+				zap.String("trigger_id", id), zap.String("trigger_type", e.id))
 		}
 	}
 }
 
 // fire calls every live binding of a type with data, as the engine does for
-// its own trigger types: engine-originated calls, payload untouched, the
-// binding's metadata passed along, results discarded.
+// its own trigger types: engine-originated calls in each binding's
+// namespace, payload untouched, the binding's metadata passed along,
+// results discarded.
 func (s *Engine) fire(triggerTypeID string, data any) {
 	payload := mustEncode(data)
 	for _, b := range s.liveBindings(triggerTypeID) {
-		s.call(callRequest{functionID: b.functionID, data: payload, metadata: b.metadata})
+		s.call(callRequest{namespace: b.target(), functionID: b.functionID, data: payload, metadata: b.metadata})
 	}
 }
 
@@ -242,6 +313,12 @@ func (s *Engine) liveBindings(triggerTypeID string) []*binding {
 		}
 	}
 	return out
+}
+
+// liveBindingsAt is liveBindings for the bindings bound to the type's
+// provider in namespace ns.
+func (s *Engine) liveBindingsAt(ns, triggerTypeID string) []*binding {
+	return slices.DeleteFunc(s.liveBindings(triggerTypeID), func(b *binding) bool { return b.provNS() != ns })
 }
 
 // defaultFunctionsPollInterval is how often the engine checks whether the
@@ -268,9 +345,10 @@ func (s *Engine) watchFunctions(last string) {
 		}
 		last = sig
 		s.mu.Lock()
-		summaries := make([]map[string]any, 0, len(s.functions))
-		for _, id := range slices.Sorted(maps.Keys(s.functions)) {
-			summaries = append(summaries, s.summaryLocked(s.functions[id]))
+		all := nsAll(s.functions, s.nsFunctions)
+		summaries := make([]map[string]any, 0, len(all))
+		for _, e := range all {
+			summaries = append(summaries, s.summaryLocked(e.v))
 		}
 		s.mu.Unlock()
 		s.fire(triggerFunctionsAvailable, map[string]any{"event": "functions_changed", "functions": summaries})
@@ -280,5 +358,10 @@ func (s *Engine) watchFunctions(last string) {
 func (s *Engine) functionIDsSignature() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return strings.Join(slices.Sorted(maps.Keys(s.functions)), "\x00")
+	var b strings.Builder
+	for _, e := range nsAll(s.functions, s.nsFunctions) {
+		b.WriteString(strconv.Quote(e.namespace))
+		b.WriteString(strconv.Quote(e.id))
+	}
+	return b.String()
 }

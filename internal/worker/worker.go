@@ -3,7 +3,9 @@
 // and its watch, the one content view over them, the surfaces that read
 // it (registry, roots, search, diagnostics, mcpskills) and the tool set,
 // and runs them until its context ends or the engine refuses it. The
-// worker command, skills dev and skills mcp --dev all run one. One
+// worker command runs one; skills dev runs one attached to a local
+// engine (Dev), and skills mcp an MCP server over a registry
+// (MCPServer), with a Dev beside it under --dev. One
 // goroutine it owns hands file changes to the registry and the tool set,
 // so nothing they do runs under the watch's scan lock; another keeps the
 // search index following the view's change feed

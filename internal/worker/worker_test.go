@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -178,36 +177,5 @@ func waitEvent(ctx context.Context, t *testing.T, events <-chan string, fragment
 
 // workerGoroutinesGone waits until no goroutine the worker or one of
 // its parts started is running, and returns the stacks of those still
-// running at the deadline. A goroutine that has signalled its owner (a
-// closed done channel) may still be returning when Close does, so the
-// check is made again until the deadline, as goleak does.
-func workerGoroutinesGone() string {
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		left := workerGoroutines()
-		if left == "" || time.Now().After(deadline) {
-			return left
-		}
-		runtime.Gosched()
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// workerGoroutines are the stacks of goroutines the worker or one of its
-// parts started, if any is still running.
-func workerGoroutines() string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var left []string
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		s := string(g)
-		for _, owner := range []string{"internal/worker.", "internal/fsource.(*Watch)", "internal/toolset.(*Set)",
-			"internal/catalog.(*Catalog)", "internal/iii.(*Client)", "internal/iii.(*conn)", "internal/tools.(*Runner)"} {
-			if strings.Contains(s, owner) && !strings.Contains(s, "workerGoroutines") && !strings.Contains(s, "testing.tRunner") {
-				left = append(left, s)
-				break
-			}
-		}
-	}
-	return strings.Join(left, "\n\n")
-}
+// running at the deadline (goroutinesGone).
+func workerGoroutinesGone() string { return goroutinesGone(workerParts...) }

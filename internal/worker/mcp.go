@@ -1,0 +1,218 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/mcpserver"
+)
+
+// mcpClientName is the MCP server's name on the engine.
+const mcpClientName = "skills-mcp"
+
+// MCPOptions say which registry an MCP server serves and how clients
+// reach it.
+type MCPOptions struct {
+	// URL is the engine's WebSocket URL (see iii.ResolveURL); required
+	// without Dev, and left empty with it.
+	URL string
+	// Dev, when set, is a local engine with a worker attached, run beside
+	// the server and closed with it: the server serves the registry of
+	// Dev's worker through Dev's engine. The server owns it from
+	// NewMCPServer on, also when that fails.
+	Dev *Dev
+	// Transport serves one MCP client (skills mcp serves stdio): the
+	// server ends when that client leaves. Give Transport or HTTP.
+	Transport mcp.Transport
+	// HTTP serves Streamable HTTP on this address (host:port), at /mcp
+	// and at /, instead of Transport.
+	HTTP string
+	// Endpoint, with HTTP, is told the endpoint clients connect to
+	// (http://<address>/mcp) once it is listening. Optional.
+	Endpoint func(url string)
+	// PageSize is the bridge's page size (mcpserver.PageSize): 0 keeps
+	// the registry's pages, at most mcpserver.MaxPageSize.
+	PageSize int
+	// Advice is what the errors clients get while the engine or the
+	// registry cannot be reached say to do (mcpserver.Engine).
+	Advice string
+	// Logger receives the server's log; the engine client logs under
+	// "iii", the bridge under "mcp". Default: none.
+	Logger *zap.Logger
+}
+
+// MCPServer is an MCP server over a registry (docs/mcp.md): an engine
+// client named skills-mcp, the bridge answering MCP clients from the
+// registry's functions and following its changes, and, with Dev, a
+// local engine and a worker in the same process. NewMCPServer wires it,
+// Run serves until its context ends or its one client leaves, Close
+// stops it and waits. Every goroutine it starts (the worker's, the
+// first attempt's wait, the reconnection follower, the HTTP server's)
+// has stopped when Run returns.
+type MCPServer struct {
+	url       string
+	dev       *Dev
+	transport mcp.Transport
+	httpAddr  string
+	endpoint  func(string)
+	log       *zap.Logger
+	client    *iii.Client
+	bridge    *mcpserver.Bridge
+	attempted chan struct{} // closed once the first connection attempt ended, or firstAttemptGrace did
+
+	ctx    context.Context // ends at Close; Run also ends with its own
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	done    chan struct{} // closed when Run returns
+}
+
+// NewMCPServer wires an MCP server for opts. It starts no goroutine and
+// connects to nothing (Run does).
+func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
+	if err := opts.check(); err != nil {
+		if opts.Dev != nil {
+			opts.Dev.Close() //nolint:errcheck // never ran
+		}
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	url := opts.URL
+	if opts.Dev != nil {
+		url = opts.Dev.URL()
+	}
+	s := &MCPServer{
+		url: url, dev: opts.Dev, transport: opts.Transport, httpAddr: opts.HTTP, endpoint: opts.Endpoint,
+		log: log, attempted: make(chan struct{}), done: make(chan struct{}),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.client = iii.New(iii.Options{URL: url, Name: mcpClientName, Version: buildinfo.Version, Logger: log.Named("iii")})
+	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"),
+		mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice))
+	return s, nil
+}
+
+// check names what opts lack or have too much of.
+func (o MCPOptions) check() error {
+	switch {
+	case o.Dev == nil && o.URL == "":
+		return errors.New("worker: an MCP server needs an engine: give MCPOptions.URL (a ws:// or wss:// URL) or a Dev")
+	case o.Dev != nil && o.URL != "":
+		return fmt.Errorf("worker: an MCP server with a Dev talks to the Dev's engine, %s; leave MCPOptions.URL empty (got %q)", o.Dev.URL(), o.URL)
+	case (o.Transport == nil) == (o.HTTP == ""):
+		return errors.New("worker: an MCP server serves one transport: give MCPOptions.Transport (such as stdio) or MCPOptions.HTTP (an address), not both or neither")
+	case o.PageSize < 0 || o.PageSize > mcpserver.MaxPageSize:
+		return fmt.Errorf("worker: MCP page size %d: give 0 (the registry's pages) to %d", o.PageSize, mcpserver.MaxPageSize)
+	}
+	return nil
+}
+
+// Run serves MCP clients until ctx ends or Close is called, or, on
+// Transport, until its client leaves (all nil), or the transport fails.
+// A server runs once (ErrClosed after).
+//
+// With Dev, the worker runs beside the server, and Run waits, at most
+// mcpReadyTimeout, for its registry to answer before serving, so the
+// first list gets it. Otherwise nothing waits for the engine: initialize
+// is answered at once, and a call made while the engine is away fails at
+// once with an error that names it (afterFirstAttempt). On every new
+// connection to the engine the clients are told every list may have
+// changed (tellOnConnect).
+func (s *MCPServer) Run(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started || s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.started = true
+	s.mu.Unlock()
+	defer close(s.done)
+	defer s.cancel()
+	stop := context.AfterFunc(ctx, s.cancel)
+	defer stop()
+	ctx = s.ctx
+
+	// Each deferred stop below cancels ctx first, so every goroutine has
+	// been told to stop before any is waited for; they stop in the reverse
+	// order of their start, the engine last.
+	if s.dev != nil {
+		devDone := make(chan struct{})
+		go func() {
+			defer close(devDone)
+			if err := s.dev.Run(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("the in-process worker stopped", zap.Error(err))
+			}
+		}()
+		defer func() {
+			s.cancel()
+			<-devDone
+			s.dev.Close() //nolint:errcheck // Run has returned; Close closes the engine
+		}()
+	}
+	stopFollowing := s.bridge.Follow(s.client)
+	defer stopFollowing()
+	s.client.Start()
+	defer s.client.Close() //nolint:errcheck // shutting down
+	go func() {
+		defer close(s.attempted)
+		wctx, wcancel := context.WithTimeout(ctx, firstAttemptGrace)
+		defer wcancel()
+		_ = s.client.WaitFirstAttempt(wctx) // its outcome is the calls' to report
+	}()
+	defer func() { s.cancel(); <-s.attempted }()
+	if s.dev != nil {
+		// The in-process worker registers the registry's functions just
+		// now: the first list waits for them rather than failing.
+		if err := registryReady(ctx, s.client); err != nil {
+			s.log.Warn("the in-process registry is not answering yet", zap.String("engine", s.url), zap.Error(err))
+		}
+	}
+	reconnected := make(chan struct{})
+	go func() {
+		defer close(reconnected)
+		tellOnConnect(ctx, s.client, s.bridge)
+	}()
+	defer func() { s.cancel(); <-reconnected }()
+
+	if s.httpAddr != "" {
+		return serveHTTP(ctx, s.httpAddr, s.bridge.Server(), s.endpoint)
+	}
+	err := s.bridge.Server().Run(ctx, s.transport)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return err
+	}
+	return nil
+}
+
+// Close stops the server, as the end of Run's context does, and waits
+// until Run has returned. It may be called at any time, more than once;
+// a server closed before Run never runs, and Close closes its Dev.
+func (s *MCPServer) Close() error {
+	s.cancel()
+	s.mu.Lock()
+	s.closed = true
+	started := s.started
+	s.mu.Unlock()
+	if started {
+		<-s.done
+		return nil
+	}
+	s.client.Close() //nolint:errcheck // never started
+	if s.dev != nil {
+		return s.dev.Close()
+	}
+	return nil
+}
