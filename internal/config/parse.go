@@ -21,6 +21,12 @@ import (
 // an error naming the key, its line and what is allowed. An empty
 // document is the defaults. Parse does not Validate value ranges.
 func Parse(data []byte) (cfg Config, err error) {
+	return parse(data, parser{lines: true})
+}
+
+// parse is Parse with p, whose lines say whether problems name their
+// line (a file's do; a configuration entry's value has no lines to name).
+func parse(data []byte, p parser) (cfg Config, err error) {
 	defer func() {
 		// yaml.v3 has panicked on hostile input in the past; a bad config
 		// must never stop the worker from booting.
@@ -42,9 +48,8 @@ func Parse(data []byte) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("line %d: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search), got %s", root.Line, yamlnode.Describe(root))
+		return Default(), fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search), got %s", p.at(root), yamlnode.Describe(root))
 	}
-	var p parser
 	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
 		switch key {
 		case "scopes":
@@ -92,12 +97,21 @@ func Parse(data []byte) (cfg Config, err error) {
 // parser collects every problem in a document, so that one warning tells
 // the operator everything to fix.
 type parser struct {
+	lines    bool // problems start with "line N: "
 	problems []string
 	unknown  []UnknownKey
 }
 
 func (p *parser) fail(n *yaml.Node, format string, args ...any) {
-	p.problems = append(p.problems, fmt.Sprintf("line %d: ", n.Line)+fmt.Sprintf(format, args...))
+	p.problems = append(p.problems, p.at(n)+fmt.Sprintf(format, args...))
+}
+
+// at is where a problem is: "line N: ", or "" without lines.
+func (p *parser) at(n *yaml.Node) string {
+	if !p.lines {
+		return ""
+	}
+	return fmt.Sprintf("line %d: ", n.Line)
 }
 
 // mapping calls fn for each string key of m once; a repeated key is a
@@ -199,7 +213,7 @@ func (p *parser) timeout(v *yaml.Node, out *int64) {
 	}
 	var ms int64
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&ms) != nil {
-		p.fail(v, "`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %s", MaxStateTimeoutMS, yamlnode.Describe(v))
+		p.fail(v, "%s, got %s", stateTimeoutRule.text, yamlnode.Describe(v))
 		return
 	}
 	*out = ms

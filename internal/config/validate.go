@@ -27,6 +27,8 @@ var (
 		"`tools.max_concurrent` must be a whole number of commands from 1 to 64 (default %d)", DefaultToolsMaxConcurrent)}
 	embedTimeoutRule = intRule{key: "search.embed_timeout_ms", min: 10, max: 60000, text: fmt.Sprintf(
 		"`search.embed_timeout_ms` must be a whole number of milliseconds from 10 to 60000 (default %d)", DefaultEmbedTimeoutMS)}
+	stateTimeoutRule = intRule{key: "state_timeout_ms", min: 1, max: MaxStateTimeoutMS, text: fmt.Sprintf(
+		"`state_timeout_ms` must be a whole number of milliseconds from 1 to %d", MaxStateTimeoutMS)}
 	maxFrameBytesRule = intRule{key: "max_frame_bytes", min: MinMaxFrameBytes, max: MaxMaxFrameBytes, text: fmt.Sprintf(
 		"`max_frame_bytes` must be a whole number of bytes from %d (1 MiB) to %d (default %d, 1 GiB)", MinMaxFrameBytes, MaxMaxFrameBytes, DefaultMaxFrameBytes)}
 )
@@ -49,6 +51,24 @@ func checkEmbedder(id string) string {
 	return ""
 }
 
+// intRules are the whole-number keys with the field each sets, in the
+// order Validate reports them: the one table Validate and Schema read.
+var intRules = []struct {
+	rule  intRule
+	value func(*Config) int64
+}{
+	{stateTimeoutRule, func(c *Config) int64 { return c.StateTimeoutMS }},
+	{maxFilesRule, func(c *Config) int64 { return int64(c.MaxFiles) }},
+	{maxResponseBytesRule, func(c *Config) int64 { return int64(c.MaxResponseBytes) }},
+	{maxFrameBytesRule, func(c *Config) int64 { return int64(c.MaxFrameBytes) }},
+	{cacheBytesRule, func(c *Config) int64 { return int64(c.CacheBytes) }},
+	{fsPollRule, func(c *Config) int64 { return int64(c.FSPollMS) }},
+	{toolsConcurrencyRule, func(c *Config) int64 { return int64(c.Tools.MaxConcurrent) }},
+	{pageSizeRule, func(c *Config) int64 { return int64(c.PageSize) }},
+	{indexMaxTokensRule, func(c *Config) int64 { return int64(c.IndexMaxTokens) }},
+	{embedTimeoutRule, func(c *Config) int64 { return int64(c.Search.EmbedTimeoutMS) }},
+}
+
 // intRule is the range of a whole-number key and the sentence that says so.
 type intRule struct {
 	key      string
@@ -57,7 +77,7 @@ type intRule struct {
 }
 
 // check returns the problem with n, or "".
-func (r intRule) check(n int) string {
+func (r intRule) check(n int64) string {
 	if int64(n) < r.min || int64(n) > r.max {
 		return fmt.Sprintf("%s, got %d", r.text, n)
 	}
@@ -78,13 +98,13 @@ func (c Config) Validate() error {
 			problems = append(problems, fmt.Sprintf("`%s` must name an iii-state scope (a non-blank string), got %q", s.key, s.value))
 		}
 	}
-	if c.StateTimeoutMS < 1 || c.StateTimeoutMS > MaxStateTimeoutMS {
-		problems = append(problems, fmt.Sprintf("`state_timeout_ms` must be a whole number of milliseconds from 1 to %d, got %d", MaxStateTimeoutMS, c.StateTimeoutMS))
-	}
-	for _, p := range []string{maxFilesRule.check(c.MaxFiles), maxResponseBytesRule.check(c.MaxResponseBytes), maxFrameBytesRule.check(c.MaxFrameBytes), cacheBytesRule.check(c.CacheBytes), fsPollRule.check(c.FSPollMS), toolsConcurrencyRule.check(c.Tools.MaxConcurrent), pageSizeRule.check(c.PageSize), indexMaxTokensRule.check(c.IndexMaxTokens), embedTimeoutRule.check(c.Search.EmbedTimeoutMS), checkEmbedder(c.Search.Embedder)} {
-		if p != "" {
+	for _, r := range intRules {
+		if p := r.rule.check(r.value(&c)); p != "" {
 			problems = append(problems, p)
 		}
+	}
+	if p := checkEmbedder(c.Search.Embedder); p != "" {
+		problems = append(problems, p)
 	}
 	for _, list := range []struct {
 		key   string

@@ -45,7 +45,8 @@ type Report struct {
 	Engine  *Engine           `json:"engine,omitempty"`  // absent offline
 	Watch   Watch             `json:"watch"`
 	Reads   map[string]uint64 `json:"reads"`
-	Search  *Search           `json:"search,omitempty"` // absent offline and without an embedder
+	Search  *Search           `json:"search,omitempty"`      // absent offline and without an embedder
+	Live    *LiveConfig       `json:"live_config,omitempty"` // absent offline and without the engine's configuration worker
 }
 
 // Search is how skill::search ranks, when it has more than the lexical

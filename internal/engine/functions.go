@@ -73,6 +73,7 @@ func (r *registry) installBuiltinsLocked() {
 		types = slices.DeleteFunc(types, func(t *triggerType) bool { return t.id == triggerState })
 	}
 	r.installLocked(DefaultNamespace, r.builtinsLocked(), types)
+	r.installConfigurationLocked()
 	r.notifyLocked()
 }
 

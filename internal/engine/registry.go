@@ -39,6 +39,7 @@ type registry struct {
 	connSeq     uint64                             // connection order, for listings
 
 	withoutStateTrigger bool // Options.WithoutStateTrigger
+	withConfiguration   bool // Options.Configuration
 	namespaces          bool // Options.Namespaces
 	stateListEntries    bool // Options.StateListEntries
 	stateAbsent         bool // Options.StateWorkerLate, until StartState (state_worker.go)

@@ -70,6 +70,11 @@ type Options struct {
 	// start, written within 500 ms of a change and on Close (D46). A file
 	// that does not decode stops Start with its path.
 	DataDir string
+	// Configuration gives the engine the configuration worker's
+	// configuration::* functions and the configuration trigger type, in
+	// memory (docs/engine.md#the-configuration-worker). Off by default:
+	// an engine without a configuration worker, as 0.22.1.
+	Configuration bool
 }
 
 const (
@@ -97,6 +102,10 @@ type Engine struct {
 	state     *stateStore
 	// stateEvents queues writes for the state trigger type's bindings.
 	stateEvents *stateDelivery
+	// configs and configEvents are the configuration worker's, nil
+	// without Options.Configuration.
+	configs      *configurations
+	configEvents *configurationEvents
 
 	admin sync.Mutex // serialises Close, Pause, Resume and DropConnections
 
@@ -175,6 +184,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	s.registry.namespaces = opts.Namespaces
 	s.registry.stateListEntries = opts.StateListEntries
 	s.registry.stateAbsent = opts.StateWorkerLate
+	s.startConfiguration()
 	s.registry.init()
 	s.bg.Add(2)
 	go s.watchFunctions(s.functionIDsSignature())

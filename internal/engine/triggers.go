@@ -194,8 +194,8 @@ func (s *Engine) registerTrigger(c *conn, m wire.RegisterTrigger, blank string) 
 		b.namespace, b.triggerNamespace, b.home = cmp.Or(m.Namespace, DefaultNamespace), m.TriggerNamespace, c.ns()
 	}
 	tt := s.resolveProviderLocked(b)
-	if tt != nil && tt.provider == nil && m.TriggerType == triggerState {
-		if e := checkStateBinding(m); e != nil {
+	if tt != nil && tt.provider == nil {
+		if e := checkBuiltinBinding(m); e != nil {
 			c.send(wire.TriggerRegistrationResult{ID: m.ID, TriggerType: m.TriggerType, FunctionID: m.FunctionID, Error: e})
 			return
 		}

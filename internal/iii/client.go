@@ -118,6 +118,7 @@ type Client struct {
 	supervisor  sync.WaitGroup // the supervisor goroutine (which owns each connection's goroutines)
 	handlers    sync.WaitGroup // handler goroutines
 	streaming   atomic.Int32   // CallEach calls waiting: inbound messages are looked into (receive)
+	maxResult   atomic.Int64   // Options.MaxResultBytes, or SetMaxResultBytes's
 
 	mu           sync.Mutex
 	started      bool
@@ -156,6 +157,7 @@ func New(opts Options) *Client {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.superCtx, c.superCancel = context.WithCancel(c.ctx)
 	c.metadata = metadataFrame(opts)
+	c.maxResult.Store(int64(opts.MaxResultBytes))
 	return c
 }
 

@@ -138,7 +138,7 @@ func (c *Client) resultFrame(m wire.InvokeFunction, result any, err error) []byt
 	if _, checked := result.(json.RawMessage); checked {
 		return c.resultInPlace(m, r, len(raw), func(dst []byte) []byte { return append(dst, raw...) })
 	}
-	if len(raw) > c.opts.MaxResultBytes {
+	if len(raw) > c.maxResultBytes() {
 		r.Error = c.oversize(m.FunctionID, len(raw))
 		return mustEncode(r)
 	}
@@ -156,7 +156,7 @@ func (c *Client) resultFrame(m wire.InvokeFunction, result any, err error) []byt
 // it, or the over-budget error.
 func (c *Client) resultInPlace(m wire.InvokeFunction, r wire.InvocationResult, sizeHint int, appendResult func([]byte) []byte) []byte {
 	frame, n := wire.EncodeResult(r, sizeHint, appendResult)
-	if n > c.opts.MaxResultBytes {
+	if n > c.maxResultBytes() {
 		r.Error = c.oversize(m.FunctionID, n)
 		return mustEncode(r)
 	}
@@ -174,5 +174,5 @@ func (c *Client) oversize(functionID string, n int) *wire.ErrorBody {
 	}
 	return &wire.ErrorBody{Code: CodeUnavailable, Message: fmt.Sprintf(
 		"the result of %s is %d bytes, over this worker's response budget of %d bytes; %s",
-		functionID, n, c.opts.MaxResultBytes, hint)}
+		functionID, n, c.maxResultBytes(), hint)}
 }

@@ -33,7 +33,7 @@ func (x *Extension) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (m
 	// A page also ends before it would pass the response budget (D26),
 	// with a cursor to the rest: a catalog of any size lists, a page at a
 	// time, without page_size.
-	room := x.maxResponse - listEnvelopeBytes
+	room := x.limits.Load().maxResponse - listEnvelopeBytes
 	for i, src := range sources[start:end] {
 		entry, err := x.mcpSkillEntry(ctx, src)
 		if err != nil {

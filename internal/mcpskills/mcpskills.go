@@ -23,6 +23,7 @@ package mcpskills
 import (
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
@@ -33,13 +34,13 @@ import (
 )
 
 // Extension serves the MCP Skills extension's functions. Its handlers may
-// run concurrently; its only mutable state is a cache of digests.
+// run concurrently; its only mutable state is a cache of digests and its
+// budgets (SetBudgets).
 type Extension struct {
-	view        *catalog.View
-	src         *fsource.Source
-	digests     *mcpDigests
-	pageSize    int
-	maxResponse int
+	view    *catalog.View
+	src     *fsource.Source
+	digests *mcpDigests
+	limits  atomic.Pointer[limits] // SetBudgets's; never nil
 }
 
 // Config is what an Extension needs.
@@ -63,8 +64,9 @@ func New(cfg Config) *Extension {
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = config.DefaultMaxResponseBytes
 	}
-	return &Extension{view: cfg.View, src: cfg.View.Source(), digests: newMCPDigests(),
-		pageSize: cfg.PageSize, maxResponse: cfg.MaxResponseBytes}
+	x := &Extension{view: cfg.View, src: cfg.View.Source(), digests: newMCPDigests()}
+	x.SetBudgets(cfg.PageSize, cfg.MaxResponseBytes)
+	return x
 }
 
 // Functions returns the extension's functions (ExampleExtension_Functions
@@ -167,7 +169,7 @@ func checkLimit(limit *int, unit string) error {
 // else page_size, else everything. A cursor is checked either way: these
 // listings are new, and no 0.2 client sends one.
 func (x *Extension) extensionPage(list string, keys []string, cursor *string, limit *int) (start, end int, next string, err error) {
-	size := x.pageSize
+	size := x.limits.Load().pageSize
 	if limit != nil {
 		size = *limit
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestMCPSkillsListPages(t *testing.T) {
 	f, _ := mcpSkillsFixture(t)
-	f.ext.pageSize = 2
+	f.ext.SetBudgets(2, f.ext.limits.Load().maxResponse)
 	first, err := f.ext.mcpSkillsList(f.ctx, mcpSkillsListInput{})
 	if err != nil || len(first.Skills) != 2 || first.NextCursor == "" {
 		t.Fatalf("first page = %+v, %v", first, err)
@@ -46,7 +46,7 @@ func TestMCPSkillsListPagesByBudget(t *testing.T) {
 	if err != nil || all.NextCursor != "" || len(all.Skills) != 15 {
 		t.Fatalf("with the default budget: %d skills, cursor %q, %v", len(all.Skills), all.NextCursor, err)
 	}
-	f.ext.maxResponse = listEnvelopeBytes + 3000
+	f.ext.SetBudgets(f.ext.limits.Load().pageSize, listEnvelopeBytes+3000)
 	seen := map[string]int{}
 	pages := 0
 	var cursor *string
@@ -57,8 +57,8 @@ func TestMCPSkillsListPagesByBudget(t *testing.T) {
 		}
 		pages++
 		b, _ := json.Marshal(out)
-		if len(b) > f.ext.maxResponse {
-			t.Errorf("page %d is %d bytes, over the budget of %d", pages, len(b), f.ext.maxResponse)
+		if len(b) > f.ext.limits.Load().maxResponse {
+			t.Errorf("page %d is %d bytes, over the budget of %d", pages, len(b), f.ext.limits.Load().maxResponse)
 		}
 		for _, s := range out.Skills {
 			seen[s.URI]++

@@ -61,10 +61,10 @@ func TestIndexOverTheBudgetIsCutWithANote(t *testing.T) {
 		f.mustRegisterSkill(t, fmt.Sprintf("s%02d", i), fmt.Sprintf("# Skill %d\n\n%s", i, strings.Repeat("d", 100)))
 	}
 	full := f.reg.index(f.ctx)
-	f.reg.maxResponse = len(full) / 2
+	setBudget(f.reg, func(b *Budgets) { b.MaxResponseBytes = len(full) / 2 })
 	cut := f.reg.index(f.ctx)
-	if n := len(encodedRead(t, f, IndexURI)); n > f.reg.maxResponse {
-		t.Errorf("the resources-read response of the cut index is %d bytes, over the %d-byte budget", n, f.reg.maxResponse)
+	if n := len(encodedRead(t, f, IndexURI)); n > f.reg.Budgets().MaxResponseBytes {
+		t.Errorf("the resources-read response of the cut index is %d bytes, over the %d-byte budget", n, f.reg.Budgets().MaxResponseBytes)
 	}
 	listed := strings.Count(cut, "\n- [`")
 	if listed == 0 || listed >= 50 {
@@ -74,7 +74,7 @@ func TestIndexOverTheBudgetIsCutWithANote(t *testing.T) {
 		t.Errorf("the cut index is not a prefix of the full one")
 	}
 	note := fmt.Sprintf("\n_%d more skills are not listed: this index is cut at the worker's response budget "+
-		"(max_response_bytes, %d bytes). List every id with the skills::list function, then read iii://{id}._\n", 50-listed, f.reg.maxResponse)
+		"(max_response_bytes, %d bytes). List every id with the skills::list function, then read iii://{id}._\n", 50-listed, f.reg.Budgets().MaxResponseBytes)
 	if !strings.HasSuffix(cut, note) {
 		t.Errorf("cut index ends with\n%q\nwant\n%q", cut[max(0, len(cut)-300):], note)
 	}
@@ -84,7 +84,7 @@ func TestIndexOverTheBudgetIsCutWithANote(t *testing.T) {
 // error naming the function and the budget, not a frame the engine drops.
 func TestSectionOverTheBudgetIsRefused(t *testing.T) {
 	f := newFixture(t, nil)
-	f.reg.maxResponse = 1 << 10
+	setBudget(f.reg, func(b *Budgets) { b.MaxResponseBytes = 1 << 10 })
 	f.engine.returns("docs::huge", `"`+strings.Repeat("y", 2<<10)+`"`)
 	_, err := f.reg.resourcesRead(f.ctx, readIn("iii://fn/docs/huge"))
 	msg, code := errText(err)
@@ -130,7 +130,7 @@ func FuzzJSONTextLen(f *testing.F) {
 // the response, not to what the function sent.
 func TestSectionWithSmallTextAndABigResultIsServed(t *testing.T) {
 	f := newFixture(t, nil)
-	f.reg.maxResponse = 1 << 10
+	setBudget(f.reg, func(b *Budgets) { b.MaxResponseBytes = 1 << 10 })
 	f.engine.returns("docs::chatty", `{"content":"# Short","debug":"`+strings.Repeat("z", 4<<10)+`"}`)
 	out, err := f.reg.resourcesRead(f.ctx, readIn("iii://fn/docs/chatty"))
 	if err != nil || len(out.Contents) != 1 || out.Contents[0].Text != "# Short" {

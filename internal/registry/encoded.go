@@ -30,7 +30,7 @@ func (r *Registry) encodedList(ctx context.Context, _ emptyInput) (iii.Encoded, 
 	if err != nil {
 		return nil, err
 	}
-	return r.encodedOnce(&r.listAnswer, l, func() any { return r.listOf(l) })
+	return r.encodedOnce(&r.listAnswer, l, func(b Budgets) any { return r.listOf(l, b) })
 }
 
 // encodedRead is the skills::resources-read handler: the index's answer
@@ -43,7 +43,7 @@ func (r *Registry) encodedRead(ctx context.Context, in readResourceInput) (any, 
 	if err != nil {
 		return indexEnvelope(r.indexOf(l, err)), nil // the error line, as read renders it
 	}
-	return r.encodedOnce(&r.indexAnswer, l, func() any { return indexEnvelope(r.indexOf(l, nil)) })
+	return r.encodedOnce(&r.indexAnswer, l, func(Budgets) any { return indexEnvelope(r.indexOf(l, nil)) })
 }
 
 // indexEnvelope is the resources-read answer for the index text.
@@ -52,20 +52,22 @@ func indexEnvelope(text string) readResourceOutput {
 }
 
 // encodedOnce returns the answer for listing l from cache, or encodes
-// render's and keeps it while l's version holds.
-func (r *Registry) encodedOnce(cache *versionCache[iii.Encoded], l catalog.Listing, render func() any) (iii.Encoded, error) {
+// render's and keeps it while l's version and the budgets hold.
+func (r *Registry) encodedOnce(cache *versionCache[iii.Encoded], l catalog.Listing, render func(Budgets) any) (iii.Encoded, error) {
+	budgets := r.Budgets()
 	version, cacheable := l.Version()
+	key := budgeted{version, budgets}
 	if cacheable {
-		if b, ok := cache.get(version); ok {
+		if b, ok := cache.get(key); ok {
 			return b, nil
 		}
 	}
-	b, err := iii.EncodeResult(render())
+	b, err := iii.EncodeResult(render(budgets))
 	if err != nil {
 		return nil, err
 	}
 	if cacheable {
-		cache.put(version, b)
+		cache.put(key, b)
 	}
 	return b, nil
 }

@@ -54,9 +54,9 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		head := "# " + uri + "\n\n"
 		size += count[uri] * (len(head) + len(text))
 		wire += count[uri] * (jsonTextLen(head) + jsonTextLen(text))
-		if wire > r.maxResponse {
+		if maxResponse := r.Budgets().MaxResponseBytes; wire > maxResponse {
 			return "", contract.Invalidf("skill::fetch response would exceed %s (at least %s for %d uris, %d distinct); fetch fewer uris",
-				formatBytes(r.maxResponse), formatBytes(wire), len(uris), len(count))
+				formatBytes(maxResponse), formatBytes(wire), len(uris), len(count))
 		}
 	}
 	var b strings.Builder

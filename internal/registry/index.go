@@ -76,9 +76,11 @@ func (r *Registry) indexOf(l catalog.Listing, err error) string {
 	if err != nil {
 		return indexErrorStart + err.Error() + indexErrorEnd
 	}
+	b := r.Budgets()
 	version, cacheable := l.Version()
+	key := budgeted{version, b}
 	if cacheable {
-		if text, ok := r.indexCache.get(version); ok {
+		if text, ok := r.indexCache.get(key); ok {
 			return text
 		}
 	}
@@ -92,9 +94,9 @@ func (r *Registry) indexOf(l catalog.Listing, err error) string {
 			fs = append(fs, bl)
 		}
 	}
-	text := renderBudgeted(state, fs, r.indexMaxTokens, r.maxResponse)
+	text := renderBudgeted(state, fs, b.IndexMaxTokens, b.MaxResponseBytes)
 	if cacheable {
-		r.indexCache.put(version, text)
+		r.indexCache.put(key, text)
 	}
 	return text
 }
@@ -104,7 +106,7 @@ func (r *Registry) indexOf(l catalog.Listing, err error) string {
 // them.
 type versionCache[T any] struct {
 	mu    sync.Mutex
-	key   any // comparable: a catalog.Listing version, or View.PromptsVersion's
+	key   any // comparable: a catalog.Listing version with its budgets (budgeted), or View.PromptsVersion's
 	value T
 	ok    bool
 }

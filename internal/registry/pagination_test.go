@@ -13,7 +13,7 @@ import (
 // cursor whose entry has gone is stale (D43).
 func TestResourcesListPages(t *testing.T) {
 	f := newFixture(t, nil)
-	f.reg.pageSize = 2
+	setBudget(f.reg, func(b *Budgets) { b.PageSize = 2 })
 	for _, id := range []string{"a", "b", "c", "d"} {
 		f.mustRegisterSkill(t, id, "# "+strings.ToUpper(id))
 	}
@@ -69,7 +69,7 @@ func TestCursorErrors(t *testing.T) {
 	if out, err := f.reg.resourcesList(f.ctx, listInput{Cursor: &garbage}); err != nil || len(out.Resources) != 2 || out.NextCursor != "" {
 		t.Errorf("without page_size a cursor must be ignored: %+v, %v", out, err)
 	}
-	f.reg.pageSize = 1
+	setBudget(f.reg, func(b *Budgets) { b.PageSize = 1 })
 	prompts, err := f.reg.mcpListPrompts(f.ctx, listInput{})
 	if err != nil || len(prompts.Prompts) != 1 || prompts.NextCursor == "" {
 		t.Fatalf("first prompts page: %+v, %v", prompts, err)

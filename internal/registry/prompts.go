@@ -186,14 +186,15 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 
 func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOutput, error) {
 	out := r.allMCPPrompts(ctx)
-	if r.pageSize == 0 {
+	pageSize := r.Budgets().PageSize
+	if pageSize == 0 {
 		return out, nil
 	}
 	keys := make([]string, len(out.Prompts))
 	for i, p := range out.Prompts {
 		keys[i] = p.Name
 	}
-	start, end, next, err := paging.Cut("prompts", keys, in.Cursor, r.pageSize)
+	start, end, next, err := paging.Cut("prompts", keys, in.Cursor, pageSize)
 	if err != nil {
 		return mcpListOutput{}, err
 	}

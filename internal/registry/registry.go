@@ -16,6 +16,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -113,9 +114,7 @@ type Registry struct {
 	listAnswer     versionCache[iii.Encoded] // skills::list, encoded
 	resourcesCache versionCache[resourcesListOutput]
 	mcpListCache   versionCache[mcpListOutput]
-	pageSize       int
-	indexMaxTokens int
-	maxResponse    int
+	limits         atomic.Pointer[Budgets] // SetBudgets's; never nil
 }
 
 // New returns a Registry for cfg. It panics if cfg.Caller is nil: that is
@@ -149,7 +148,7 @@ func New(cfg Config) *Registry {
 			Source: cfg.FS, Watch: cfg.FSWatch, BodyCacheBytes: cfg.FSCacheBytes,
 		})
 	}
-	return &Registry{
+	r := &Registry{
 		timeout:        cfg.StateTimeout,
 		caller:         cfg.Caller,
 		skillsChanged:  cfg.SkillsChanged,
@@ -157,10 +156,9 @@ func New(cfg Config) *Registry {
 		log:            cfg.Logger,
 		now:            cfg.Now,
 		view:           cfg.View,
-		maxResponse:    cfg.MaxResponseBytes,
-		pageSize:       cfg.PageSize,
-		indexMaxTokens: cfg.IndexMaxTokens,
 	}
+	r.SetBudgets(Budgets{PageSize: cfg.PageSize, IndexMaxTokens: cfg.IndexMaxTokens, MaxResponseBytes: cfg.MaxResponseBytes})
+	return r
 }
 
 // trigger calls an upstream function with the state timeout; a failure is

@@ -97,14 +97,15 @@ var resourceTemplates = []resourceTemplate{
 
 func (r *Registry) resourcesList(ctx context.Context, in listInput) (resourcesListOutput, error) {
 	out, err := r.allResources(ctx)
-	if err != nil || r.pageSize == 0 {
+	pageSize := r.Budgets().PageSize
+	if err != nil || pageSize == 0 {
 		return out, err
 	}
 	keys := make([]string, len(out.Resources))
 	for i, res := range out.Resources {
 		keys[i] = res.URI
 	}
-	start, end, next, err := paging.Cut("resources", keys, in.Cursor, r.pageSize)
+	start, end, next, err := paging.Cut("resources", keys, in.Cursor, pageSize)
 	if err != nil {
 		return resourcesListOutput{}, err
 	}

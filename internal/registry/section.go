@@ -23,12 +23,13 @@ func (r *Registry) section(ctx context.Context, functionID string) (mime, text s
 	// A result that will be pretty-printed can only grow, so one already
 	// over the budget is refused before it is rendered (docs/decisions.md
 	// D26); text results are measured as rendered.
-	if _, isText := sectionText(res); !isText && len(res) > r.maxResponse {
-		return "", "", sectionTooLarge(functionID, len(res), r.maxResponse)
+	maxResponse := r.Budgets().MaxResponseBytes
+	if _, isText := sectionText(res); !isText && len(res) > maxResponse {
+		return "", "", sectionTooLarge(functionID, len(res), maxResponse)
 	}
 	mime, text = sectionOutput(res)
-	if wire := readEnvelope(SectionURI(functionID), mime) + jsonTextLen(text); wire > r.maxResponse {
-		return "", "", sectionTooLarge(functionID, wire, r.maxResponse)
+	if wire := readEnvelope(SectionURI(functionID), mime) + jsonTextLen(text); wire > maxResponse {
+		return "", "", sectionTooLarge(functionID, wire, maxResponse)
 	}
 	return mime, text, nil
 }

@@ -108,17 +108,17 @@ func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutp
 	if err != nil {
 		return listSkillsOutput{}, err
 	}
-	return r.listOf(l), nil
+	return r.listOf(l, r.Budgets()), nil
 }
 
-// listOf is the skills::list answer for listing l.
-func (r *Registry) listOf(l catalog.Listing) listSkillsOutput {
+// listOf is the skills::list answer for listing l within budgets b.
+func (r *Registry) listOf(l catalog.Listing, b Budgets) listSkillsOutput {
 	out := listSkillsOutput{Skills: make([]skillEntry, len(l.Skills))}
 	for i, s := range l.Skills {
 		out.Skills[i] = skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: s.RegisteredAt, Origin: s.Origin,
 			Tokens: tokensOf(s.Size), SHA256: s.SHA256}
 	}
-	if listBytes(out.Skills) > r.maxResponse {
+	if listBytes(out.Skills) > b.MaxResponseBytes {
 		// D41's digests are additive: a listing that fitted the budget
 		// without them must still arrive, so past it they are left out.
 		for i := range out.Skills {

@@ -189,12 +189,12 @@ func TestListSkillsDropsDigestsRatherThanFail(t *testing.T) {
 	if est := listBytes(all.Skills); est < len(withDigests) {
 		t.Fatalf("listBytes %d underestimates the %d bytes of the response", est, len(withDigests))
 	}
-	f.reg.maxResponse = len(withDigests) - 1 // one byte short of room for the digests
+	setBudget(f.reg, func(b *Budgets) { b.MaxResponseBytes = len(withDigests) - 1 }) // one byte short of room for the digests
 	out, err := f.reg.listSkills(f.ctx, emptyInput{})
 	if err != nil || len(out.Skills) != 40 || out.Skills[0].SHA256 != "" || out.Skills[0].Tokens != 1 {
 		t.Fatalf("a listing over the budget with digests: %+v, %v", out.Skills[0], err)
 	}
-	if b, _ := json.Marshal(out); len(b) > f.reg.maxResponse {
-		t.Errorf("the listing without digests is %d bytes, over %d", len(b), f.reg.maxResponse)
+	if b, _ := json.Marshal(out); len(b) > f.reg.Budgets().MaxResponseBytes {
+		t.Errorf("the listing without digests is %d bytes, over %d", len(b), f.reg.Budgets().MaxResponseBytes)
 	}
 }

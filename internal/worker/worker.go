@@ -72,6 +72,7 @@ type Worker struct {
 	surfaces     surfaces
 	watch        *fsource.Watch // nil without globs or roots
 	tools        *toolset.Set   // nil unless tools.enabled (D34)
+	live         *liveConfig    // follows the engine's configuration entry, where there is one
 	changes      *changeQueue
 	functions    []iii.Function
 	triggerTypes int
@@ -152,6 +153,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	})
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	w.functions = w.surfaces.functions()
+	w.live = newLiveConfig(w.client, cfg, log.Named("config"), w.applyLive)
 	return w, nil
 }
 
@@ -182,6 +184,7 @@ func (w *Worker) diagnose(rep *diagnostics.Report) {
 	if w.tools != nil {
 		rep.Tools = toolset.Rows(w.tools.Entries())
 	}
+	rep.Live = w.live.status()
 }
 
 // Run serves the registry until ctx ends or Close is called (nil: a
@@ -242,6 +245,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.skills.UseBodyStore(bodies)
 	w.client.Start()
 	w.cat.Start()
+	w.live.start()
 
 	readyCtx, cancelReady := context.WithCancel(ctx)
 	var ready sync.WaitGroup
@@ -262,6 +266,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	cancelReady()
 	ready.Wait()
+	w.live.stop()
 	w.log.Info("skills shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
