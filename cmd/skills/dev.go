@@ -47,5 +47,5 @@ func (c devCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer srv.Close()
 	// Local use serves the usual Agent Skills folders without a roots key (D30).
-	return serve(ctx, config.Resolve(loadConfig(wf.configPath, log), config.ModeDev), srv.URL(), log)
+	return serve(ctx, config.Resolve(loadConfig(locateConfig(wf.configPath, fs.Changed("config")), log), config.ModeDev), srv.URL(), log)
 }

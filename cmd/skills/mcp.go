@@ -90,7 +90,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 		}
 		defer srv.Close()
 		engineURL = srv.URL()
-		cfg := config.Resolve(loadConfig(*configPath, log), config.ModeDev)
+		cfg := config.Resolve(loadConfig(locateConfig(*configPath, fs.Changed("config")), log), config.ModeDev)
 		workerDone := make(chan struct{})
 		go func() {
 			defer close(workerDone)
