@@ -235,6 +235,15 @@ func TestDoctorAndToolsReadTheWorkersConfig(t *testing.T) {
 		t.Errorf("tools list --config %s: want warnings for the skills glob and the root only:\n%s%s", envPath, out, errOut)
 	}
 
+	based := composeConfigFile(t, "based", "base_dir: "+project+"\n"+composeConfig)
+	t.Chdir(t.TempDir())
+	t.Setenv("III_CONFIG", based)
+	code, out, errOut = runCmd(t, ctx, "doctor")
+	if want := "(named by $III_CONFIG; its relative paths resolve against base_dir, " + project + ")"; code != exitOK ||
+		!strings.Contains(out, want) || !strings.Contains(squeeze(out), "loaded skill alpha") || errOut != "" {
+		t.Errorf("doctor under $III_CONFIG with base_dir, elsewhere: exit %d, want 0, the files and %q\n%s%s", code, want, out, errOut)
+	}
+
 	missing := filepath.Join(t.TempDir(), "gone.yaml")
 	t.Setenv("III_CONFIG", missing)
 	code, out, _ = runCmd(t, ctx, "doctor")

@@ -125,7 +125,10 @@ func configReport(loc config.Location, cfg config.Config, loadErr error) diagnos
 			Reason: "no such file: the defaults apply, as they do for a worker started here without --config"}
 	}
 	c := diagnostics.ConfigFile{Path: loc.Path, Status: diagnostics.ConfigLoaded}
-	if loc.Origin == config.OriginEnv {
+	switch {
+	case loc.Origin == config.OriginEnv && cfg.BaseDir != "":
+		c.Reason = "named by $" + config.EnvConfig + "; its relative paths resolve against base_dir, " + cfg.GlobBase()
+	case loc.Origin == config.OriginEnv:
 		c.Reason = "named by $" + config.EnvConfig + "; its relative paths resolve against the working directory, " + cfg.RelativeTo()
 	}
 	for _, u := range cfg.UnknownKeys {

@@ -82,8 +82,7 @@ func loadConfig(loc config.Location, log *zap.Logger) config.Config {
 	if err != nil {
 		msg := "failed to load config, using defaults"
 		if loc.Origin == config.OriginEnv {
-			// iii compose names the file; a path it cannot have meant is
-			// worth saying where it came from.
+			// The path is not on the command line: say where it came from.
 			msg = "failed to load config named by $" + config.EnvConfig + ", using defaults"
 		}
 		log.Warn(msg, zap.String("path", loc.Path), zap.Error(err))
