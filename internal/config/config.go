@@ -1,7 +1,9 @@
 // Package config is the worker's configuration as plain data: Default,
-// then Parse (or Load, which reads, parses and validates a file), then any
-// flag overrides, then Validate; Resolve then settles what a config
-// without a roots key serves in each mode (docs/decisions.md D49).
+// then Parse (or Load, which reads, parses and validates a file; LoadAt,
+// which also records where Locate found it), then any flag overrides,
+// then Validate; Resolve then settles what a config without a roots key
+// serves in each mode (docs/decisions.md D49), and RelativeTo what its
+// relative paths mean (D55).
 // Nothing here logs or touches the network;
 // the caller decides what a bad config means (the worker logs one warning
 // and boots with Default).
