@@ -6,7 +6,8 @@
 # skills-<triple>.sha256 beside it whose first token is the archive's digest,
 # and the binary was built for that triple with the version stamped in. The
 # binaries this machine can run are also started with --version and
-# --manifest.
+# --manifest, and iii.worker.yaml is checked against what they say: its
+# name, bin and description, and a scripts.start for iii compose.
 #
 # Usage: scripts/release-check.sh
 #
@@ -146,6 +147,7 @@ setting() {
 expected=""
 ran=0
 count=0
+host_manifest=""
 
 while read -r goos goarch goarm triple ext; do
 	[ -n "$goos" ] || continue
@@ -219,6 +221,7 @@ while read -r goos goarch goarm triple ext; do
 		continue
 	fi
 	compact="$(printf '%s' "$m" | tr -d '[:space:]')"
+	host_manifest="$compact"
 	case "$compact" in *'"name":"skills"'*) ;; *) fail "$name: --manifest lacks \"name\": \"skills\"" ;; esac
 	case "$compact" in *"\"version\":\"$version\""*) ;; *) fail "$name: --manifest lacks \"version\": \"$version\"" ;; esac
 	case "$compact" in
@@ -239,6 +242,29 @@ for f in "$dist"/*.tar.gz "$dist"/*.zip "$dist"/*.sha256; do
 done
 
 [ "$ran" -gt 0 ] || echo "note: no binary built for this machine ($host) could be run; --version/--manifest not checked"
+
+# --- 4. iii.worker.yaml describes these binaries --------------------------
+# The registry and `iii worker add` read name, bin and description; iii
+# compose (0.23+) starts a path:// checkout with scripts.start, which builds
+# and runs bin/<bin>. They must agree with the archives' entry and with what
+# the binary says of itself.
+phase "checking iii.worker.yaml"
+wname="$(sed -n 's/^name: *//p' iii.worker.yaml)"
+wbin="$(sed -n 's/^bin: *//p' iii.worker.yaml)"
+wdesc="$(sed -n 's/^description: *//p' iii.worker.yaml)"
+[ "$wname" = skills ] || fail "iii.worker.yaml: name is '$wname', want skills"
+[ "$wbin" = skills ] || fail "iii.worker.yaml: bin is '$wbin', want skills, the binary in every archive"
+grep -q '^  start: ' iii.worker.yaml || fail "iii.worker.yaml: no scripts.start; iii compose cannot start a path:// checkout without it"
+if [ -n "$host_manifest" ]; then
+	case "$host_manifest" in
+	*"\"name\":\"$wname\""*) ;;
+	*) fail "iii.worker.yaml: name '$wname' is not the --manifest name" ;;
+	esac
+	case "$host_manifest" in
+	*"\"description\":\"$(printf '%s' "$wdesc" | tr -d '[:space:]')\""*) ;;
+	*) fail "iii.worker.yaml: description differs from the binary's --manifest description" ;;
+	esac
+fi
 
 phase "done"
 if [ "$failures" -gt 0 ]; then

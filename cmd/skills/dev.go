@@ -49,7 +49,7 @@ func (c devCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	// Local use serves the usual Agent Skills folders without a roots key (D30).
-	cfg := config.Resolve(loadConfig(wf.configPath, log), config.ModeDev)
+	cfg := config.Resolve(loadConfig(locateConfig(wf.configPath, fs.Changed("config")), log), config.ModeDev)
 	d, err := worker.NewDev(srv, cfg, worker.Options{Name: workerName(), Logger: log})
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/toolset"
 )
 
@@ -22,10 +21,14 @@ and reports what the worker would make of them: the config's unknown
 (most often misspelt) keys, each file loaded, skipped
 (with the reason), shadowed or served with a warning; each root; each tool
 skill and its approval. Exits 1 when something is skipped or broken, a key
-is unknown or the file named by --config does not exist, so it can gate a
-deployment. Without --config, a missing ./config.yaml is no problem: the
-worker boots with the defaults then. skills::diagnostics answers the same report from a
-running worker, with the engine, the catalog and the reads added.
+is unknown or the file named by --config (or, without it, by $III_CONFIG)
+does not exist, so it can gate a deployment. Without either, a missing
+./config.yaml is no problem: the worker boots with the defaults then. A
+relative glob or root that finds nothing is a warning on stderr naming the
+directory it was resolved against (under $III_CONFIG, the working
+directory: run doctor where the worker runs). skills::diagnostics answers
+the same report from a running worker, with the engine, the catalog and
+the reads added.
 
 Flags:
 `
@@ -44,17 +47,20 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("skills doctor takes no arguments; run 'skills doctor --help' for usage")
 	}
-	cfg, err := config.Load(*configPath)
+	loc := locateConfig(*configPath, fs.Changed("config"))
+	loaded, err := config.LoadAt(loc)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("skills doctor: %w", err)
+		return fmt.Errorf("skills doctor: %w%s", err, envNote(loc))
 	}
-	file := configReport(*configPath, fs.Changed("config"), cfg, err)
-	cfg = config.Resolve(cfg, modeOf(*dev))
-	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
-		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
+	file := configReport(loc, loaded, err)
+	cfg := config.Resolve(loaded, modeOf(*dev))
+	src := newSource(cfg, cfg.Skills, cfg.Prompts)
 	scan := diagnostics.Scan{Roots: src.RootDirs()}
 	scan.Skills, scan.SkillSkips = src.Skills()
 	scan.Prompts, scan.PromptSkips = src.Prompts()
+	for _, w := range unmatchedRelative(loaded, foundOf(scan.Skills, scan.SkillSkips, scan.Prompts, scan.PromptSkips), true) {
+		fmt.Fprintln(c.io.err, "skills doctor: warning: "+w)
+	}
 	rep := diagnostics.FromScan(scan)
 	rep.Config = &file
 	found, err := findToolSkills(cfg)
@@ -81,20 +87,50 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 // --config that does not exist: most likely a mistyped path.
 const namedConfigMissing = "no such file; give the path of an existing config file to --config, or leave --config out to use ./config.yaml if present"
 
+// envConfigMissing is what they say of a file $III_CONFIG names that does
+// not exist: iii compose removes the file with its project, so the
+// variable is most likely left over from another shell.
+const envConfigMissing = "no such file; $" + config.EnvConfig + " names it: point " + config.EnvConfig +
+	" at the file iii compose wrote (compose::status shows the project's state_dir; the file is config/<container>.yaml there), unset it to use ./config.yaml, or give --config"
+
+// missingReason is what a command says of a named config file that does
+// not exist, by what named it.
+func missingReason(loc config.Location) string {
+	if loc.Origin == config.OriginEnv {
+		return envConfigMissing
+	}
+	return namedConfigMissing
+}
+
+// envNote is appended to a config error when $III_CONFIG named the file.
+func envNote(loc config.Location) string {
+	if loc.Origin == config.OriginEnv {
+		return " (the file $" + config.EnvConfig + " names)"
+	}
+	return ""
+}
+
 // configReport is what became of the config file: read (with any unknown
 // keys), absent from the default path (the worker boots with the defaults
-// then, so that is no problem), or missing where --config said (a problem:
-// the path is most likely wrong). loadErr is Load's error, nil or not-exist.
-func configReport(path string, named bool, cfg config.Config, loadErr error) diagnostics.ConfigFile {
+// then, so that is no problem), or missing where --config or $III_CONFIG
+// said (a problem: the path is most likely wrong). loadErr is Load's
+// error, nil or not-exist.
+func configReport(loc config.Location, cfg config.Config, loadErr error) diagnostics.ConfigFile {
 	switch {
-	case loadErr != nil && named:
-		return diagnostics.ConfigFile{Path: path, Status: diagnostics.ConfigMissing,
-			Reason: namedConfigMissing}
+	case loadErr != nil && loc.Named():
+		return diagnostics.ConfigFile{Path: loc.Path, Status: diagnostics.ConfigMissing,
+			Reason: missingReason(loc)}
 	case loadErr != nil:
-		return diagnostics.ConfigFile{Path: path, Status: diagnostics.ConfigDefault,
+		return diagnostics.ConfigFile{Path: loc.Path, Status: diagnostics.ConfigDefault,
 			Reason: "no such file: the defaults apply, as they do for a worker started here without --config"}
 	}
-	c := diagnostics.ConfigFile{Path: path, Status: diagnostics.ConfigLoaded}
+	c := diagnostics.ConfigFile{Path: loc.Path, Status: diagnostics.ConfigLoaded}
+	switch {
+	case loc.Origin == config.OriginEnv && cfg.BaseDir != "":
+		c.Reason = "named by $" + config.EnvConfig + "; its relative paths resolve against base_dir, " + cfg.GlobBase()
+	case loc.Origin == config.OriginEnv:
+		c.Reason = "named by $" + config.EnvConfig + "; its relative paths resolve against the working directory, " + cfg.RelativeTo()
+	}
 	for _, u := range cfg.UnknownKeys {
 		c.UnknownKeys = append(c.UnknownKeys, diagnostics.UnknownKey{Key: u.Key, Line: u.Line, Reason: u.String()})
 	}

@@ -96,12 +96,19 @@ Usage:
   skills licenses                        print the notices of the data built into the binary (WordNet)
 
 Worker flags:
-  --config <path>      config file (default ./config.yaml); missing or malformed → defaults
+  --config <path>      config file (default: $III_CONFIG, else ./config.yaml); missing or malformed → defaults
   --url <ws-url>       engine URL (default: $III_URL, else $III_ENGINE_URL, else ws://127.0.0.1:49134)
   --log-level <level>  debug, info, warn or error (default info)
   --manifest           print the registry manifest JSON and exit
   --version            print the version and exit
   -h, --help           show this help
+
+Environment (iii compose sets these for the workers it starts):
+  III_URL          the engine, when --url is not given
+  III_CONFIG       the config file, when --config is not given; its relative globs,
+                   roots and paths resolve against the working directory
+  III_NAMESPACE    the engine namespace the worker registers in (unset or blank: default)
+  III_WORKER_NAME  the worker's name on the engine (default skills)
 
 Run "skills <command> --help" for a command's flags.
 `

@@ -91,7 +91,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", fs.Name(), err)
 		}
-		cfg := config.Resolve(loadConfig(*configPath, log), config.ModeDev)
+		cfg := config.Resolve(loadConfig(locateConfig(*configPath, fs.Changed("config")), log), config.ModeDev)
 		if opts.Dev, err = worker.NewDev(srv, cfg, worker.Options{Name: workerName(), Logger: log.Named("worker")}); err != nil {
 			return fmt.Errorf("%s: %w", fs.Name(), err)
 		}

@@ -24,7 +24,7 @@ const toolsUsage = `Usage: skills tools list|approve|revoke [<skill-id> ...] [--
 
 Typed tools (### blocks with a #### Command in a SKILL.md under the config's
 globs or roots) run only while tools.enabled is true and the SKILL.md is
-approved in tools.lock, next to the config. The worker follows tools.lock:
+approved in tools.lock (see below for where). The worker follows tools.lock:
 an approval or a revocation takes effect within a second. Editing an
 approved SKILL.md takes its tools away until it is approved again.
 
@@ -35,8 +35,11 @@ approved SKILL.md takes its tools away until it is approved again.
 The files searched are those the worker with this config serves; with
 --dev, those skills dev serves, which adds the usual Agent Skills folders
 (./skills, ./.agents/skills, ~/.claude/skills, ~/.codex/skills) when the
-config has no roots key. A file named with --config must exist; without
---config, a missing ./config.yaml means the defaults, as for the worker.
+config has no roots key. The config is the worker's: --config, else
+$III_CONFIG, else ./config.yaml. A file --config or $III_CONFIG names must
+exist; a missing ./config.yaml means the defaults, as for the worker.
+tools.lock sits beside a config you keep, or in the working directory
+under $III_CONFIG (iii compose's file is not yours to write beside).
 
 Flags:
 `
@@ -55,17 +58,24 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 	if fs.NArg() < 1 {
 		return usagef("skills tools: missing list, approve or revoke; run 'skills tools --help' for usage")
 	}
-	cfg, err := config.Load(*configPath)
+	loc := locateConfig(*configPath, fs.Changed("config"))
+	loaded, err := config.LoadAt(loc)
 	switch {
-	case errors.Is(err, os.ErrNotExist) && fs.Changed("config"):
-		// Approvals are written next to the config: a mistyped path must not
-		// approve into a tools.lock the worker never reads.
-		return fmt.Errorf("skills tools: config %s: %s", *configPath, namedConfigMissing)
+	case errors.Is(err, os.ErrNotExist) && loc.Named():
+		// Approvals are written beside the config (config.RelativeTo): a
+		// mistyped path must not approve into a tools.lock the worker never
+		// reads.
+		return fmt.Errorf("skills tools: config %s: %s", loc.Path, missingReason(loc))
 	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("skills tools: %s: %w", *configPath, err)
+		return fmt.Errorf("skills tools: %s: %w%s", loc.Path, err, envNote(loc))
 	}
-	cfg = config.Resolve(cfg, modeOf(*dev))
-	found, err := findToolSkills(cfg)
+	cfg := config.Resolve(loaded, modeOf(*dev))
+	src := newSource(cfg, cfg.Skills, nil)
+	skills, skips := src.Skills()
+	for _, w := range unmatchedRelative(loaded, foundOf(skills, skips, nil, nil), false) {
+		fmt.Fprintln(c.io.err, "skills tools: warning: "+w)
+	}
+	found, err := classifyToolSkills(cfg, src, skills)
 	if err != nil {
 		return err
 	}
@@ -98,13 +108,18 @@ func modeOf(dev bool) config.Mode {
 // config.Resolve) for SKILL.md files with tool blocks and judges each as
 // the worker does (toolset.Classify).
 func findToolSkills(cfg config.Config) ([]toolset.Entry, error) {
-	src := fsource.New(cfg.GlobBase(), cfg.Skills, nil, fsource.AllowPaths(cfg.AllowDirs()...),
-		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
+	src := newSource(cfg, cfg.Skills, nil)
+	skills, _ := src.Skills()
+	return classifyToolSkills(cfg, src, skills)
+}
+
+// classifyToolSkills judges the tool skills among skills, found by src,
+// against cfg's tools.lock.
+func classifyToolSkills(cfg config.Config, src *fsource.Source, skills []fsource.Skill) ([]toolset.Entry, error) {
 	lock, err := tools.ReadLock(cfg.LockPath())
 	if err != nil {
 		return nil, err
 	}
-	skills, _ := src.Skills()
 	return toolset.Classify(skills, src.ReadFile, lock), nil
 }
 

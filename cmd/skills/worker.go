@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
@@ -23,7 +24,7 @@ type workerFlags struct {
 }
 
 func (f *workerFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.configPath, "config", "./config.yaml", "config file; missing or malformed → defaults")
+	fs.StringVar(&f.configPath, "config", "./config.yaml", "config file (without it: $III_CONFIG, else ./config.yaml); missing or malformed → defaults")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 }
 
@@ -69,30 +70,36 @@ func (c workerCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
-	return serve(ctx, config.Resolve(loadConfig(wf.configPath, log), config.ModeWorker), engineURL, log)
+	cfg := config.Resolve(loadConfig(locateConfig(wf.configPath, fs.Changed("config")), log), config.ModeWorker)
+	return serveWith(ctx, cfg, worker.Options{URL: engineURL, Name: workerName(), Namespace: workerNamespace(), Logger: log})
 }
 
-// loadConfig loads the config, or logs one warning and returns the
+// loadConfig loads the config at loc, or logs one warning and returns the
 // defaults: a bad config never blocks boot. Each unknown key of a config
 // that loads is one more warning.
-func loadConfig(path string, log *zap.Logger) config.Config {
-	cfg, err := config.Load(path)
+func loadConfig(loc config.Location, log *zap.Logger) config.Config {
+	cfg, err := config.LoadAt(loc)
 	if err != nil {
-		log.Warn("failed to load config, using defaults", zap.String("path", path), zap.Error(err))
+		msg := "failed to load config, using defaults"
+		if loc.Origin == config.OriginEnv {
+			// The path is not on the command line: say where it came from.
+			msg = "failed to load config named by $" + config.EnvConfig + ", using defaults"
+		}
+		log.Warn(msg, zap.String("path", loc.Path), zap.Error(err))
 		return cfg
 	}
-	log.Info("loaded config from "+path,
+	log.Info("loaded config from "+loc.String(),
 		zap.String("skills_scope", cfg.Scopes.Skills), zap.String("prompts_scope", cfg.Scopes.Prompts),
 		zap.Strings("skills", cfg.Skills), zap.Strings("prompts", cfg.Prompts), zap.String("glob_base", cfg.GlobBase()))
 	for _, u := range cfg.UnknownKeys {
 		// The rest of the file applies: 0.2 ignored unknown keys.
-		log.Warn("config "+path+": "+u.String(), zap.String("path", path), zap.Int("line", u.Line), zap.String("key", u.Key))
+		log.Warn("config "+loc.Path+": "+u.String(), zap.String("path", loc.Path), zap.Int("line", u.Line), zap.String("key", u.Key))
 	}
 	return cfg
 }
 
 // workerName is the name reported to the engine: $III_WORKER_NAME (set by
-// iii-worker for managed workers) or "skills".
+// iii-worker and iii compose for the workers they start) or "skills".
 func workerName() string {
 	if n := os.Getenv("III_WORKER_NAME"); n != "" {
 		return n
@@ -100,11 +107,36 @@ func workerName() string {
 	return buildinfo.Name
 }
 
+// workerNamespace is the namespace the worker registers in:
+// $III_NAMESPACE (set by iii compose to the project's namespace), or ""
+// (the engine's default) when it is unset or blank, as the official SDKs
+// read it (a blank variable is how a shell says unset).
+func workerNamespace() string {
+	ns := os.Getenv("III_NAMESPACE")
+	if strings.TrimSpace(ns) == "" {
+		return ""
+	}
+	return ns
+}
+
 // serve runs a worker for cfg (resolved for its mode) on the engine at
 // url until ctx is cancelled (graceful shutdown, nil) or the engine
 // rejects the worker for good (errReported: the reason is in the log).
+// It serves in the default namespace: skills dev and skills mcp --dev
+// run it on their own local engine, where the MCP client and skills call
+// look for it.
 func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) error {
-	w, err := worker.New(cfg, worker.Options{URL: url, Name: workerName(), Logger: log})
+	return serveWith(ctx, cfg, worker.Options{URL: url, Name: workerName(), Logger: log})
+}
+
+// serveWith is serve with the worker's options given whole. It logs the
+// absolute globs and folders the worker serves first.
+func serveWith(ctx context.Context, cfg config.Config, opts worker.Options) error {
+	log := opts.Logger
+	p := servedPathsOf(cfg)
+	log.Info("serving files", zap.String("base", p.Base), zap.Strings("skills", p.Skills),
+		zap.Strings("prompts", p.Prompts), zap.Strings("roots", p.Roots), zap.Strings("allow_paths", p.Allow))
+	w, err := worker.New(cfg, opts)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 // Package config is the worker's configuration as plain data: Default,
-// then Parse (or Load, which reads, parses and validates a file), then any
-// flag overrides, then Validate; Resolve then settles what a config
-// without a roots key serves in each mode (docs/decisions.md D49).
+// then Parse (or Load, which reads, parses and validates a file; LoadAt,
+// which also records where Locate found it), then any flag overrides,
+// then Validate; Resolve then settles what a config without a roots key
+// serves in each mode (docs/decisions.md D49), and RelativeTo what its
+// relative paths mean (D57).
 // Nothing here logs or touches the network;
 // the caller decides what a bad config means (the worker logs one warning
 // and boots with Default).
@@ -85,7 +87,7 @@ type Config struct {
 	Prompts []string `yaml:"prompts"`
 	// BaseDir, when set, is the directory relative glob patterns resolve
 	// against (docs/decisions.md D10); a relative BaseDir is itself resolved
-	// against Dir. "~" is not expanded.
+	// as GlobBase says (D57). "~" is not expanded.
 	BaseDir string `yaml:"base_dir"`
 	// AllowPaths are directories outside the globs' roots that symbolic
 	// links under a glob may point into and still be served
@@ -135,6 +137,10 @@ type Config struct {
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
+	// Origin is where the file's path came from (LoadAt): with Dir, it
+	// decides what relative paths are relative to (GlobBase, D57). Never
+	// read from YAML.
+	Origin Origin `yaml:"-"`
 	// UnknownKeys are the keys of the file the worker does not read, in
 	// file order (most often misspellings); Parse lists them, the caller
 	// warns. Never read from YAML.
@@ -214,16 +220,11 @@ func (c Config) StateTimeout() time.Duration {
 	return time.Duration(c.StateTimeoutMS) * time.Millisecond
 }
 
-// GlobBase is the directory relative glob patterns resolve against:
-// BaseDir if set (a relative one joined to the config file's directory),
-// else the config file's directory, else the current directory (as in the
-// reference worker when no config file was loaded). A relative BaseDir
-// without a loaded file resolves against the current directory.
+// GlobBase is the directory relative glob patterns, roots, allow_paths
+// and tools.workdir resolve against: BaseDir if set (a relative one joined
+// to RelativeTo), else RelativeTo.
 func (c Config) GlobBase() string {
-	dir := c.Dir
-	if dir == "" {
-		dir = workingDir()
-	}
+	dir := c.RelativeTo()
 	switch {
 	case c.BaseDir == "":
 		return dir
@@ -232,6 +233,29 @@ func (c Config) GlobBase() string {
 	default:
 		return filepath.Join(dir, c.BaseDir)
 	}
+}
+
+// RelativeTo is the directory a config's relative paths start from (a
+// relative base_dir, else every relative glob, root, allow path and
+// tools.workdir) and where tools.lock lives. It is the one rule for where
+// a config came from (docs/decisions.md D10, D57):
+//
+//   - a file the operator keeps, named by --config or found at
+//     ./config.yaml, anchors them to its own directory (D10), wherever the
+//     worker is started from;
+//   - a file $III_CONFIG names was written by a supervisor into a
+//     directory of its own (iii compose: ~/.iii/compose/<ns>/<project>/
+//     config/, which holds nothing of the worker's), so its paths resolve
+//     against the working directory, which the supervisor sets to the
+//     worker's or the project's directory (compose: the container's
+//     working_dir, else the path:// worker's directory, else the compose
+//     file's);
+//   - without a file, the working directory, as in the reference worker.
+func (c Config) RelativeTo() string {
+	if c.Origin == OriginEnv || c.Dir == "" {
+		return workingDir()
+	}
+	return c.Dir
 }
 
 // AllowDirs is AllowPaths made absolute and cleaned: relative entries
@@ -248,14 +272,10 @@ func (c Config) AllowDirs() []string {
 	return dirs
 }
 
-// LockPath is where tools.lock lives: next to the config file, else in
-// the current directory.
+// LockPath is where tools.lock lives: in RelativeTo, which is next to a
+// config file the operator keeps, else in the working directory.
 func (c Config) LockPath() string {
-	dir := c.Dir
-	if dir == "" {
-		dir = workingDir()
-	}
-	return filepath.Join(dir, "tools.lock")
+	return filepath.Join(c.RelativeTo(), "tools.lock")
 }
 
 // ToolsWorkdir is tools.workdir made absolute against GlobBase; "" when

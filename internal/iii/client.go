@@ -45,6 +45,13 @@ type Options struct {
 	Logger      *zap.Logger
 	CallTimeout time.Duration // sync calls without their own timeout or ctx deadline
 
+	// Namespace is the engine namespace the worker registers in (engine
+	// 0.23): "" or "default" is the engine's default, and then no frame
+	// names a namespace unless a call or binding does (namespace.go has
+	// the rules). It is not read from $III_NAMESPACE: the caller decides.
+	// New panics on a blank one ("  ").
+	Namespace string
+
 	// MaxFrameBytes caps one inbound message. A larger message makes the
 	// WebSocket read fail; the connection cannot be resynchronised after
 	// that, so the client logs it and reconnects.
@@ -107,9 +114,10 @@ func setDefault[T time.Duration | int | int64 | float64](v *T, def T) {
 // memory and replayed on every connection; calls made while disconnected
 // fail fast with ErrNotConnected. All methods are safe for concurrent use.
 type Client struct {
-	opts     Options
-	log      *zap.Logger
-	metadata []byte // the engine::workers::register frame
+	opts      Options
+	log       *zap.Logger
+	namespace string // Options.Namespace; "" for the default namespace
+	metadata  []byte // the engine::workers::register frame
 
 	ctx         context.Context // client lifetime: handlers and hooks; ended by Close
 	cancel      context.CancelFunc
@@ -148,6 +156,7 @@ func New(opts Options) *Client {
 	c := &Client{
 		opts:      opts,
 		log:       opts.Logger,
+		namespace: workerNamespace(opts.Namespace),
 		changed:   make(chan struct{}),
 		functions: make(map[string]functionEntry),
 		triggers:  make(map[string]triggerEntry),
@@ -156,7 +165,7 @@ func New(opts Options) *Client {
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.superCtx, c.superCancel = context.WithCancel(c.ctx)
-	c.metadata = metadataFrame(opts)
+	c.metadata = c.metadataFrame()
 	c.maxResult.Store(int64(opts.MaxResultBytes))
 	return c
 }

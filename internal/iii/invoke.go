@@ -28,7 +28,10 @@ type Invocation struct {
 	Timeout     time.Duration
 	Traceparent string
 	Baggage     string
-	Namespace   string // engine 0.23 target namespace; "" = default
+	// Namespace is where FunctionID is found (engine 0.23): "" is this
+	// worker's namespace, or the default one for an engine::* function
+	// (namespace.go).
+	Namespace string
 }
 
 // call is a synchronous invocation waiting for its result.
@@ -66,7 +69,7 @@ func (c *Client) invoke(ctx context.Context, inv Invocation, st *stream) (json.R
 		return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, err)
 	}
 	id := uuid.NewString()
-	frame, err := invokeFrame(inv, id, nil)
+	frame, err := c.invokeFrame(inv, id, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +162,7 @@ func callOutcome(inv Invocation, o outcome) (json.RawMessage, error) {
 // back (the engine reports no error, not even an unknown function). It
 // fails only when the frame cannot be sent.
 func (c *Client) InvokeVoid(inv Invocation) error {
-	frame, err := invokeFrame(inv, "", &wire.Action{Type: wire.ActionVoid})
+	frame, err := c.invokeFrame(inv, "", &wire.Action{Type: wire.ActionVoid})
 	if err != nil {
 		return err
 	}
@@ -240,8 +243,18 @@ func (c *Client) failPendingLocked(cn *conn, err error) {
 	}
 }
 
-// invokeFrame encodes an invokefunction frame; data nil becomes {} because
-// the engine drops invokes without data.
+// invokeFrame is the frame of a call this worker makes: inv in the
+// namespace the call names (callNamespace); a blank one is refused.
+func (c *Client) invokeFrame(inv Invocation, id string, action *wire.Action) ([]byte, error) {
+	if err := checkNamespace(inv.Namespace, "the namespace"); err != nil {
+		return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, err)
+	}
+	inv.Namespace = c.callNamespace(inv.Namespace, inv.FunctionID)
+	return invokeFrame(inv, id, action)
+}
+
+// invokeFrame encodes an invokefunction frame, inv.Namespace as given;
+// data nil becomes {} because the engine drops invokes without data.
 func invokeFrame(inv Invocation, id string, action *wire.Action) ([]byte, error) {
 	if inv.FunctionID == "" {
 		return nil, errors.New("invoke: function id is required")

@@ -96,8 +96,10 @@ func (p *Provider) Fire(ctx context.Context, payload any) int {
 			p.c.log.Warn("on-change fan-out failed", zap.String("function_id", s.FunctionID), zap.Error(err))
 			break
 		}
+		// The binding's namespace is the engine's: absent is the default
+		// namespace, which a worker elsewhere must name.
 		err := p.c.InvokeVoid(Invocation{FunctionID: s.FunctionID, Data: data, Metadata: s.Metadata,
-			Namespace: s.Namespace})
+			Namespace: p.c.absoluteNamespace(s.Namespace)})
 		if err != nil {
 			p.c.log.Warn("on-change fan-out failed", zap.String("function_id", s.FunctionID), zap.Error(err))
 			continue

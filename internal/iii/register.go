@@ -20,6 +20,9 @@ type Trigger struct {
 	FunctionID string
 	Config     any
 	Metadata   any
+	// Namespace is where FunctionID is found when the binding fires
+	// (engine 0.23): "" is this worker's namespace (namespace.go).
+	Namespace string
 }
 
 type functionEntry struct {
@@ -65,10 +68,14 @@ func (c *Client) UnregisterFunction(id string) {
 // RegisterTrigger adds or replaces (same ID) a binding. It is sent at once
 // when connected and replayed on every connection. The engine answers only
 // failures, which are logged at warn. It panics on an empty ID, Type or
-// FunctionID, or a Config or Metadata that cannot be JSON-encoded.
+// FunctionID, a blank Namespace, or a Config or Metadata that cannot be
+// JSON-encoded.
 func (c *Client) RegisterTrigger(t Trigger) {
 	if t.ID == "" || t.Type == "" || t.FunctionID == "" {
 		panic(fmt.Sprintf("iii: RegisterTrigger %q: id, type and function id are required", t.ID))
+	}
+	if err := checkNamespace(t.Namespace, "Trigger.Namespace"); err != nil {
+		panic(fmt.Sprintf("iii: RegisterTrigger %q: %v", t.ID, err))
 	}
 	config, err := encodeJSON(t.Config)
 	if err != nil {
@@ -82,7 +89,7 @@ func (c *Client) RegisterTrigger(t Trigger) {
 		panic(fmt.Sprintf("iii: RegisterTrigger %q: metadata: %v", t.ID, err))
 	}
 	frame := mustEncode(wire.RegisterTrigger{ID: t.ID, TriggerType: t.Type, FunctionID: t.FunctionID,
-		Config: config, Metadata: meta})
+		Config: config, Metadata: meta, Namespace: c.bindingNamespace(t.Namespace)})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.triggers[t.ID] = triggerEntry{t: t, frame: frame}
@@ -133,6 +140,8 @@ func (c *Client) handshakeLocked() [][]byte {
 
 // workerInfo is the payload of engine::workers::register. The engine hides
 // WebSocket workers that never reported a pid from engine::workers::list.
+// Namespace places the connection's registrations (engine 0.23); it is
+// omitted for the default namespace, as 0.22 sent it.
 type workerInfo struct {
 	Name        string `json:"name"`
 	Runtime     string `json:"runtime"`
@@ -140,16 +149,22 @@ type workerInfo struct {
 	OS          string `json:"os"`
 	PID         int    `json:"pid"`
 	Description string `json:"description,omitempty"`
+	Namespace   string `json:"namespace,omitempty"`
 }
 
 // RegisterWorkerFunction is the engine function that receives a worker's
 // metadata; it is called (void) first on every connection.
 const RegisterWorkerFunction = "engine::workers::register"
 
-func metadataFrame(o Options) []byte {
+// metadataFrame is the engine::workers::register call, made once in New.
+func (c *Client) metadataFrame() []byte {
+	o := c.opts
 	info := workerInfo{Name: o.Name, Runtime: "go", Version: o.Version,
-		OS: runtime.GOOS + " " + runtime.GOARCH, PID: os.Getpid(), Description: o.Description}
-	b, err := invokeFrame(Invocation{FunctionID: RegisterWorkerFunction, Data: info}, "", &wire.Action{Type: wire.ActionVoid})
+		OS: runtime.GOOS + " " + runtime.GOARCH, PID: os.Getpid(), Description: o.Description,
+		Namespace: c.namespace}
+	inv := Invocation{FunctionID: RegisterWorkerFunction, Data: info,
+		Namespace: c.callNamespace("", RegisterWorkerFunction)}
+	b, err := invokeFrame(inv, "", &wire.Action{Type: wire.ActionVoid})
 	if err != nil {
 		panic(fmt.Sprintf("iii: worker metadata: %v", err)) // plain strings and ints always encode
 	}

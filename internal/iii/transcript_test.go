@@ -30,6 +30,7 @@ func TestTranscripts(t *testing.T) {
 	tests := []struct {
 		name    string
 		comment string
+		opts    func(*Options)
 		run     func(t *testing.T, p *peer, c *Client)
 	}{
 		{
@@ -85,11 +86,41 @@ func TestTranscripts(t *testing.T) {
 				waitState(t, c, "the second greeting", func() bool { return c.WorkerID() == workerID(2) })
 			},
 		},
+		{
+			name: "namespace",
+			comment: "A worker in the namespace orders (engine 0.23, as iii compose starts it with III_NAMESPACE):\n" +
+				"the metadata call declares it and goes to default, as every engine::* call does; its binding\n" +
+				"targets its own function in orders; its calls go to orders unless they name a namespace.",
+			opts: func(o *Options) { o.Namespace = "orders" },
+			run: func(t *testing.T, p *peer, c *Client) {
+				c.RegisterFunction(Function{ID: "demo::on-state", Handler: nopHandler})
+				c.RegisterTrigger(Trigger{ID: "demo::t1", Type: "state", FunctionID: "demo::on-state",
+					Config: map[string]string{"scope": "skills"}})
+				startReady(t, c)
+				if _, err := c.Call(context.Background(), "echo", map[string]string{"key": "a"}); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.InvokeVoid(Invocation{FunctionID: "engine::functions::list"}); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.InvokeVoid(Invocation{FunctionID: "state::get", Namespace: "default", Data: map[string]string{"key": "a"}}); err != nil {
+					t.Fatal(err)
+				}
+				p.waitFrame("the last call", func(r received) bool {
+					m, ok := r.msg.(wire.InvokeFunction)
+					return ok && m.FunctionID == "state::get"
+				})
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := callPeer(t)
-			c, _ := newClient(t, p)
+			var opts []func(*Options)
+			if tt.opts != nil {
+				opts = append(opts, tt.opts)
+			}
+			c, _ := newClient(t, p, opts...)
 			tt.run(t, p, c)
 			c.Close()
 			for n := 1; n <= p.connCount(); n++ {

@@ -53,6 +53,9 @@ type Options struct {
 	URL string
 	// Name is the worker's name on the engine; default buildinfo.Name.
 	Name string
+	// Namespace is the engine namespace the worker registers in (engine
+	// 0.23; iii.Options.Namespace); "" is the engine's default.
+	Namespace string
 	// Logger receives the worker's log; its components log under named
 	// children (iii, catalog, fs, tools, registry, search, diagnostics).
 	// Default: none.
@@ -103,7 +106,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	w := &Worker{url: opts.URL, log: log, changes: newChangeQueue(), done: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.client = iii.New(iii.Options{
-		URL: opts.URL, Name: opts.Name, Description: buildinfo.Description,
+		URL: opts.URL, Name: opts.Name, Namespace: opts.Namespace, Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
 		MaxResultBytes: cfg.MaxResponseBytes,
 		OversizeHint:   contract.OversizeHint,
