@@ -109,6 +109,7 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 
 		modeChanged: make(chan struct{}),
 	}
+	c.holdState()
 	// A scope loaded on a connection vouches for nothing once it ends,
 	// before any call on the next connection is served (D18).
 	engine.OnDisconnect(func() {
@@ -322,23 +323,87 @@ func (c *Catalog) askStateType(ctx context.Context) (stateType, error) {
 	if err != nil {
 		var ie *iii.Error
 		if errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound {
+			c.routeState(true)              // an engine without namespaces: calls go as they are
 			return stateTypeUnknowable, err // an engine without engine::triggers::list
 		}
 		return stateTypeUnanswered, err
 	}
 	var list struct {
 		Triggers []struct {
-			ID string `json:"id"`
+			ID        string `json:"id"`
+			Namespace string `json:"namespace"`
 		} `json:"triggers"`
 	}
 	if json.Unmarshal(res, &list) == nil {
+		home, atDefault := false, false
+		own := c.ownNamespace()
 		for _, t := range list.Triggers {
-			if t.ID == StateTriggerType {
-				return stateTypePresent, nil
+			if t.ID != StateTriggerType {
+				continue
+			}
+			switch t.Namespace {
+			case own:
+				home = true
+			case "", iii.DefaultNamespace:
+				atDefault = true
 			}
 		}
+		if home || atDefault {
+			c.routeState(home)
+			return stateTypePresent, nil
+		}
 	}
+	// No state worker yet: calls go to the worker's namespace, and fail
+	// there saying where state::* is registered, until one appears.
+	c.routeState(true)
 	return stateTypeAbsent, errors.New("the engine has no state trigger type (is its state worker loaded?)")
+}
+
+// namespaceRouter is what a client in a namespace offers (*iii.Client):
+// its namespace, and the routing of the calls that name none.
+type namespaceRouter interface {
+	Namespace() string
+	RouteNamespace(prefix, ns string)
+	HoldNamespace(prefix string)
+}
+
+// stateCalls is the prefix of the state worker's functions.
+const stateCalls = "state::"
+
+// ownNamespace is the namespace the worker registers in; the default one
+// for a client that has no namespaces.
+func (c *Catalog) ownNamespace() string {
+	if r, ok := c.engine.(namespaceRouter); ok {
+		return r.Namespace()
+	}
+	return iii.DefaultNamespace
+}
+
+// routeState sends the worker's state::* calls where the engine's state
+// worker is: its own namespace when the state trigger type is there
+// (home), else the default namespace, the order in which the engine looks
+// for the provider of the catalog's state binding (engine 0.23;
+// docs/deployment.md#namespaces). A worker in the default namespace sends
+// its calls unchanged.
+func (c *Catalog) routeState(home bool) {
+	r, ok := c.engine.(namespaceRouter)
+	if !ok {
+		return
+	}
+	to := iii.DefaultNamespace
+	if home {
+		to = ""
+	}
+	r.RouteNamespace(stateCalls, to)
+}
+
+// holdState makes the worker's state::* calls wait until routeState has
+// found where the state worker is (a worker in the default namespace
+// never waits): until then a write could go to a namespace without one.
+func (c *Catalog) holdState() {
+	if r, ok := c.engine.(namespaceRouter); ok {
+		r.HoldNamespace(stateCalls)
+	}
 }
 
 // reportReadThrough says once in the log why state reads go to the engine.

@@ -117,7 +117,10 @@ type Client struct {
 	opts      Options
 	log       *zap.Logger
 	namespace string // Options.Namespace; "" for the default namespace
-	metadata  []byte // the engine::workers::register frame
+	routesMu  sync.RWMutex
+	routes    map[string]string        // RouteNamespace: function-id prefix → namespace
+	holds     map[string]chan struct{} // HoldNamespace: closed by RouteNamespace
+	metadata  []byte                   // the engine::workers::register frame
 
 	ctx         context.Context // client lifetime: handlers and hooks; ended by Close
 	cancel      context.CancelFunc

@@ -68,6 +68,9 @@ func (c *Client) invoke(ctx context.Context, inv Invocation, st *stream) (json.R
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("invoke %s: %w", inv.FunctionID, err)
 	}
+	if err := c.waitRoute(ctx, inv); err != nil {
+		return nil, err
+	}
 	id := uuid.NewString()
 	frame, err := c.invokeFrame(inv, id, nil)
 	if err != nil {

@@ -1,6 +1,7 @@
 package iii
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -62,7 +63,101 @@ func (c *Client) callNamespace(explicit, functionID string) string {
 	case strings.HasPrefix(functionID, "engine::"):
 		return DefaultNamespace
 	}
+	if ns, ok := c.routedNamespace(functionID); ok {
+		return ns
+	}
 	return c.namespace
+}
+
+// RouteNamespace makes the calls of a worker outside the default
+// namespace to functions whose id starts with prefix, when they name no
+// namespace, go to ns instead of the worker's own namespace; ns "" undoes
+// it. The catalog routes state::* to the namespace where it found the
+// engine's state worker (docs/deployment.md#namespaces): the worker's
+// own when the project runs one, else the default namespace, where an
+// engine's built-in state lives — the order in which the engine finds a
+// trigger type's provider. A worker in the default namespace sends no
+// namespace field whatever the routes say, so its frames stay 0.22's.
+func (c *Client) RouteNamespace(prefix, ns string) {
+	c.routesMu.Lock()
+	defer c.routesMu.Unlock()
+	if held, ok := c.holds[prefix]; ok {
+		close(held)
+		delete(c.holds, prefix)
+	}
+	if ns == "" || ns == c.namespace {
+		delete(c.routes, prefix)
+		return
+	}
+	if c.routes == nil {
+		c.routes = map[string]string{}
+	}
+	c.routes[prefix] = ns
+}
+
+// HoldNamespace makes the synchronous calls of a worker outside the
+// default namespace to functions whose id starts with prefix, when they
+// name no namespace, wait until RouteNamespace routes that prefix (or
+// their context ends): the catalog holds state::* until it has found
+// where the engine's state worker is, so that no write goes to a
+// namespace that has none, or to the wrong one. A worker in the default
+// namespace never waits; void calls never wait.
+func (c *Client) HoldNamespace(prefix string) {
+	if c.namespace == "" {
+		return
+	}
+	c.routesMu.Lock()
+	defer c.routesMu.Unlock()
+	if c.holds == nil {
+		c.holds = map[string]chan struct{}{}
+	}
+	if _, ok := c.holds[prefix]; !ok {
+		c.holds[prefix] = make(chan struct{})
+	}
+}
+
+// waitRoute waits while a HoldNamespace covers the call inv makes.
+func (c *Client) waitRoute(ctx context.Context, inv Invocation) error {
+	if c.namespace == "" || inv.Namespace != "" {
+		return nil
+	}
+	c.routesMu.RLock()
+	var held chan struct{}
+	for prefix, ch := range c.holds {
+		if strings.HasPrefix(inv.FunctionID, prefix) {
+			held = ch
+			break
+		}
+	}
+	c.routesMu.RUnlock()
+	if held == nil {
+		return nil
+	}
+	if _, ok := ctx.Deadline(); !ok && c.opts.CallTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.opts.CallTimeout)
+		defer cancel()
+	}
+	select {
+	case <-held:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("invoke %s: waiting to learn which namespace serves it: %w", inv.FunctionID, ctx.Err())
+	}
+}
+
+// routedNamespace is the namespace RouteNamespace gave the longest prefix
+// of functionID, if any.
+func (c *Client) routedNamespace(functionID string) (string, bool) {
+	c.routesMu.RLock()
+	defer c.routesMu.RUnlock()
+	best, ns := -1, ""
+	for prefix, to := range c.routes {
+		if len(prefix) > best && strings.HasPrefix(functionID, prefix) {
+			best, ns = len(prefix), to
+		}
+	}
+	return ns, best >= 0
 }
 
 // bindingNamespace is the namespace a binding's target function is named

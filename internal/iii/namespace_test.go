@@ -162,3 +162,38 @@ func TestBlankNamespaceIsRefused(t *testing.T) {
 	})
 	panics("New", func() { New(Options{URL: p.url(), Namespace: " "}) })
 }
+
+// A worker outside the default namespace sends the calls of a routed
+// prefix to the routed namespace, the longest prefix winning; a call that
+// names a namespace, and engine::* calls, are not routed; routing to the
+// worker's own namespace or to "" undoes it; a worker in the default
+// namespace names nothing whatever the routes (0.22's bytes).
+func TestRouteNamespace(t *testing.T) {
+	c := New(Options{URL: "ws://127.0.0.1:1", Namespace: "shop"})
+	defer c.Close()
+	c.RouteNamespace("state::", DefaultNamespace)
+	c.RouteNamespace("state::list", "archive")
+	for _, tc := range []struct{ explicit, fn, want string }{
+		{"", "state::get", DefaultNamespace},
+		{"", "state::list_entries", "archive"},
+		{"", "skills::list", "shop"},
+		{"elsewhere", "state::get", "elsewhere"},
+		{"", "engine::triggers::list", DefaultNamespace},
+	} {
+		if got := c.callNamespace(tc.explicit, tc.fn); got != tc.want {
+			t.Errorf("callNamespace(%q, %q) = %q, want %q", tc.explicit, tc.fn, got, tc.want)
+		}
+	}
+	c.RouteNamespace("state::", "shop")
+	c.RouteNamespace("state::list", "")
+	if got := c.callNamespace("", "state::list"); got != "shop" {
+		t.Errorf("after undoing the routes, state::list goes to %q, want the worker's namespace", got)
+	}
+
+	d := New(Options{URL: "ws://127.0.0.1:1"})
+	defer d.Close()
+	d.RouteNamespace("state::", DefaultNamespace)
+	if got := d.callNamespace("", "state::get"); got != "" {
+		t.Errorf("a default-namespace worker's routed call names %q, want no namespace field", got)
+	}
+}

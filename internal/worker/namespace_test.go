@@ -1,0 +1,122 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"go.uber.org/zap/zaptest"
+)
+
+// runIn runs a worker for cfg in namespace ns on the engine at url until
+// the test ends.
+func runIn(t *testing.T, url, ns string, cfg config.Config) {
+	t.Helper()
+	w, err := New(config.Resolve(cfg, config.ModeWorker), Options{URL: url, Namespace: ns, Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(context.Background()) }()
+	t.Cleanup(func() {
+		w.Close() //nolint:errcheck // Run's result is checked below
+		if err := <-ran; err != nil {
+			t.Errorf("the worker in namespace %q ended with %v", ns, err)
+		}
+	})
+}
+
+// callerIn is a client in namespace ns whose calls go there, as an
+// official SDK's do.
+func callerIn(t *testing.T, url, ns string) *iii.Client {
+	t.Helper()
+	c := iii.New(iii.Options{URL: url, Name: "caller-" + ns, Namespace: ns})
+	c.Start()
+	t.Cleanup(func() { c.Close() }) //nolint:errcheck // test teardown
+	return c
+}
+
+// A worker in a namespace of an engine whose state worker is the
+// engine's built-in one (iii 0.23: in the default namespace only) finds
+// it there: its registry is served in its namespace, its rows are stored
+// in the default namespace's state, and its catalog follows them (the
+// state binding, resolved at home then in the default namespace, is live
+// and delivers the worker's own writes back to it in its namespace).
+func TestWorkerInANamespaceFindsTheDefaultStateWorker(t *testing.T) {
+	srv := iiitest.NewServerWith(t, engine.Options{Namespaces: true})
+	runIn(t, srv.URL(), "shop", config.Default())
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := srv.WaitFunctionIn(ctx, "shop", "skills::register"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := srv.FunctionIn(engine.DefaultNamespace, "skills::register"); ok {
+		t.Fatal("skills::register is registered in the default namespace too; want only in shop")
+	}
+	if err := srv.WaitTriggerTypeIn(ctx, "shop", contract.SkillsOnChange); err != nil {
+		t.Fatal(err)
+	}
+
+	caller := callerIn(t, srv.URL(), "shop")
+	if err := caller.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := caller.Call(ctx, "skills::register", map[string]string{"id": "hello", "skill": "# Hello\n\nFrom the shop."}); err != nil {
+		t.Fatalf("skills::register in shop: %v", err)
+	}
+	if _, ok := srv.State(config.DefaultSkillsScope, "hello"); !ok {
+		t.Fatal("the row of hello is not in the default namespace's state")
+	}
+	// The catalog follows the engine's state worker: it says so, and a row
+	// written behind the worker's back reaches its listing.
+	diag, err := caller.Call(ctx, "skills::diagnostics", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Engine struct {
+			StateTrigger bool `json:"state_trigger"`
+		} `json:"engine"`
+	}
+	if err := json.Unmarshal(diag, &rep); err != nil || !rep.Engine.StateTrigger {
+		t.Fatalf("skills::diagnostics engine = %s (%v); want state_trigger true", diag, err)
+	}
+	row, err := json.Marshal(map[string]any{"id": "other", "skill": "# Other\n\nWritten by another worker.", "registered_at": "2026-11-28T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetState(config.DefaultSkillsScope, "other", row); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		list, err := caller.Call(ctx, "skills::list", map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(list), `"other"`) && strings.Contains(string(list), `"hello"`) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("skills::list in shop never showed both rows: %s\nbindings: %+v", list, srv.BindingsIn("shop"))
+		case <-time.After(10 * time.Millisecond): // paces the asking; ctx decides
+		}
+	}
+	// A caller in the default namespace does not reach the shop's registry.
+	outsider := callerIn(t, srv.URL(), "")
+	if err := outsider.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = outsider.Call(ctx, "skills::list", map[string]any{})
+	if ie, ok := errors.AsType[*iii.Error](err); !ok || ie.Code != iii.CodeFunctionNotFound || !strings.Contains(ie.Message, "registered in namespace(s): shop") {
+		t.Fatalf("skills::list from the default namespace = %v; want function_not_found naming shop", err)
+	}
+}
