@@ -127,13 +127,13 @@ func validateConfiguration(value, schema json.RawMessage) *wire.ErrorBody {
 
 // configurationEnsure is configuration::ensure (iii 0.24): register, but
 // initial_value is installed only where no value is stored yet.
-func configurationEnsure(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func configurationEnsure(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	return s.registerConfiguration("configuration::ensure", data, true)
 }
 
 // configurationRegister is configuration::register: initial_value, when
 // given, replaces the stored value.
-func configurationRegister(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func configurationRegister(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	return s.registerConfiguration("configuration::register", data, false)
 }
 
@@ -185,7 +185,7 @@ func (s *Engine) registerConfiguration(fn string, data json.RawMessage, keepStor
 
 // configurationSet is configuration::set: the value replaces the stored
 // one once it satisfies the schema; it returns {old_value, new_value}.
-func configurationSet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func configurationSet(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := configurationSetInput.decode("configuration::set", data)
 	if e != nil {
 		return nil, e
@@ -219,7 +219,7 @@ func configurationSet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.E
 // configurationGet is configuration::get: {id, value}. A stored value
 // that no longer satisfies the schema (registered again with another
 // one) is not handed out: SCHEMA_INVALID, as the engine answers.
-func configurationGet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func configurationGet(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := configurationGetInput.decode("configuration::get", data)
 	if e != nil {
 		return nil, e
@@ -239,7 +239,7 @@ func configurationGet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.E
 
 // configurationList is configuration::list: every entry without its
 // value, sorted by id.
-func configurationList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func configurationList(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	if _, e := configurationListInput.decode("configuration::list", data); e != nil {
 		return nil, e
 	}
@@ -255,7 +255,7 @@ func configurationList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.
 
 // configurationSchema is configuration::schema: one entry without its
 // value.
-func configurationSchema(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func configurationSchema(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := configurationSchemaInput.decode("configuration::schema", data)
 	if e != nil {
 		return nil, e

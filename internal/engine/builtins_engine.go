@@ -55,7 +55,7 @@ func engineBuiltins() []builtinSpec {
 // functionsList lists functions, hiding engine::* (but not
 // engine::queue::*) and metadata.internal ones unless include_internal is
 // set. Sorted by id, or by match quality then id when searching.
-func functionsList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func functionsList(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := functionsListIn.decode("engine::functions::list", data)
 	if e != nil {
 		return nil, e
@@ -160,7 +160,7 @@ func firstSegment(id string) string {
 // (function_ids), with the registered request/response formats as
 // request_schema/response_schema. With Options.Namespaces an optional
 // namespace selects where each id is looked up (infoNamespaceLocked).
-func functionsInfo(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func functionsInfo(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	in := functionInfoIn
 	if s.namespaces {
 		in = functionInfoNamespacedIn

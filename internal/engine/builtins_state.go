@@ -9,7 +9,9 @@ import (
 // The in-process state worker (iii-state) with the kv adapter in memory.
 // state::update is not provided; state::list_entries comes with
 // Options.StateListEntries (state_entries.go), and the whole worker may
-// register late (state_worker.go).
+// register late (state_worker.go). Each function runs in the namespace it
+// is registered in, on that namespace's store (stateStoreIn), and its
+// writes fire that namespace's state trigger type.
 
 var (
 	stateSetInput = &inputStruct{name: "StateSetInput", fields: []field{
@@ -38,62 +40,69 @@ func stateBuiltins() []builtinSpec {
 
 // stateSet stores a value and returns {"new_value", "old_value"}; the old
 // value is null when the key was new.
-func stateSet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateSet(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := stateSetInput.decode("state::set", data)
 	if e != nil {
 		return nil, e
 	}
 	value := mustEncode(a["value"])
-	old := s.writeState(a.str("scope"), a.str("key"), value)
+	old := s.writeStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key"), value)
 	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
 }
 
-// writeState stores a value and fires state:created or state:updated; it
-// returns the previous value, nil when the key was new.
+// writeState is writeStateIn for the default namespace.
 func (s *Engine) writeState(scope, key string, value json.RawMessage) (old json.RawMessage) {
-	old = s.state.set(scope, key, value)
+	return s.writeStateIn(DefaultNamespace, s.state, scope, key, value)
+}
+
+// writeStateIn stores a value in st, namespace ns's store, and fires
+// state:created or state:updated there; it returns the previous value,
+// nil when the key was new.
+func (s *Engine) writeStateIn(ns string, st *stateStore, scope, key string, value json.RawMessage) (old json.RawMessage) {
+	old = st.set(scope, key, value)
 	event := stateUpdated
 	if old == nil {
 		event = stateCreated
 	}
-	s.stateChanged(event, scope, key, old, value)
+	s.stateChanged(ns, event, scope, key, old, value)
 	return old
 }
 
 // stateGet returns the stored value; a missing key yields no result at all
 // (not null), while a stored null comes back as null.
-func stateGet(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateGet(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := stateGetInput.decode("state::get", data)
 	if e != nil {
 		return nil, e
 	}
-	v, _ := s.state.get(a.str("scope"), a.str("key"))
+	v, _ := s.stateStoreIn(ns).get(a.str("scope"), a.str("key"))
 	return v, nil
 }
 
 // stateDelete removes a key and returns what it held; a missing key yields
 // no result, not an error.
-func stateDelete(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateDelete(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := stateDeleteInput.decode("state::delete", data)
 	if e != nil {
 		return nil, e
 	}
-	return s.deleteState(a.str("scope"), a.str("key")), nil
+	return s.deleteStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key")), nil
 }
 
-// deleteState removes a key and fires state:deleted, even when nothing
-// was there (as the engine does); it returns what the key held.
-func (s *Engine) deleteState(scope, key string) json.RawMessage {
-	v, _ := s.state.remove(scope, key)
-	s.stateChanged(stateDeleted, scope, key, v, nil)
+// deleteStateIn removes a key from st, namespace ns's store, and fires
+// state:deleted there, even when nothing was there (as the engine does);
+// it returns what the key held.
+func (s *Engine) deleteStateIn(ns string, st *stateStore, scope, key string) json.RawMessage {
+	v, _ := st.remove(scope, key)
+	s.stateChanged(ns, stateDeleted, scope, key, v, nil)
 	return v
 }
 
 // stateList returns a scope's values (no keys) in first-write order, as
 // one array for callers that need its bytes (a trigger's function, an
 // in-process call).
-func stateList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
-	values, e := stateListElements(s, data)
+func stateList(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+	values, e := stateListElements(s, ns, data)
 	if e != nil {
 		return nil, e
 	}
@@ -103,12 +112,12 @@ func stateList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBod
 // stateListElements is stateList's result as the stored values
 // themselves, which a reply to a worker writes one by one; the store
 // never changes a value's bytes, it replaces them (stateRow).
-func stateListElements(s *Engine, data json.RawMessage) ([]json.RawMessage, *wire.ErrorBody) {
+func stateListElements(s *Engine, ns string, data json.RawMessage) ([]json.RawMessage, *wire.ErrorBody) {
 	a, e := stateGetGroupInput.decode("state::list", data)
 	if e != nil {
 		return nil, e
 	}
-	return s.state.values(a.str("scope")), nil
+	return s.stateStoreIn(ns).values(a.str("scope")), nil
 }
 
 // joinArray builds a JSON array of stored values, which are canonical JSON
@@ -127,9 +136,9 @@ func joinArray(values []json.RawMessage) json.RawMessage {
 
 // stateListGroups returns {"groups": [...]}, every scope ever written,
 // sorted.
-func stateListGroups(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func stateListGroups(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	if _, e := stateListGroupInput.decode("state::list_groups", data); e != nil {
 		return nil, e
 	}
-	return mustEncode(map[string]any{"groups": s.state.groups()}), nil
+	return mustEncode(map[string]any{"groups": s.stateStoreIn(ns).groups()}), nil
 }

@@ -17,7 +17,7 @@ var triggersListIn = &inputStruct{name: "TriggersListInput", fields: []field{
 // namespace each serves), sorted by id then namespace, hiding engine::*
 // unless include_internal is set. A worker uses it to learn whether a type it
 // wants to bind exists (a binding of a missing type is parked silently).
-func triggersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func triggersList(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := triggersListIn.decode("engine::triggers::list", data)
 	if e != nil {
 		return nil, e

@@ -44,7 +44,7 @@ var (
 
 // registerWorker stores the calling connection's metadata (the caller is
 // known from the injected _caller_worker_id) and answers {"success":true}.
-func registerWorker(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+func registerWorker(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	if s.namespaces {
 		return registerNamespacedWorker(s, data)
 	}
@@ -195,15 +195,16 @@ func sanitizeWorkerText(s string, ok bool) *string {
 }
 
 // workersList lists connected workers that reported a pid, plus the
-// in-process workers, sorted by name then id.
-func workersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+// in-process workers (a state worker per namespace that has one), sorted
+// by name, id, then namespace.
+func workersList(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := workersListIn.decode("engine::workers::list", data)
 	if e != nil {
 		return nil, e
 	}
 	type row struct {
-		sortName, id string
-		fields       map[string]any
+		sortName, id, ns string
+		fields           map[string]any
 	}
 	var rows []row
 	s.mu.Lock()
@@ -211,7 +212,7 @@ func workersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorB
 		if c.meta.pid == nil {
 			continue
 		}
-		r := row{cmp.Or(derefOr(c.meta.name), c.id), c.id, map[string]any{
+		r := row{cmp.Or(derefOr(c.meta.name), c.id), c.id, c.ns(), map[string]any{
 			"name": metaString(c.meta.name), "description": metaString(c.meta.description),
 			"version": metaString(c.meta.version), "id": c.id, "runtime": metaString(c.meta.runtime),
 			"os": metaString(c.meta.os), "status": "connected", "function_count": len(c.functionIDs),
@@ -223,26 +224,34 @@ func workersList(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorB
 		}
 		rows = append(rows, r)
 	}
+	stateNamespaces := s.stateNamespacesLocked()
 	s.mu.Unlock()
 	counts := map[string]int{}
 	for _, b := range builtinTable() {
 		counts[b.worker]++
 	}
-	for _, w := range []struct{ name, description string }{
-		{engineFnWorkerName, engineFnWorkerDescription}, {stateWorkerName, stateWorkerDescription},
-	} {
-		r := row{w.name, w.name, map[string]any{
+	inProcess := []struct{ name, description, ns string }{
+		{engineFnWorkerName, engineFnWorkerDescription, DefaultNamespace},
+		{stateWorkerName, stateWorkerDescription, DefaultNamespace},
+	}
+	for _, ns := range stateNamespaces { // StartStateIn
+		inProcess = append(inProcess, struct{ name, description, ns string }{stateWorkerName, stateWorkerDescription, ns})
+	}
+	for _, w := range inProcess {
+		r := row{w.name, w.name, w.ns, map[string]any{
 			"name": w.name, "description": w.description, "version": engineVersion, "id": w.name,
 			"runtime": "engine", "os": nil, "status": "available", "function_count": counts[w.name],
 			"connected_at_ms": s.startedAt.UnixMilli(), "active_invocations": 0,
 			"isolation": "in-process", "ip_address": nil,
 		}}
 		if s.namespaces {
-			r.fields["namespace"] = DefaultNamespace
+			r.fields["namespace"] = w.ns
 		}
 		rows = append(rows, r)
 	}
-	slices.SortFunc(rows, func(x, y row) int { return cmp.Or(cmp.Compare(x.sortName, y.sortName), cmp.Compare(x.id, y.id)) })
+	slices.SortFunc(rows, func(x, y row) int {
+		return cmp.Or(cmp.Compare(x.sortName, y.sortName), cmp.Compare(x.id, y.id), cmp.Compare(x.ns, y.ns))
+	})
 	out := make([]map[string]any, 0, len(rows))
 	runtime, hasRuntime := a.optStr("runtime")
 	status, hasStatus := a.optStr("status")

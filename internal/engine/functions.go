@@ -10,16 +10,18 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
-// builtinFunc is an in-process engine function. data is the canonical
-// input; a nil result means the invocationresult has no result field.
-type builtinFunc func(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody)
+// builtinFunc is an in-process engine function. ns is the namespace it is
+// registered in, and so runs in (a state worker's functions use that
+// namespace's store); data is the canonical input; a nil result means the
+// invocationresult has no result field.
+type builtinFunc func(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody)
 
 // elementsFunc is an in-process function whose result is a JSON array,
 // given as its elements: each one valid JSON that no one changes (the
 // state store's values). A caller that writes the result to a socket
 // sends them from where they lie instead of joining them
 // (docs/decisions.md D52); its builtinFunc is the same result joined.
-type elementsFunc func(s *Engine, data json.RawMessage) ([]json.RawMessage, *wire.ErrorBody)
+type elementsFunc func(s *Engine, ns string, data json.RawMessage) ([]json.RawMessage, *wire.ErrorBody)
 
 // function is one registered function: owned by a worker connection, or
 // run in-process.
@@ -66,13 +68,21 @@ var builtinElements = map[string]elementsFunc{
 
 // installBuiltinsLocked (re)installs every in-process function and trigger
 // type that is missing, as a freshly started engine has them: all of them
-// in the default namespace.
+// in the default namespace, and the state workers of other namespaces
+// (StartStateIn) in theirs.
 func (r *registry) installBuiltinsLocked() {
 	types := builtinTriggerTypes()
 	if !r.stateTriggerOfferedLocked() {
 		types = slices.DeleteFunc(types, func(t *triggerType) bool { return t.id == triggerState })
 	}
 	r.installLocked(DefaultNamespace, r.builtinsLocked(), types)
+	var stateTypes []*triggerType
+	if !r.withoutStateTrigger {
+		stateTypes = []*triggerType{stateTypeIn("")}
+	}
+	for _, ns := range r.stateNamespacesLocked() {
+		r.installLocked(ns, r.stateSpecsLocked(), stateTypes)
+	}
 	r.installConfigurationLocked()
 	r.notifyLocked()
 }

@@ -30,7 +30,7 @@ func TestFunctionsAvailableFiresAtTheNextPoll(t *testing.T) {
 		start := time.Now()
 		var mu sync.Mutex
 		var fired []string // "offset: function ids"
-		watch := func(_ *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+		watch := func(_ *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 			var p struct {
 				Functions []struct {
 					ID string `json:"function_id"`

@@ -306,31 +306,86 @@ func (s *Engine) WaitWorkerIn(ctx context.Context, ns, name string) error {
 	})
 }
 
-// State returns a stored state value; false when the key is missing.
+// State returns a stored state value of the default namespace's store;
+// false when the key is missing.
 func (s *Engine) State(scope, key string) (json.RawMessage, bool) {
 	return s.state.get(scope, key)
 }
 
-// StateValues lists a scope's values in first-write order, as state::list
-// does.
+// StateIn is State in the store of namespace ns's state worker
+// (StartStateIn); false as well when ns has none.
+func (s *Engine) StateIn(ns, scope, key string) (json.RawMessage, bool) {
+	st := s.stateStoreIn(ns)
+	if st == nil {
+		return nil, false
+	}
+	return st.get(scope, key)
+}
+
+// StateValues lists a scope's values in the default namespace's store in
+// first-write order, as state::list does.
 func (s *Engine) StateValues(scope string) []json.RawMessage {
 	return s.state.values(scope)
 }
 
-// SetState writes a state value (for example a row another worker wrote)
-// without going through a socket. Like state::set, it fires the state
-// trigger.
+// StateValuesIn is StateValues in the store of namespace ns's state
+// worker; empty when ns has none.
+func (s *Engine) StateValuesIn(ns, scope string) []json.RawMessage {
+	st := s.stateStoreIn(ns)
+	if st == nil {
+		return []json.RawMessage{}
+	}
+	return st.values(scope)
+}
+
+// SetState writes a state value in the default namespace's store (for
+// example a row another worker wrote) without going through a socket.
+// Like state::set, it fires the state trigger.
 func (s *Engine) SetState(scope, key string, value json.RawMessage) error {
+	return s.SetStateIn(DefaultNamespace, scope, key, value)
+}
+
+// SetStateIn is SetState in the store of namespace ns's state worker, and
+// fires ns's state trigger. A namespace other than the default one must
+// have its state worker (StartStateIn) first.
+func (s *Engine) SetStateIn(ns, scope, key string, value json.RawMessage) error {
+	st, err := s.stateStoreFor(ns, "set state", scope, key)
+	if err != nil {
+		return err
+	}
 	v, err := decodeValue(value)
 	if err != nil {
 		return fmt.Errorf("engine: set state %s/%s: %w", scope, key, err)
 	}
-	s.writeState(scope, key, mustEncode(v))
+	s.writeStateIn(ns, st, scope, key, mustEncode(v))
 	return nil
 }
 
-// DeleteState deletes a state value without going through a socket. Like
-// state::delete, it fires the state trigger, even for a missing key.
+// DeleteState deletes a state value of the default namespace's store
+// without going through a socket. Like state::delete, it fires the state
+// trigger, even for a missing key.
 func (s *Engine) DeleteState(scope, key string) {
-	s.deleteState(scope, key)
+	_ = s.DeleteStateIn(DefaultNamespace, scope, key) // the default store is always there
+}
+
+// DeleteStateIn is DeleteState in the store of namespace ns's state
+// worker, and fires ns's state trigger. A namespace other than the
+// default one must have its state worker (StartStateIn) first.
+func (s *Engine) DeleteStateIn(ns, scope, key string) error {
+	st, err := s.stateStoreFor(ns, "delete state", scope, key)
+	if err != nil {
+		return err
+	}
+	s.deleteStateIn(ns, st, scope, key)
+	return nil
+}
+
+// stateStoreFor is ns's store, or, when ns has no state worker, an error
+// for what (done to scope/key) that says how to give it one.
+func (s *Engine) stateStoreFor(ns, what, scope, key string) (*stateStore, error) {
+	if st := s.stateStoreIn(ns); st != nil {
+		return st, nil
+	}
+	return nil, fmt.Errorf("engine: %s %s/%s in namespace %q: the namespace has no state worker; start one with StartStateIn(%q) first",
+		what, scope, key, ns, ns)
 }

@@ -144,7 +144,7 @@ func (s *Engine) call(r callRequest) {
 	if f.run != nil {
 		s.mu.Unlock()
 		if f.elements != nil && r.done != nil && r.doneElements != nil {
-			elements, e := f.elements(s, r.data)
+			elements, e := f.elements(s, f.ns(), r.data)
 			if e != nil {
 				r.done(nil, e)
 				return
@@ -152,7 +152,7 @@ func (s *Engine) call(r callRequest) {
 			r.doneElements(elements)
 			return
 		}
-		res, e := f.run(s, r.data)
+		res, e := f.run(s, f.ns(), r.data)
 		if r.done != nil {
 			r.done(res, e)
 		}

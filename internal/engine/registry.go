@@ -43,6 +43,11 @@ type registry struct {
 	namespaces          bool // Options.Namespaces
 	stateListEntries    bool // Options.StateListEntries
 	stateAbsent         bool // Options.StateWorkerLate, until StartState (state_worker.go)
+
+	// stateStores are the stores of the state workers of namespaces other
+	// than the default one (StartStateIn); the default one's is
+	// Engine.state.
+	stateStores map[string]*stateStore
 }
 
 // namespacedName is a (namespace, name) key.
@@ -59,6 +64,7 @@ func (r *registry) init() {
 	r.invocations = map[string]*invocation{}
 	r.workerNames = map[namespacedName]*conn{}
 	r.changed = make(chan struct{})
+	r.stateStores = map[string]*stateStore{}
 	r.installBuiltinsLocked()
 }
 

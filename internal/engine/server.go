@@ -51,7 +51,8 @@ type Options struct {
 	// are keyed by namespace; calls and bindings name the namespace they
 	// resolve in (docs/engine.md, "Namespaces (0.23 mode)"). False, the
 	// default, is the 0.22.1 engine, which ignores every namespace field
-	// as 0.22.1 ignores unknown fields.
+	// as 0.22.1 ignores unknown fields. With it, StartStateIn gives a
+	// namespace a state worker of its own.
 	Namespaces bool
 	// NamespaceGrace is how long, with Namespaces, a connection's
 	// registrations wait for its engine::workers::register call before
@@ -66,9 +67,11 @@ type Options struct {
 	// StateListEntries adds state::list_entries, the paged listing of iii
 	// 0.24's state worker (docs/decisions.md D55).
 	StateListEntries bool
-	// DataDir, when set, keeps state in DataDir/state.json: loaded at
-	// start, written within 500 ms of a change and on Close (D46). A file
-	// that does not decode stops Start with its path.
+	// DataDir, when set, keeps the default namespace's state in
+	// DataDir/state.json: loaded at start, written within 500 ms of a
+	// change and on Close (D46). A file that does not decode stops Start
+	// with its path. Other namespaces' state (StartStateIn) stays in
+	// memory.
 	DataDir string
 	// Configuration gives the engine the configuration worker's
 	// configuration::* functions and the configuration trigger type, in

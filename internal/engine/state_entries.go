@@ -93,8 +93,9 @@ func newEntrySnapshots() *entrySnapshots {
 	return &entrySnapshots{now: time.Now, open: map[string]*entrySnapshot{}}
 }
 
-// stateListEntries answers one page of a scope's entries.
-func stateListEntries(s *Engine, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
+// stateListEntries answers one page of a scope's entries, from the store
+// of the namespace it runs in; each store keeps its own snapshots.
+func stateListEntries(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
 	a, e := stateListEntriesInput.decode("state::list_entries", data)
 	if e != nil {
 		return nil, e
@@ -108,12 +109,13 @@ func stateListEntries(s *Engine, data json.RawMessage) (json.RawMessage, *wire.E
 		return nil, e
 	}
 	req := entryRequest{scope: a.str("scope"), caller: a.str("_caller_worker_id"), limit: limit, maxBytes: maxBytes}
-	snaps := s.state.entries
+	st := s.stateStoreIn(ns)
+	snaps := st.entries
 	var snap *entrySnapshot
 	if cursor, ok := a.optStr("cursor"); ok {
 		snap, e = snaps.take(cursor, req)
 	} else {
-		snap, e = s.state.entrySnapshot(req)
+		snap, e = st.entrySnapshot(req)
 	}
 	if e != nil {
 		return nil, e

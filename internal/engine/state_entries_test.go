@@ -273,14 +273,14 @@ func TestListEntriesSnapshotsExpireAndAreBounded(t *testing.T) {
 		s.state.set("s", k, json.RawMessage(`1`))
 	}
 	first := func() string {
-		raw, e := stateListEntries(s, json.RawMessage(`{"scope":"s","limit":1}`))
+		raw, e := stateListEntries(s, DefaultNamespace, json.RawMessage(`{"scope":"s","limit":1}`))
 		if e != nil {
 			t.Fatal(e)
 		}
 		return *decodePage(t, raw).NextCursor
 	}
 	next := func(c string) *wire.ErrorBody {
-		_, e := stateListEntries(s, json.RawMessage(fmt.Sprintf(`{"scope":"s","limit":1,"cursor":%q}`, c)))
+		_, e := stateListEntries(s, DefaultNamespace, json.RawMessage(fmt.Sprintf(`{"scope":"s","limit":1,"cursor":%q}`, c)))
 		return e
 	}
 

@@ -29,8 +29,11 @@ const (
 )
 
 // stateEvent is the payload a state binding receives, in the engine's
-// field order.
+// field order, and the namespace of the write (not sent): only the
+// bindings bound to that namespace's state trigger type receive it.
 type stateEvent struct {
+	namespace string
+
 	Type      string          `json:"type"`
 	EventType string          `json:"event_type"`
 	Scope     string          `json:"scope"`
@@ -80,15 +83,17 @@ func newStateDelivery() *stateDelivery {
 	return &stateDelivery{signal: make(chan struct{}, 1)}
 }
 
-// stateChanged queues the event of a write for the bindings of the state
-// trigger type. It never blocks the write. Before a late state worker has
-// registered (StartState) there is no trigger: a row seeded then
-// (SetState) fires nothing, then or later.
-func (s *Engine) stateChanged(eventType, scope, key string, oldValue, newValue json.RawMessage) {
-	if s.stateWorkerAbsent() {
+// stateChanged queues the event of a write in namespace ns for the
+// bindings of that namespace's state trigger type. It never blocks the
+// write. Before a late default state worker has registered (StartState)
+// there is no trigger: a row seeded then (SetState) fires nothing, then or
+// later. Another namespace has a store only once its state worker is there
+// (StartStateIn).
+func (s *Engine) stateChanged(ns, eventType, scope, key string, oldValue, newValue json.RawMessage) {
+	if ns == DefaultNamespace && s.stateWorkerAbsent() {
 		return
 	}
-	ev := stateEvent{Type: triggerState, EventType: eventType, Scope: scope, Key: key,
+	ev := stateEvent{namespace: ns, Type: triggerState, EventType: eventType, Scope: scope, Key: key,
 		OldValue: jsonOrNull(oldValue), NewValue: jsonOrNull(newValue)}
 	d := s.stateEvents
 	d.mu.Lock()
@@ -127,11 +132,13 @@ func (s *Engine) deliverStateEvents() {
 	}
 }
 
-// deliverStateEvent calls each matching binding in id order, waiting for
-// each call; a binding with a condition function is called only when the
-// condition returns true. It returns false when the engine is closing.
+// deliverStateEvent calls each matching binding bound to the state
+// trigger type of the write's namespace, in id order, waiting for each
+// call, each in the binding's namespace; a binding with a condition
+// function is called only when the condition returns true. It returns
+// false when the engine is closing.
 func (s *Engine) deliverStateEvent(ev stateEvent) bool {
-	targets := s.liveBindingsAt(DefaultNamespace, triggerState)
+	targets := s.liveBindingsAt(ev.namespace, triggerState)
 	if len(targets) == 0 {
 		return true
 	}

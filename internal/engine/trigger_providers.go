@@ -56,7 +56,8 @@ func (s *Engine) tellUnboundLocked(b *binding) {
 
 // claimBackLocked moves to tt the live bindings of its home namespace that
 // fell back to the default namespace's provider before tt existed; the
-// old provider is told first.
+// old provider is told first. tt is a worker's type, or a state worker's
+// (StartStateIn), which has no provider connection.
 func (s *Engine) claimBackLocked(tt *triggerType) {
 	for _, id := range slices.Sorted(maps.Keys(s.bindings)) {
 		b := s.bindings[id]
@@ -69,7 +70,11 @@ func (s *Engine) claimBackLocked(tt *triggerType) {
 			s.parked[id] = b
 			continue
 		}
-		tt.provider.log.Info("trigger moved to its own namespace's provider",
+		log := s.log
+		if tt.provider != nil {
+			log = tt.provider.log
+		}
+		log.Info("trigger moved to its own namespace's provider",
 			zap.String("trigger_id", id), zap.String("namespace", tt.ns()))
 	}
 }

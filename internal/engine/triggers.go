@@ -80,7 +80,7 @@ func builtinTriggerTypes() []*triggerType {
 	return []*triggerType{
 		{id: triggerFunctionsAvailable, description: "Triggered when functions are registered/unregistered", worker: engineFnWorkerName},
 		{id: triggerWorkersAvailable, description: "Triggered when workers connect/disconnect", worker: engineFnWorkerName},
-		{id: triggerState, description: triggerStateDescription, worker: stateWorkerName},
+		stateTypeIn(""),
 	}
 }
 
