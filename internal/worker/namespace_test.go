@@ -120,3 +120,94 @@ func TestWorkerInANamespaceFindsTheDefaultStateWorker(t *testing.T) {
 		t.Fatalf("skills::list from the default namespace = %v; want function_not_found naming shop", err)
 	}
 }
+
+// Two skills workers in two namespaces of one engine, each project with a
+// state worker of its own (as iii compose runs a project's state
+// container), keep their registries, their state and their trigger types
+// apart: a skill registered in one is listed, stored and announced there
+// only.
+func TestTwoNamespacesKeepTheirRegistriesApart(t *testing.T) {
+	srv := iiitest.NewServerWith(t, engine.Options{Namespaces: true})
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	announced := map[string]chan string{}
+	for _, ns := range []string{"red", "blue"} {
+		if err := srv.StartStateIn(ns); err != nil {
+			t.Fatal(err)
+		}
+		runIn(t, srv.URL(), ns, config.Default())
+		if err := srv.WaitTriggerTypeIn(ctx, ns, contract.SkillsOnChange); err != nil {
+			t.Fatal(err)
+		}
+		// A subscriber in each namespace hears that namespace's changes.
+		events := make(chan string, 8)
+		announced[ns] = events
+		sub := iii.New(iii.Options{URL: srv.URL(), Name: "subscriber-" + ns, Namespace: ns})
+		sub.RegisterFunction(iii.Function{ID: "test::heard", Handler: func(_ context.Context, req iii.Request) (any, error) {
+			events <- string(req.Data)
+			return nil, nil
+		}})
+		sub.RegisterTrigger(iii.Trigger{ID: "heard-" + ns, Type: contract.SkillsOnChange, FunctionID: "test::heard"})
+		sub.Start()
+		t.Cleanup(func() { sub.Close() }) //nolint:errcheck // test teardown
+		if err := srv.WaitBindingIn(ctx, ns, "heard-"+ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	red, blue := callerIn(t, srv.URL(), "red"), callerIn(t, srv.URL(), "blue")
+	for _, c := range []*iii.Client{red, blue} {
+		if err := c.WaitReady(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := red.Call(ctx, "skills::register", map[string]string{"id": "red-only", "skill": "# Red only"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-announced["red"]:
+		if !strings.Contains(ev, `"red-only"`) {
+			t.Fatalf("red heard %s; want the registration of red-only", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("red's subscriber never heard the registration")
+	}
+	if _, ok := srv.StateIn("red", config.DefaultSkillsScope, "red-only"); !ok {
+		t.Error("red-only is not in red's state")
+	}
+	for _, ns := range []string{"blue", engine.DefaultNamespace} {
+		if _, ok := srv.StateIn(ns, config.DefaultSkillsScope, "red-only"); ok {
+			t.Errorf("red-only is in %s's state too", ns)
+		}
+	}
+	list, err := blue.Call(ctx, "skills::list", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(list), "red-only") {
+		t.Errorf("blue lists red's skill: %s", list)
+	}
+	// Blue's own registration is announced to blue, and to blue only: the
+	// event red's subscriber would get would come first had it been sent.
+	if _, err := blue.Call(ctx, "skills::register", map[string]string{"id": "blue-only", "skill": "# Blue only"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-announced["blue"]:
+		if !strings.Contains(ev, `"blue-only"`) {
+			t.Fatalf("blue heard %s; want the registration of blue-only", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("blue's subscriber never heard the registration")
+	}
+	if _, err := red.Call(ctx, "skills::register", map[string]string{"id": "red-second", "skill": "# Red second"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-announced["red"]:
+		if !strings.Contains(ev, `"red-second"`) {
+			t.Fatalf("red heard %s after blue's registration; want only red's own (red-second)", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("red's subscriber never heard its second registration")
+	}
+}
