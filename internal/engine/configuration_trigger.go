@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
@@ -79,14 +78,6 @@ func checkBuiltinBinding(m wire.RegisterTrigger) *wire.ErrorBody {
 	return nil
 }
 
-// configurationEvents queues the configuration events waiting for
-// delivery; one goroutine delivers them.
-type configurationEvents struct {
-	mu     sync.Mutex
-	queue  []configurationEvent
-	signal chan struct{} // capacity 1: "the queue is not empty"
-}
-
 // startConfiguration gives the engine its configuration worker when
 // Options.Configuration is set: the store, the delivery goroutine, and
 // (through the registry's flag) the functions and the trigger type. It
@@ -97,7 +88,7 @@ func (s *Engine) startConfiguration() {
 	}
 	s.registry.withConfiguration = true
 	s.configs = newConfigurations()
-	s.configEvents = &configurationEvents{signal: make(chan struct{}, 1)}
+	s.configEvents = newEventQueue[configurationEvent]()
 	s.bg.Add(1)
 	go s.deliverConfigurationEvents()
 }
@@ -111,41 +102,14 @@ func (s *Engine) configurationChanged(eventType string, entry *configurationEntr
 	if entry.metadata != nil {
 		ev["metadata"] = entry.metadata
 	}
-	d := s.configEvents
-	d.mu.Lock()
-	d.queue = append(d.queue, ev)
-	d.mu.Unlock()
-	select {
-	case d.signal <- struct{}{}:
-	default:
-	}
+	s.configEvents.push(ev)
 }
 
-// deliverConfigurationEvents runs until the engine closes, delivering
-// queued events in the order of the writes.
+// deliverConfigurationEvents runs until the engine closes, delivering the
+// queued configuration events in the order of the writes.
 func (s *Engine) deliverConfigurationEvents() {
 	defer s.bg.Done()
-	d := s.configEvents
-	for {
-		select {
-		case <-s.quit:
-			return
-		case <-d.signal:
-		}
-		for {
-			d.mu.Lock()
-			if len(d.queue) == 0 {
-				d.mu.Unlock()
-				break
-			}
-			ev := d.queue[0]
-			d.queue = d.queue[1:]
-			d.mu.Unlock()
-			if !s.deliverConfigurationEvent(ev) {
-				return
-			}
-		}
-	}
+	s.configEvents.run(s.quit, s.deliverConfigurationEvent)
 }
 
 // deliverConfigurationEvent calls each matching binding in id order,

@@ -104,11 +104,11 @@ type Engine struct {
 	upgrader  websocket.Upgrader
 	state     *stateStore
 	// stateEvents queues writes for the state trigger type's bindings.
-	stateEvents *stateDelivery
+	stateEvents *eventQueue[stateEvent]
 	// configs and configEvents are the configuration worker's, nil
 	// without Options.Configuration.
 	configs      *configurations
-	configEvents *configurationEvents
+	configEvents *eventQueue[configurationEvent]
 
 	admin sync.Mutex // serialises Close, Pause, Resume and DropConnections
 
@@ -179,7 +179,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 			WriteBufferSize: wsbatch.FrameBufferSize, WriteBufferPool: wsbatch.BufferPool},
 		state: store,
 
-		stateEvents: newStateDelivery(),
+		stateEvents: newEventQueue[stateEvent](),
 		sockets:     map[*socket]struct{}{},
 		quit:        make(chan struct{}),
 	}

@@ -85,7 +85,7 @@ func TestStateFlushWaitsAtMostOneInterval(t *testing.T) {
 // current bubble. stop closes quit and waits for them; t.Cleanup runs it
 // too, and a second call does nothing.
 func bareEngine(t *testing.T, opts Options) (s *Engine, stop func()) {
-	s = &Engine{opts: opts, state: newStateStore(), stateEvents: newStateDelivery(), log: zap.NewNop(), quit: make(chan struct{})}
+	s = &Engine{opts: opts, state: newStateStore(), stateEvents: newEventQueue[stateEvent](), log: zap.NewNop(), quit: make(chan struct{})}
 	s.registry.init()
 	var once sync.Once
 	stop = func() {

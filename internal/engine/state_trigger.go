@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -71,18 +70,6 @@ func (c stateBindingConfig) matches(ev stateEvent) bool {
 	return (c.Scope == nil || *c.Scope == ev.Scope) && (c.Key == nil || *c.Key == ev.Key)
 }
 
-// stateDelivery is the queue of state events waiting for delivery and the
-// goroutine that delivers them, one call at a time.
-type stateDelivery struct {
-	mu     sync.Mutex
-	queue  []stateEvent
-	signal chan struct{} // capacity 1: "the queue is not empty"
-}
-
-func newStateDelivery() *stateDelivery {
-	return &stateDelivery{signal: make(chan struct{}, 1)}
-}
-
 // stateChanged queues the event of a write in namespace ns for the
 // bindings of that namespace's state trigger type. It never blocks the
 // write. Before a late default state worker has registered (StartState)
@@ -95,41 +82,14 @@ func (s *Engine) stateChanged(ns, eventType, scope, key string, oldValue, newVal
 	}
 	ev := stateEvent{namespace: ns, Type: triggerState, EventType: eventType, Scope: scope, Key: key,
 		OldValue: jsonOrNull(oldValue), NewValue: jsonOrNull(newValue)}
-	d := s.stateEvents
-	d.mu.Lock()
-	d.queue = append(d.queue, ev)
-	d.mu.Unlock()
-	select {
-	case d.signal <- struct{}{}:
-	default:
-	}
+	s.stateEvents.push(ev)
 }
 
-// deliverStateEvents runs until the engine closes, delivering queued
-// events in the order of the writes.
+// deliverStateEvents runs until the engine closes, delivering the queued
+// state events in the order of the writes.
 func (s *Engine) deliverStateEvents() {
 	defer s.bg.Done()
-	d := s.stateEvents
-	for {
-		select {
-		case <-s.quit:
-			return
-		case <-d.signal:
-		}
-		for {
-			d.mu.Lock()
-			if len(d.queue) == 0 {
-				d.mu.Unlock()
-				break
-			}
-			ev := d.queue[0]
-			d.queue = d.queue[1:]
-			d.mu.Unlock()
-			if !s.deliverStateEvent(ev) {
-				return
-			}
-		}
-	}
+	s.stateEvents.run(s.quit, s.deliverStateEvent)
 }
 
 // deliverStateEvent calls each matching binding bound to the state
