@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -68,13 +67,7 @@ type MCPServer struct {
 	bridge    *mcpserver.Bridge
 	attempted chan struct{} // closed once the first connection attempt ended, or firstAttemptGrace did
 
-	ctx    context.Context // ends at Close; Run also ends with its own
-	cancel context.CancelFunc
-
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	done    chan struct{} // closed when Run returns
+	runOnce
 }
 
 // NewMCPServer wires an MCP server for opts. It starts no goroutine and
@@ -96,9 +89,8 @@ func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 	}
 	s := &MCPServer{
 		url: url, dev: opts.Dev, transport: opts.Transport, httpAddr: opts.HTTP, endpoint: opts.Endpoint,
-		log: log, attempted: make(chan struct{}), done: make(chan struct{}),
+		log: log, attempted: make(chan struct{}), runOnce: newRunOnce(),
 	}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.client = iii.New(iii.Options{URL: url, Name: mcpClientName, Version: buildinfo.Version, Logger: log.Named("iii")})
 	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"),
 		mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice))
@@ -132,18 +124,11 @@ func (o MCPOptions) check() error {
 // connection to the engine the clients are told every list may have
 // changed (tellOnConnect).
 func (s *MCPServer) Run(ctx context.Context) error {
-	s.mu.Lock()
-	if s.started || s.closed {
-		s.mu.Unlock()
-		return ErrClosed
+	ctx, finish, err := s.beginRun(ctx)
+	if err != nil {
+		return err
 	}
-	s.started = true
-	s.mu.Unlock()
-	defer close(s.done)
-	defer s.cancel()
-	stop := context.AfterFunc(ctx, s.cancel)
-	defer stop()
-	ctx = s.ctx
+	defer finish()
 
 	// Each deferred stop below cancels ctx first, so every goroutine has
 	// been told to stop before any is waited for; they stop in the reverse
@@ -190,7 +175,7 @@ func (s *MCPServer) Run(ctx context.Context) error {
 	if s.httpAddr != "" {
 		return serveHTTP(ctx, s.httpAddr, s.bridge.Server(), s.endpoint)
 	}
-	err := s.bridge.Server().Run(ctx, s.transport)
+	err = s.bridge.Server().Run(ctx, s.transport)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return err
 	}
@@ -201,13 +186,7 @@ func (s *MCPServer) Run(ctx context.Context) error {
 // until Run has returned. It may be called at any time, more than once;
 // a server closed before Run never runs, and Close closes its Dev.
 func (s *MCPServer) Close() error {
-	s.cancel()
-	s.mu.Lock()
-	s.closed = true
-	started := s.started
-	s.mu.Unlock()
-	if started {
-		<-s.done
+	if s.closeRun() {
 		return nil
 	}
 	s.client.Close() //nolint:errcheck // never started

@@ -80,13 +80,7 @@ type Worker struct {
 	functions    []iii.Function
 	triggerTypes int
 
-	ctx    context.Context // ends at Close; Run also ends with its own
-	cancel context.CancelFunc
-
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	done    chan struct{} // closed when Run returns
+	runOnce
 }
 
 // New wires a worker for cfg, a config already resolved for its mode
@@ -103,8 +97,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	w := &Worker{url: opts.URL, log: log, changes: newChangeQueue(), done: make(chan struct{})}
-	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w := &Worker{url: opts.URL, log: log, changes: newChangeQueue(), runOnce: newRunOnce()}
 	w.client = iii.New(iii.Options{
 		URL: opts.URL, Name: opts.Name, Namespace: opts.Namespace, Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
@@ -195,18 +188,11 @@ func (w *Worker) diagnose(rep *diagnostics.Report) {
 // engine refuses the worker (ErrRefused). Everything it started has
 // stopped when it returns. A worker runs once.
 func (w *Worker) Run(ctx context.Context) error {
-	w.mu.Lock()
-	if w.started || w.closed {
-		w.mu.Unlock()
-		return ErrClosed
+	ctx, finish, err := w.beginRun(ctx)
+	if err != nil {
+		return err
 	}
-	w.started = true
-	w.mu.Unlock()
-	defer close(w.done)
-	defer w.cancel()
-	stop := context.AfterFunc(ctx, w.cancel)
-	defer stop()
-	ctx = w.ctx
+	defer finish()
 
 	for _, f := range w.functions {
 		w.client.RegisterFunction(f)
@@ -317,13 +303,6 @@ func (w *Worker) announceReady(ctx context.Context) {
 // until Run has returned. It may be called at any time, more than once;
 // a worker closed before Run never runs.
 func (w *Worker) Close() error {
-	w.cancel()
-	w.mu.Lock()
-	w.closed = true
-	started := w.started
-	w.mu.Unlock()
-	if started {
-		<-w.done
-	}
+	w.closeRun()
 	return nil
 }
