@@ -38,20 +38,7 @@ func (c *Catalog) requestReload() {
 // until ctx ends or the client stops for good.
 func (c *Catalog) watchConnections(ctx context.Context, connections chan<- string) {
 	defer c.wg.Done()
-	defer close(connections)
-	previous := ""
-	for {
-		id, err := c.engine.WaitConnection(ctx, previous)
-		if err != nil {
-			return
-		}
-		previous = id
-		select {
-		case connections <- id:
-		case <-ctx.Done():
-			return
-		}
-	}
+	iii.FeedConnections(ctx, c.engine, connections)
 }
 
 // followConnections loads every scope on every new connection, and again

@@ -150,20 +150,7 @@ func (l *liveConfig) stop() {
 // watchConnections hands each new connection to follow.
 func (l *liveConfig) watchConnections(ctx context.Context, connections chan<- string) {
 	defer l.wg.Done()
-	defer close(connections)
-	previous := ""
-	for {
-		id, err := l.client.WaitConnection(ctx, previous)
-		if err != nil {
-			return
-		}
-		previous = id
-		select {
-		case connections <- id:
-		case <-ctx.Done():
-			return
-		}
-	}
+	iii.FeedConnections(ctx, l.client, connections)
 }
 
 // follow ensures the entry on each connection whose engine has a
