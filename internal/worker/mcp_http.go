@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -47,6 +48,12 @@ func serveHTTP(ctx context.Context, addr string, server *mcp.Server, endpoint fu
 		shutdown, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
 		defer cancel()
 		err := hs.Shutdown(shutdown)
+		if errors.Is(err, context.DeadlineExceeded) {
+			// A request outlived the grace, most often a client's open
+			// stream (the GET of Streamable HTTP, which lasts as long as
+			// its session): it is cut, as stopping the server means.
+			err = hs.Close()
+		}
 		<-done // Serve returns as soon as Shutdown has closed the listener
 		return err
 	}
