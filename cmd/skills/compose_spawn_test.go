@@ -31,18 +31,12 @@ import (
 // directory is the container's. Readiness is compose's: the engine lists
 // a worker named III_WORKER_NAME with its functions.
 //
-// TODO(namespaces): the local engine has no namespaces yet, so these run
-// in the default namespace; once internal/engine places a connection's
-// functions in the namespace its engine::workers::register names, extend
-// TestComposeSpawnServesWhatTheConfigServes with III_NAMESPACE=docs and
-// check the worker and its functions are listed there.
-
 // composeEnv is a container's whole environment: PATH and HOME from the
 // host, then the reserved variables. configPath "" leaves III_CONFIG out,
 // as compose does for a container without config.
-func composeEnv(srv *engine.Engine, container, configPath string) []string {
+func composeEnv(srv *engine.Engine, namespace, container, configPath string) []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
-		"III_URL=" + srv.URL(), "III_NAMESPACE=default", "III_WORKER_NAME=" + container}
+		"III_URL=" + srv.URL(), "III_NAMESPACE=" + namespace, "III_WORKER_NAME=" + container}
 	if configPath != "" {
 		env = append(env, "III_CONFIG="+configPath)
 	}
@@ -95,10 +89,10 @@ func (p *spawned) stop(t *testing.T) {
 	}
 }
 
-// waitComposeReady waits as compose does for a worker named container,
-// then for its functions, within timeout; the process's output is shown
-// if it never comes.
-func waitComposeReady(t *testing.T, srv *engine.Engine, p *spawned, container string, timeout time.Duration) {
+// waitComposeReady waits as compose does for a worker named container in
+// namespace, then for its functions there, within timeout; the process's
+// output is shown if it never comes.
+func waitComposeReady(t *testing.T, srv *engine.Engine, p *spawned, namespace, container string, timeout time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -110,21 +104,22 @@ func waitComposeReady(t *testing.T, srv *engine.Engine, p *spawned, container st
 		case <-ctx.Done():
 		}
 	}()
-	if err := srv.WaitWorker(ctx, container); err != nil {
-		t.Fatalf("no worker %q registered: %v; its output:\n%s", container, err, p.out)
+	if err := srv.WaitWorkerIn(ctx, namespace, container); err != nil {
+		t.Fatalf("no worker %q registered in namespace %q: %v; its output:\n%s", container, namespace, err, p.out)
 	}
 	for _, id := range workerFunctions {
-		if err := srv.WaitFunction(ctx, id); err != nil {
+		if err := srv.WaitFunctionIn(ctx, namespace, id); err != nil {
 			t.Fatalf("worker %q never registered %s: %v; its output:\n%s", container, id, err, p.out)
 		}
 	}
 }
 
-// served is what a worker serves: the skills and prompts listed and the
-// iii://skills index, as JSON values.
-func served(t *testing.T, srv *engine.Engine) map[string]any {
+// served is what a worker in namespace serves: the skills and prompts
+// listed and the iii://skills index, as JSON values, asked by a caller in
+// that namespace.
+func served(t *testing.T, srv *engine.Engine, namespace string) map[string]any {
 	t.Helper()
-	caller := newCaller(t, srv)
+	caller := newCallerIn(t, srv, namespace)
 	out := map[string]any{}
 	for name, call := range map[string]struct {
 		fn   string
@@ -175,9 +170,9 @@ func TestComposeSpawnServesWhatTheConfigServes(t *testing.T) {
 	configPath := composeConfigFile(t, "docs", composeConfig)
 
 	srv := iiitest.NewServer(t)
-	worker := spawn(t, project, composeEnv(srv, "docs", configPath), bin)
-	waitComposeReady(t, srv, worker, "docs", 20*time.Second)
-	viaCompose := served(t, srv)
+	worker := spawn(t, project, composeEnv(srv, "default", "docs", configPath), bin)
+	waitComposeReady(t, srv, worker, "default", "docs", 20*time.Second)
+	viaCompose := served(t, srv, "default")
 	servesTheProject(t, viaCompose)
 	for _, want := range []string{
 		"loaded config from " + configPath + " (named by $III_CONFIG)",
@@ -193,9 +188,40 @@ func TestComposeSpawnServesWhatTheConfigServes(t *testing.T) {
 	srv2 := iiitest.NewServer(t)
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "III_URL=" + srv2.URL()}
 	plain := spawn(t, project, env, bin, "--config", "config.yaml")
-	waitComposeReady(t, srv2, plain, "skills", 20*time.Second)
-	if diff := cmp.Diff(served(t, srv2), viaCompose); diff != "" {
+	waitComposeReady(t, srv2, plain, "default", "skills", 20*time.Second)
+	if diff := cmp.Diff(served(t, srv2, "default"), viaCompose); diff != "" {
 		t.Errorf("under III_CONFIG the worker serves otherwise than with --config from the project directory (-config +compose):\n%s", diff)
+	}
+	plain.stop(t)
+}
+
+// In a project with a namespace, on an engine with 0.23's namespace rules
+// whose state worker is the engine's own (in the default namespace), the
+// worker started as compose starts it registers in that namespace with
+// its functions there and nowhere else (compose's readiness), and serves
+// there what it serves in the default namespace (docs/decisions.md D58).
+func TestComposeSpawnInANamespace(t *testing.T) {
+	bin := skillsBinary(t)
+	project := composeProject(t)
+	configPath := composeConfigFile(t, "docs", composeConfig)
+
+	srv := iiitest.NewServerWith(t, engine.Options{Namespaces: true})
+	worker := spawn(t, project, composeEnv(srv, "shop", "docs", configPath), bin)
+	waitComposeReady(t, srv, worker, "shop", "docs", 20*time.Second)
+	for _, id := range workerFunctions {
+		if _, ok := srv.FunctionIn(engine.DefaultNamespace, id); ok {
+			t.Errorf("%s is registered in the default namespace too; compose fails such a worker (FUNCTIONS_IN_WRONG_NAMESPACE)", id)
+		}
+	}
+	inShop := served(t, srv, "shop")
+	servesTheProject(t, inShop)
+	worker.stop(t)
+
+	srv2 := iiitest.NewServer(t)
+	plain := spawn(t, project, composeEnv(srv2, "default", "docs", configPath), bin)
+	waitComposeReady(t, srv2, plain, "default", "docs", 20*time.Second)
+	if diff := cmp.Diff(served(t, srv2, "default"), inShop); diff != "" {
+		t.Errorf("in namespace shop the worker serves otherwise than in default (-default +shop):\n%s", diff)
 	}
 	plain.stop(t)
 }
@@ -224,10 +250,10 @@ func TestScriptsStartBuildsAndServes(t *testing.T) {
 	configPath := composeConfigFile(t, "docs", "base_dir: "+project+"\n"+composeConfig)
 
 	srv := iiitest.NewServer(t)
-	worker := spawn(t, checkout, composeEnv(srv, "docs", configPath), "sh", "-c", manifest.Scripts.Start)
+	worker := spawn(t, checkout, composeEnv(srv, "default", "docs", configPath), "sh", "-c", manifest.Scripts.Start)
 	// A cold Go build cache makes the first build take minutes on a small
 	// machine; compose would need a startup_timeout that long too.
-	waitComposeReady(t, srv, worker, "docs", 5*time.Minute)
-	servesTheProject(t, served(t, srv))
+	waitComposeReady(t, srv, worker, "default", "docs", 5*time.Minute)
+	servesTheProject(t, served(t, srv, "default"))
 	worker.stop(t)
 }

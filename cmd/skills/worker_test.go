@@ -87,7 +87,14 @@ var workerFunctions = []string{
 
 func newCaller(t *testing.T, srv *engine.Engine) *iii.Client {
 	t.Helper()
-	c := iii.New(iii.Options{URL: srv.URL(), Name: "test-caller"})
+	return newCallerIn(t, srv, "")
+}
+
+// newCallerIn is a caller in namespace ns ("" or "default": the default
+// one), whose calls go there as an official SDK's do.
+func newCallerIn(t *testing.T, srv *engine.Engine, ns string) *iii.Client {
+	t.Helper()
+	c := iii.New(iii.Options{URL: srv.URL(), Name: "test-caller", Namespace: ns})
 	c.Start()
 	t.Cleanup(func() { c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
