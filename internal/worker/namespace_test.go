@@ -211,3 +211,42 @@ func TestTwoNamespacesKeepTheirRegistriesApart(t *testing.T) {
 		t.Fatal("red's subscriber never heard its second registration")
 	}
 }
+
+// A second worker taking a name already held in its namespace is refused
+// by the engine (WORKER_NAMESPACE_CONFLICT): its Run ends with ErrRefused
+// and an error naming the namespace and the name, while the first keeps
+// serving; the same name in another namespace is no conflict.
+func TestANameTakenInTheNamespaceIsRefused(t *testing.T) {
+	srv := iiitest.NewServerWith(t, engine.Options{Namespaces: true})
+	runIn(t, srv.URL(), "shop", config.Default())
+	runIn(t, srv.URL(), "depot", config.Default())
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	for _, ns := range []string{"shop", "depot"} {
+		if err := srv.WaitWorkerIn(ctx, ns, "skills"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second, err := New(config.Default(), Options{URL: srv.URL(), Namespace: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { second.Close() }) //nolint:errcheck // Run has returned
+	ran := make(chan error, 1)
+	go func() { ran <- second.Run(ctx) }()
+	select {
+	case err = <-ran:
+	case <-ctx.Done():
+		t.Fatal("the second worker named skills in shop was never refused")
+	}
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `worker name "skills" in namespace "shop"`) {
+		t.Fatalf("Run = %v; want ErrRefused naming the name and the namespace", err)
+	}
+	caller := callerIn(t, srv.URL(), "shop")
+	if err := caller.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := caller.Call(ctx, "skills::list", map[string]any{}); err != nil {
+		t.Errorf("the first worker stopped serving shop: %v", err)
+	}
+}
