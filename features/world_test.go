@@ -97,6 +97,7 @@ func (r *run) initScenario(sc *godog.ScenarioContext) {
 	w.processSteps(sc)
 	w.engineSteps(sc)
 	w.toolSteps(sc)
+	w.deploymentSteps(sc)
 }
 
 func (w *world) begin() error {
