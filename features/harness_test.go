@@ -57,6 +57,11 @@ type link struct {
 	url    string
 	client *iii.Client
 
+	// namespaces is true for a local engine that follows engine 0.23's
+	// namespace rules (engine.Options.Namespaces): a raw peer's
+	// registrations wait there for its engine::workers::register call.
+	namespaces bool
+
 	// events is bumped by the engine's own trigger types
 	// (engine::functions-available, engine::workers-available), to which
 	// the harness subscribes when the engine is external: the waits that
@@ -127,6 +132,7 @@ func (r *run) startEngine(opts engine.Options) (*link, error) {
 		srv.Close()
 		return nil, err
 	}
+	l.namespaces = opts.Namespaces
 	return l, nil
 }
 
@@ -181,7 +187,13 @@ func (r *run) binary() (string, error) {
 
 // call makes one synchronous call through the engine.
 func (l *link) call(ctx context.Context, functionID string, payload any) (json.RawMessage, error) {
-	return l.client.Invoke(ctx, iii.Invocation{FunctionID: functionID, Data: payload, Timeout: callTimeout})
+	return l.callIn(ctx, "", functionID, payload)
+}
+
+// callIn is call naming namespace ns ("": none, so the engine resolves
+// the function in its default namespace, as for the harness's other calls).
+func (l *link) callIn(ctx context.Context, ns, functionID string, payload any) (json.RawMessage, error) {
+	return l.client.Invoke(ctx, iii.Invocation{FunctionID: functionID, Data: payload, Timeout: callTimeout, Namespace: ns})
 }
 
 // waitBindings returns once the engine has handed every binding (id →
@@ -190,13 +202,18 @@ func (l *link) call(ctx context.Context, functionID string, payload any) (json.R
 // barrier makes a call from the connection that registered the bindings
 // and returns once it is answered: the engine forwards a connection's
 // bindings to their provider before any later call from that connection,
-// and the provider handles its frames in order.
-func (l *link) waitBindings(ctx context.Context, bindings map[string]string, barrier func(context.Context) error) error {
+// and the provider handles its frames in order. providerNS is the
+// namespace of the types' provider ("": the default one).
+func (l *link) waitBindings(ctx context.Context, providerNS string, bindings map[string]string, barrier func(context.Context) error) error {
 	if l.srv == nil {
 		return barrier(ctx)
 	}
 	for id, typ := range bindings {
-		if err := l.srv.WaitBinding(ctx, id); err != nil {
+		wait := l.srv.WaitBinding
+		if providerNS != "" {
+			wait = func(ctx context.Context, id string) error { return l.srv.WaitBindingIn(ctx, providerNS, id) }
+		}
+		if err := wait(ctx, id); err != nil {
 			return fmt.Errorf("binding %s of %s never became live: %w", id, typ, err)
 		}
 	}

@@ -28,6 +28,7 @@ import (
 // and "no event" provable without waiting for time to pass.
 type recorder struct {
 	ws   *websocket.Conn
+	ns   string     // the worker's namespace ("": the default one)
 	wmu  sync.Mutex // one writer at a time on ws
 	done chan struct{}
 
@@ -42,20 +43,32 @@ type recorder struct {
 }
 
 // subscribe connects a fresh recorder, binds it to both on-change types
-// and waits until the worker knows both bindings.
-func subscribe(l *link, uid string) (*recorder, error) {
+// of the worker in namespace ns ("": the default one) and waits until the
+// worker knows both bindings.
+//
+// On an engine with namespaces (link.namespaces) the recorder first makes
+// the engine::workers::register call, without a namespace, so that its
+// registrations apply at once in the default namespace rather than after
+// the engine's grace; its bindings then name the worker's namespace as
+// trigger_namespace (where the provider is) and none as namespace (where
+// the recorder's functions are). On any other engine it sends exactly
+// what it always did.
+func subscribe(l *link, uid, ns string) (*recorder, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	ws, _, err := websocket.DefaultDialer.DialContext(ctx, l.url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("recorder: connect to %s: %w", l.url, err)
 	}
-	rec := &recorder{ws: ws, done: make(chan struct{}),
+	rec := &recorder{ws: ws, ns: ns, done: make(chan struct{}),
 		fns: map[string]string{}, bindings: map[string]string{},
 		events: map[string][]json.RawMessage{}, pending: map[string]chan wire.InvocationResult{},
 		changed: make(chan struct{})}
 	go rec.read()
 	var frames []wire.Message
+	if l.namespaces {
+		frames = append(frames, wire.InvokeFunction{InvocationID: uuid.NewString(), FunctionID: "engine::workers::register", Data: json.RawMessage(`{}`)})
+	}
 	for _, typ := range changeTypes {
 		kind := strings.TrimSuffix(typ, "::on-change")
 		fn := fmt.Sprintf("bdd::recorder::%s-%s", kind, uid)
@@ -63,7 +76,7 @@ func subscribe(l *link, uid string) (*recorder, error) {
 		rec.fns[fn], rec.bindings[binding] = typ, typ
 		frames = append(frames,
 			wire.RegisterFunction{ID: fn, Description: "bdd recorder of " + typ},
-			wire.RegisterTrigger{ID: binding, TriggerType: typ, FunctionID: fn, Config: json.RawMessage(`{}`)})
+			wire.RegisterTrigger{ID: binding, TriggerType: typ, FunctionID: fn, Config: json.RawMessage(`{}`), TriggerNamespace: ns})
 	}
 	for _, f := range frames {
 		if err := rec.send(f); err != nil {
@@ -71,7 +84,7 @@ func subscribe(l *link, uid string) (*recorder, error) {
 			return nil, err
 		}
 	}
-	if err := l.waitBindings(ctx, rec.bindings, rec.barrierCall); err != nil {
+	if err := l.waitBindings(ctx, ns, rec.bindings, rec.barrierCall); err != nil {
 		rec.close()
 		return nil, err
 	}
@@ -140,10 +153,11 @@ func (rec *recorder) add(typ string, data json.RawMessage) {
 	rec.changed = make(chan struct{})
 }
 
-// barrierCall calls skills::resources-templates from the recorder's own
-// connection. The engine forwards the recorder's bindings to the worker
-// before any later call from the same connection, and the worker handles
-// its frames in order, so once this answers the worker holds the bindings.
+// barrierCall calls skills::resources-templates (in the worker's
+// namespace) from the recorder's own connection. The engine forwards the
+// recorder's bindings to the worker before any later call from the same
+// connection, and the worker handles its frames in order, so once this
+// answers the worker holds the bindings.
 func (rec *recorder) barrierCall(ctx context.Context) error {
 	id := uuid.NewString()
 	ch := make(chan wire.InvocationResult, 1)
@@ -155,7 +169,7 @@ func (rec *recorder) barrierCall(ctx context.Context) error {
 		delete(rec.pending, id)
 		rec.mu.Unlock()
 	}()
-	if err := rec.send(wire.InvokeFunction{InvocationID: id, FunctionID: "skills::resources-templates", Data: json.RawMessage(`{}`)}); err != nil {
+	if err := rec.send(wire.InvokeFunction{InvocationID: id, FunctionID: "skills::resources-templates", Data: json.RawMessage(`{}`), Namespace: rec.ns}); err != nil {
 		return err
 	}
 	select {

@@ -183,6 +183,12 @@ func (w *world) payload(doc string) (json.RawMessage, error) {
 // call calls fn through the engine (starting the worker on first need)
 // and records the outcome. A nil payload is sent as {}.
 func (w *world) call(fn string, payload json.RawMessage) error {
+	return w.callIn("", fn, payload)
+}
+
+// callIn is call naming namespace ns ("": none, so the engine looks in
+// its default namespace).
+func (w *world) callIn(ns, fn string, payload json.RawMessage) error {
 	if err := w.ensureWorker(); err != nil {
 		return err
 	}
@@ -190,7 +196,7 @@ func (w *world) call(fn string, payload json.RawMessage) error {
 	if payload != nil {
 		data = payload
 	}
-	w.result, w.err = w.engineCall(context.Background(), fn, data)
+	w.result, w.err = w.engineCallIn(context.Background(), ns, fn, data)
 	return nil
 }
 

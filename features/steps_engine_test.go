@@ -150,17 +150,24 @@ func (w *world) readUntil(ms int, uri string, check func() error) error {
 	if err != nil {
 		return err
 	}
+	if err := w.callUntil(ms, "", "skills::resources-read", payload, check); err != nil {
+		return fmt.Errorf("reading %s within %d ms: %w", uri, ms, err)
+	}
+	return nil
+}
+
+// callUntil calls fn in namespace ns ("": none) with payload until check
+// accepts the outcome, and returns check's last complaint when ms have
+// passed. The deadline decides; pollTick only paces the asking.
+func (w *world) callUntil(ms int, ns, fn string, payload json.RawMessage, check func() error) error {
 	deadline := time.Now().Add(time.Duration(ms) * time.Millisecond)
 	for {
-		if err := w.call("skills::resources-read", payload); err != nil {
+		if err := w.callIn(ns, fn, payload); err != nil {
 			return err
 		}
 		last := check()
-		if last == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("reading %s within %d ms: %w", uri, ms, last)
+		if last == nil || time.Now().After(deadline) {
+			return last
 		}
 		time.Sleep(pollTick)
 	}

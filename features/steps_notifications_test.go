@@ -48,9 +48,10 @@ func (w *world) await(typ string, want int, timeout time.Duration) error {
 }
 
 // marker makes a marker change of typ's kind (a skill or prompt
-// bdd-marker-<n>, registered and unregistered at once, so the scenario's
-// state is as before) and waits for the notification of its unregister.
-// Every notification of an earlier change has arrived by then.
+// bdd-marker-<n>, registered and unregistered at once, in the worker's
+// namespace, so the scenario's state is as before) and waits for the
+// notification of its unregister. Every notification of an earlier change
+// has arrived by then.
 func (w *world) marker(typ string) error {
 	w.markers++
 	name := fmt.Sprintf("%s%d", markerPrefix, w.markers)
@@ -73,7 +74,7 @@ func (w *world) marker(typ string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	for _, c := range calls {
-		if _, err := w.engineCall(ctx, c.fn, c.payload); err != nil {
+		if _, err := w.engineCallIn(ctx, w.ns, c.fn, c.payload); err != nil {
 			return fmt.Errorf("marker change %s %s: %w", c.fn, name, err)
 		}
 	}

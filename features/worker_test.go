@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/iii-hq/skills-go/internal/engine"
 )
 
 // process is one run of the worker binary, its output captured.
@@ -72,9 +74,11 @@ func workerEnv(extra map[string]string) []string {
 	return env
 }
 
-// startProcess starts bin with args and env.
-func startProcess(bin string, args, env []string) (*process, error) {
+// startProcess starts bin in directory dir ("": the test's) with args and
+// env.
+func startProcess(bin, dir string, args, env []string) (*process, error) {
 	p := &process{cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Dir = dir
 	p.cmd.Env = env
 	p.cmd.Stdout = p.out
 	p.cmd.Stderr = p.out
@@ -152,9 +156,9 @@ func (p *process) waitOutput(want string, timeout time.Duration) error {
 // servingProbe is the function the readiness probe calls.
 const servingProbe = "skills::resources-templates"
 
-// waitServing returns once the worker serves through the engine: with the
-// local engine, once the engine holds its trigger types and functions, then
-// a probe call answers; with an external engine, a probe call is made again
+// waitServing returns once the worker serves through the engine, in its
+// namespace (w.ns): with the local engine, once the engine holds its
+// trigger types and functions there, then a probe call answers; with an external engine, a probe call is made again
 // at every change the engine announces (engine::functions-available,
 // engine::workers-available). It fails with the worker's output when the
 // worker exits or does not serve within readyTimeout.
@@ -179,22 +183,26 @@ func (w *world) waitServing(p *process) error {
 		return err
 	}
 	if srv := l.srv; srv != nil {
+		ns := w.ns
+		if ns == "" {
+			ns = engine.DefaultNamespace
+		}
 		for _, typ := range changeTypes {
-			if err := srv.WaitTriggerType(ctx, typ); err != nil {
+			if err := srv.WaitTriggerTypeIn(ctx, ns, typ); err != nil {
 				return fail(err)
 			}
 		}
-		if err := srv.WaitFunction(ctx, servingProbe); err != nil {
+		if err := srv.WaitFunctionIn(ctx, ns, servingProbe); err != nil {
 			return fail(err)
 		}
-		if _, err := l.call(ctx, servingProbe, nil); err != nil {
+		if _, err := l.callIn(ctx, w.ns, servingProbe, nil); err != nil {
 			return fail(err)
 		}
 		return nil
 	}
 	for {
 		next := l.events.next()
-		_, err := l.call(ctx, servingProbe, nil)
+		_, err := l.callIn(ctx, w.ns, servingProbe, nil)
 		if err == nil {
 			return nil
 		}

@@ -29,8 +29,10 @@ type world struct {
 	config map[string]any
 
 	worker        *process
-	workerStarted bool // a worker was started in this scenario (maybe stopped since)
-	workerStopped bool // the scenario stopped it and checked its exit
+	workerStarted bool   // a worker was started in this scenario (maybe stopped since)
+	workerStopped bool   // the scenario stopped it and checked its exit
+	ns            string // the worker's namespace; "" is the default one
+	composeConfig string // the file $III_CONFIG names, for a worker started as iii compose starts it
 
 	// The outcome of the last call or evaluation.
 	result json.RawMessage
@@ -62,11 +64,16 @@ func (w *world) link() (*link, error) {
 
 // engineCall makes one synchronous call through the scenario's engine.
 func (w *world) engineCall(ctx context.Context, functionID string, payload any) (json.RawMessage, error) {
+	return w.engineCallIn(ctx, "", functionID, payload)
+}
+
+// engineCallIn is engineCall naming namespace ns ("": none).
+func (w *world) engineCallIn(ctx context.Context, ns, functionID string, payload any) (json.RawMessage, error) {
 	l, err := w.link()
 	if err != nil {
 		return nil, err
 	}
-	return l.call(ctx, functionID, payload)
+	return l.callIn(ctx, ns, functionID, payload)
 }
 
 // initScenario registers the steps of every domain on a fresh world.
@@ -90,6 +97,7 @@ func (r *run) initScenario(sc *godog.ScenarioContext) {
 	w.processSteps(sc)
 	w.engineSteps(sc)
 	w.toolSteps(sc)
+	w.deploymentSteps(sc)
 }
 
 func (w *world) begin() error {
@@ -219,6 +227,13 @@ func (w *world) ensureWorker() error {
 // spawnWorker starts the binary with args and extra environment as the
 // scenario's worker, without waiting for it.
 func (w *world) spawnWorker(args []string, env map[string]string) error {
+	return w.spawnWorkerIn("", args, workerEnv(env))
+}
+
+// spawnWorkerIn starts the binary in directory dir ("": the test's) with
+// args and exactly the environment env, as the scenario's worker, without
+// waiting for it.
+func (w *world) spawnWorkerIn(dir string, args, env []string) error {
 	if w.workerStarted {
 		return fmt.Errorf("a worker was already started in this scenario")
 	}
@@ -226,7 +241,7 @@ func (w *world) spawnWorker(args []string, env map[string]string) error {
 	if err != nil {
 		return err
 	}
-	p, err := startProcess(bin, args, workerEnv(env))
+	p, err := startProcess(bin, dir, args, env)
 	if err != nil {
 		return err
 	}
@@ -245,7 +260,7 @@ func (w *world) ready(p *process) error {
 	if err != nil {
 		return err
 	}
-	rec, err := subscribe(l, w.uid)
+	rec, err := subscribe(l, w.uid, w.ns)
 	w.rec = rec
 	return err
 }
@@ -278,8 +293,9 @@ var (
 
 // expand replaces the placeholders: {uid}, {dir}, {engine_url},
 // {skills_scope}, {prompts_scope}, {target} (the Rust target triple of
-// this platform), {repo} (the repository's root), {big:N} (N bytes of "a"), and
-// {{name}} (a remembered value, as JSON).
+// this platform), {repo} (the repository's root), {compose_config} (the
+// file $III_CONFIG names for a worker started as iii compose starts it),
+// {big:N} (N bytes of "a"), and {{name}} (a remembered value, as JSON).
 func (w *world) expand(s string) string {
 	s = strings.NewReplacer(
 		"{uid}", w.uid,
@@ -289,6 +305,7 @@ func (w *world) expand(s string) string {
 		"{prompts_scope}", w.promptsScope(),
 		"{target}", rustTarget(),
 		"{repo}", repoRoot(),
+		"{compose_config}", w.composeConfig,
 	).Replace(s)
 	s = bigRe.ReplaceAllStringFunc(s, func(m string) string {
 		n, _ := strconv.Atoi(bigRe.FindStringSubmatch(m)[1])
