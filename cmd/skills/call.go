@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +24,10 @@ const callUsage = `Usage: skills call <function-id> [JSON | key=value | key:=jso
 Triggers one function on the engine and prints its result: strings and
 markdown resources raw, anything else as indented JSON.
 
+The call goes to the namespace --namespace names, else $III_NAMESPACE's
+(unset or blank: default), where an iii 0.23 engine looks the function up;
+engine::* functions are always called in default.
+
 Payload: one JSON argument ('{"uri":"iii://skills"}'), or key=value pairs
 (string values) and key:=json pairs (raw JSON values, e.g. removed:=true),
 or - to read one JSON document from standard input (for payloads too big
@@ -32,6 +38,7 @@ Examples:
   skills call skills::resources-read uri=iii://skills
   skills call skill::fetch '{"uris":["iii://acme","iii://acme/billing"]}'
   skills call skills::unregister id=acme/old
+  skills call skills::list --namespace shop
 
 Flags:
 `
@@ -46,7 +53,12 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long, connection included")
 	asJSON := fs.Bool("json", false, "always print the result as JSON")
 	logLevel := fs.String("log-level", "error", "debug, info, warn or error")
+	namespace := registerNamespace(fs)
 	if help, err := parseFlags(fs, args, callUsage, c.io); help || err != nil {
+		return err
+	}
+	ns, err := namespaceOf(fs, *namespace)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() < 1 {
@@ -83,8 +95,8 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 	// client's own handshake limit is set past it, so that ctx always ends
 	// first (and the error says which step was waiting) and a --timeout
 	// over the default 10 s limit is not cut short by it.
-	client := iii.New(iii.Options{URL: engineURL, Name: "skills-call", Version: buildinfo.Version, Logger: log.Named("iii"),
-		HandshakeTimeout: *timeout + time.Second})
+	client := iii.New(iii.Options{URL: engineURL, Name: callerName(), Version: buildinfo.Version, Logger: log.Named("iii"),
+		HandshakeTimeout: *timeout + time.Second, Namespace: ns})
 	client.Start()
 	defer client.Close()
 	if err := client.WaitFirstAttempt(ctx); err != nil {
@@ -98,6 +110,9 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 		var ie *iii.Error
 		switch {
 		case errors.As(err, &ie) && ie.Code == iii.CodeFunctionNotFound:
+			if hint := elsewhereHint(ie.Message); hint != "" {
+				return fmt.Errorf("error: %s: %s%s", ie.Code, ie.Message, hint)
+			}
 			return fmt.Errorf("error: %s: %s%s", ie.Code, ie.Message, suggestFunctions(ctx, client, functionID))
 		case errors.As(err, &ie):
 			return fmt.Errorf("error: %s: %s", ie.Code, ie.Message)
@@ -111,6 +126,53 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("skills call: %w", err)
 	}
 	return nil
+}
+
+// callerName is skills call's name on the engine: skills-call and a
+// random suffix. An iii 0.23 engine leases a worker name to one live
+// connection per namespace (WORKER_NAMESPACE_CONFLICT, docs/engine.md),
+// so under one fixed name two calls at once, or a call made while the
+// engine still tears down the previous call's connection, would be
+// refused.
+func callerName() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return "skills-call-" + hex.EncodeToString(b[:])
+}
+
+// registerNamespace adds --namespace to fs (skills call, skills mcp).
+func registerNamespace(fs *pflag.FlagSet) *string {
+	return fs.String("namespace", "", "the engine namespace to call in, where the worker registered (default: $III_NAMESPACE; unset or blank: default)")
+}
+
+// namespaceOf is the namespace a command calls in: --namespace when
+// given, else $III_NAMESPACE as the worker reads it (workerNamespace), so
+// that an operator's tools reach the worker its environment describes.
+// A --namespace given blank is refused, as the engine and the client
+// refuse a namespace named and left blank; "default" names the default
+// namespace.
+func namespaceOf(fs *pflag.FlagSet, flag string) (string, error) {
+	if !fs.Changed("namespace") {
+		return workerNamespace(), nil
+	}
+	if strings.TrimSpace(flag) == "" {
+		return "", usagef("%s: --namespace %q is blank: name a namespace (such as shop, or default), or leave the flag out to use $III_NAMESPACE", fs.Name(), flag)
+	}
+	return flag, nil
+}
+
+// elsewhereHint is what skills call adds to a function_not_found answer
+// of an engine with namespaces (iii 0.23) when the function is
+// registered in other namespaces (the engine's message ends "It is
+// registered in namespace(s): a, b."): the flag that calls it in the
+// first of them. "" for any other message.
+func elsewhereHint(message string) string {
+	_, list, ok := strings.Cut(message, "registered in namespace(s): ")
+	if !ok {
+		return ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSuffix(list, "."), ",")
+	return " Call it there with --namespace " + strings.TrimSpace(first) + "."
 }
 
 // maxStdinPayload bounds a payload read from standard input: the engine's

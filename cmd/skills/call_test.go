@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/gorilla/websocket"
 
+	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
 
@@ -125,6 +128,12 @@ func TestCallUsageErrors(t *testing.T) {
 		{name: "unknown flag", args: []string{"call", "skills::list", "--bogus"}, want: "skills call: unknown flag: --bogus; run 'skills call --help' for usage"},
 		{name: "dev unknown flag", args: []string{"dev", "--bogus"}, want: "skills dev: unknown flag: --bogus"},
 		{name: "engine bad port", args: []string{"engine", "--port", "70000"}, want: "--port must be between 0 and 65535, got 70000"},
+		{name: "blank namespace", args: []string{"call", "skills::list", "--namespace", " "},
+			want: `skills call: --namespace " " is blank: name a namespace (such as shop, or default), or leave the flag out to use $III_NAMESPACE`},
+		{name: "empty namespace", args: []string{"call", "skills::list", "--namespace", ""}, want: `skills call: --namespace "" is blank`},
+		{name: "mcp blank namespace", args: []string{"mcp", "--url", "ws://127.0.0.1:1", "--namespace", ""}, want: `skills mcp: --namespace "" is blank`},
+		{name: "mcp dev namespace", args: []string{"mcp", "--dev", "--namespace", "shop"},
+			want: `skills mcp: --dev runs its own engine, whose worker serves in the default namespace; leave out --namespace "shop" (it is for --url)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,6 +179,95 @@ func TestCallAgainstLocalEngine(t *testing.T) {
 	}
 	if want := "error: function_not_found: Function state::lst not found; did you mean state::list, state::get or state::set?\n"; stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
+	}
+}
+
+// skills call calls in the namespace --namespace names, else in
+// $III_NAMESPACE's, as the worker reads it: on an iii 0.23 engine it
+// reaches a skills worker registered in namespace shop. In the default
+// namespace the engine says where the function is, and skills call which
+// flag reaches it.
+func TestCallReachesAWorkerInANamespace(t *testing.T) {
+	srv := iiitest.NewServerWith(t, engine.Options{Namespaces: true})
+	t.Setenv("III_NAMESPACE", "shop")
+	worker := startCmd(t, "--url", srv.URL(), "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	worker.stdout.waitFor(t, "skills ready")
+	if _, ok := srv.FunctionIn("shop", "skills::list"); !ok {
+		t.Fatalf("the worker did not register skills::list in shop; functions there: %v", srv.FunctionsIn("shop"))
+	}
+	call := func(args ...string) (int, string, string) {
+		t.Helper()
+		return runCmd(t, t.Context(), append([]string{"call", "--url", srv.URL()}, args...)...)
+	}
+
+	t.Setenv("III_NAMESPACE", "")
+	if code, _, stderr := call("skills::register", "--namespace", "shop", "id=hello", "skill=# Hello\n\nFrom the shop."); code != exitOK {
+		t.Fatalf("skills::register --namespace shop: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := call("skills::list", "--namespace", "shop"); code != exitOK || !strings.Contains(stdout, `"id": "hello"`) {
+		t.Fatalf("skills::list --namespace shop: exit %d, %s%s; want hello listed", code, stdout, stderr)
+	}
+	notHere := "error: function_not_found: Function skills::list not found in namespace default. It is registered in namespace(s): shop. Call it there with --namespace shop.\n"
+	for _, args := range [][]string{{"skills::list"}, {"skills::list", "--namespace", "default"}} {
+		if code, _, stderr := call(args...); code != exitError || stderr != notHere {
+			t.Errorf("%q with III_NAMESPACE unset: exit %d, stderr %q; want %d, %q", args, code, stderr, exitError, notHere)
+		}
+	}
+
+	// Without the flag, $III_NAMESPACE decides, as for the worker; engine::*
+	// functions are still called in default, where the engine has them.
+	t.Setenv("III_NAMESPACE", "shop")
+	if code, stdout, stderr := call("skills::list"); code != exitOK || !strings.Contains(stdout, `"id": "hello"`) {
+		t.Errorf("skills::list with III_NAMESPACE=shop: exit %d, %s%s; want hello listed", code, stdout, stderr)
+	}
+	if code, stdout, stderr := call("engine::functions::list", "prefix=skills::list"); code != exitOK || !strings.Contains(stdout, `"namespace": "shop"`) {
+		t.Errorf("engine::functions::list with III_NAMESPACE=shop: exit %d, %s%s; want the shop's skills::list", code, stdout, stderr)
+	}
+}
+
+// Two skills calls at once on an iii 0.23 engine both answer: the engine
+// leases a worker name to one live connection per namespace, so each
+// call connects under a name of its own.
+func TestCallsAtOnceOnANamespacedEngine(t *testing.T) {
+	srv := iiitest.NewServerWith(t, engine.Options{Namespaces: true})
+	entered, release := make(chan struct{}), make(chan struct{})
+	holder := iii.New(iii.Options{URL: srv.URL(), Name: "holder"})
+	holder.RegisterFunction(iii.Function{ID: "test::hold", Handler: func(context.Context, iii.Request) (any, error) {
+		close(entered)
+		<-release
+		return "released", nil
+	}})
+	holder.Start()
+	t.Cleanup(func() { holder.Close() }) //nolint:errcheck // test teardown
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := srv.WaitFunction(ctx, "test::hold"); err != nil {
+		t.Fatal(err)
+	}
+
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	first := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := runCmd(t, ctx, "call", "test::hold", "--url", srv.URL())
+		first <- result{code, stdout, stderr}
+	}()
+	select {
+	case <-entered: // the first call's connection is live
+	case r := <-first:
+		t.Fatalf("the first call ended before it was answered: exit %d, %s", r.code, r.stderr)
+	case <-ctx.Done():
+		t.Fatal("the first call never reached test::hold")
+	}
+	code, stdout, stderr := runCmd(t, ctx, "call", "state::list", "--url", srv.URL(), "scope=s")
+	close(release)
+	if code != exitOK || stdout != "[]\n" {
+		t.Errorf("a call while another is live: exit %d, %q %s; want [] (exit 0)", code, stdout, stderr)
+	}
+	if r := <-first; r.code != exitOK || r.stdout != "released\n" {
+		t.Errorf("the first call: exit %d, %q %s; want released", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
@@ -19,6 +21,9 @@ type engineFlags struct {
 	host string
 	port int
 	data string
+	// shape is skills engine's alone; its zero value is the 0.22.1
+	// engine skills dev and skills mcp --dev run.
+	shape engineShape
 }
 
 func (f *engineFlags) register(fs *pflag.FlagSet) {
@@ -44,7 +49,9 @@ func startEngine(ctx context.Context, f engineFlags, log *zap.Logger) (*engine.E
 	} else {
 		log.Info("state is in memory and lost when this process ends; --data DIR keeps it")
 	}
-	srv, err := engine.Start(ctx, f.addr(), engine.Options{Logger: log.Named("engine"), DataDir: f.data})
+	opts := f.shape.options()
+	opts.Logger, opts.DataDir = log.Named("engine"), f.data
+	srv, err := engine.Start(ctx, f.addr(), opts)
 	if err != nil {
 		if _, ok := errors.AsType[*engine.StateFileError](err); ok {
 			return nil, err
@@ -59,18 +66,36 @@ func startEngine(ctx context.Context, f engineFlags, log *zap.Logger) (*engine.E
 // written with any iii SDK.
 type engineCommand struct{ io stdio }
 
-const engineUsage = "Usage: skills engine [flags]\n\nRuns the project's local iii engine (WebSocket worker protocol; state in memory, or kept in --data DIR) until interrupted.\n\nFlags:\n"
+const engineUsage = `Usage: skills engine [flags]
+
+Runs the project's local iii engine (WebSocket worker protocol; state in
+memory, or kept in --data DIR) until interrupted.
+
+By default it is the iii 0.22.1 engine. --like 0.23 or 0.24 gives it the
+later engines' shapes, to try a namespaced (iii compose) deployment
+locally: workers register in the namespace their III_NAMESPACE names, and
+skills call and skills mcp take --namespace.
+
+  skills engine --like 0.24 --state-in shop     the shop project runs its own state worker
+  skills engine --like 0.24 --state-after 5s    the state worker registers after the workers
+
+Flags:
+`
 
 // Run serves the engine until ctx is cancelled.
 func (c engineCommand) Run(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills engine", pflag.ContinueOnError)
 	var ef engineFlags
 	ef.register(fs)
+	ef.shape.register(fs)
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if help, err := parseFlags(fs, args, engineUsage, c.io); help || err != nil {
 		return err
 	}
 	if err := ef.validate(fs.Name()); err != nil {
+		return err
+	}
+	if err := ef.shape.validate(fs.Name()); err != nil {
 		return err
 	}
 	log, err := newLogger(fs.Name(), *logLevel, c.io.out)
@@ -82,8 +107,109 @@ func (c engineCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
+	defer srv.Close()
+	if ef.shape.like != like022 {
+		log.Info("the local engine behaves as iii "+ef.shape.like, zap.Bool("namespaces", true), zap.Bool("configuration", true),
+			zap.Bool("state_list_entries", ef.shape.like == like024), zap.Strings("state_in", ef.shape.stateIn),
+			zap.Duration("state_after", ef.shape.stateAfter))
+	}
+	if wait := ef.shape.stateAfter; wait > 0 {
+		// The state workers register late, as iii 0.24's, a worker of its
+		// own, may; unless the engine stops first.
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			log.Info("local engine shutting down")
+			return nil
+		}
+	}
+	if err := ef.shape.startStates(srv, log); err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
 	<-ctx.Done()
 	log.Info("local engine shutting down")
-	srv.Close()
+	return nil
+}
+
+// The iii engines skills engine --like can behave as.
+const (
+	like022 = "0.22"
+	like023 = "0.23"
+	like024 = "0.24"
+)
+
+// engineShape is what skills engine makes the local engine look like
+// (docs/engine.md): the iii release whose shapes it takes, the
+// namespaces that run a state worker of their own, and how long after
+// the start the state workers register. Its zero value is today's
+// engine: 0.22.1.
+type engineShape struct {
+	like       string
+	stateIn    []string
+	stateAfter time.Duration
+}
+
+func (s *engineShape) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.like, "like", like022, "the iii engine to behave as: 0.22 (0.22.1: no namespaces), 0.23 (namespaces and a configuration worker) or 0.24 (also the paged state::list_entries)")
+	fs.StringArrayVar(&s.stateIn, "state-in", nil, "with --like 0.23 or 0.24: give namespace NS a state worker of its own, as an iii compose project's state container (repeat for more)")
+	fs.DurationVar(&s.stateAfter, "state-after", 0, "with --like 0.24: the state workers register this long after the engine starts, as 0.24's state worker, a worker of its own, may (0: at once)")
+}
+
+// validate names a shape the engine cannot take, and what it can.
+func (s *engineShape) validate(name string) error {
+	if s.like == "" {
+		s.like = like022
+	}
+	switch s.like {
+	case like022, like023, like024:
+	default:
+		return usagef("%s: --like %q: give 0.22 (the default), 0.23 or 0.24", name, s.like)
+	}
+	for _, ns := range s.stateIn {
+		switch {
+		case s.like == like022:
+			return usagef("%s: --state-in %q needs namespaces, which iii 0.22 has not: add --like 0.23 or 0.24", name, ns)
+		case strings.TrimSpace(ns) == "":
+			return usagef("%s: --state-in %q is blank: name a namespace, such as shop", name, ns)
+		case ns == engine.DefaultNamespace:
+			return usagef("%s: --state-in default: the default namespace's state worker is the engine's own, always there (with --like 0.24, --state-after delays it)", name)
+		}
+	}
+	switch {
+	case s.stateAfter < 0:
+		return usagef("%s: --state-after %s is negative: give a duration such as 5s, or 0 for at once", name, s.stateAfter)
+	case s.stateAfter > 0 && s.like != like024:
+		return usagef("%s: --state-after %s: only iii 0.24 runs state as a worker of its own, which may register late; add --like 0.24", name, s.stateAfter)
+	}
+	return nil
+}
+
+// options are the engine's options for the shape.
+func (s engineShape) options() engine.Options {
+	later := s.like == like023 || s.like == like024
+	return engine.Options{
+		Namespaces:       later,
+		Configuration:    later,
+		StateListEntries: s.like == like024,
+		StateWorkerLate:  s.stateAfter > 0,
+	}
+}
+
+// startStates registers the state workers the shape starts: the default
+// namespace's, when it starts late, and one in each --state-in namespace.
+func (s engineShape) startStates(srv *engine.Engine, log *zap.Logger) error {
+	if s.stateAfter > 0 {
+		srv.StartState()
+	}
+	for _, ns := range s.stateIn {
+		if err := srv.StartStateIn(ns); err != nil {
+			return err
+		}
+	}
+	if s.stateAfter > 0 || len(s.stateIn) > 0 {
+		log.Info("state workers registered", zap.Strings("namespaces", s.stateIn), zap.Bool("default", s.stateAfter > 0))
+	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/worker"
 )
 
-const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://…] [--http ADDR] [--page-size N]
+const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS]] [--http ADDR] [--page-size N]
 
 Serves the registry to an MCP client (Claude, Cursor, …): the skills as
 resources, the prompts, and the tools skill__fetch and skill__search, with
@@ -21,7 +21,9 @@ list_changed notifications on every change; and the MCP Skills extension
 
   --dev    runs a local engine (on a free loopback port unless --port) and the
            skills worker in this process: nothing else needs to be running.
-  --url    talks to a running engine instead (same rules as the worker).
+  --url    talks to a running engine instead (same rules as the worker), in
+           the namespace --namespace names, else $III_NAMESPACE's (unset or
+           blank: default): the one the skills worker registered in.
   --http   serves Streamable HTTP on ADDR instead of stdio; the endpoint,
            http://ADDR/mcp, is printed on stderr.
 
@@ -52,6 +54,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
 	pageSize := fs.Int("page-size", 0, "entries per page of resources/list, prompts/list, tools/list and skills/list (0: the registry's page_size)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
+	namespace := registerNamespace(fs)
 	if help, err := parseFlags(fs, args, mcpUsage, c.io); help || err != nil {
 		return err
 	}
@@ -64,11 +67,17 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if *dev && *url != "" {
 		return usagef("skills mcp: --dev runs its own engine; leave out --url")
 	}
+	if *dev && fs.Changed("namespace") {
+		return usagef("skills mcp: --dev runs its own engine, whose worker serves in the default namespace; leave out --namespace %q (it is for --url)", *namespace)
+	}
 	opts := worker.MCPOptions{PageSize: *pageSize, Advice: mcpRemoteAdvice}
 	if !*dev {
 		var err error
 		if opts.URL, err = iii.CheckedURL(*url); err != nil {
 			return usagef("skills mcp: %v", err)
+		}
+		if opts.Namespace, err = namespaceOf(fs, *namespace); err != nil {
+			return err
 		}
 	}
 	if *httpAddr != "" {

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
 
 // skills mcp --dev, the real binary over stdio, driven by the official Go
@@ -229,6 +232,88 @@ func TestMCPAgainstARunningEngine(t *testing.T) {
 	read, err = session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://pdf-forms"})
 	if err != nil || !strings.Contains(read.Contents[0].Text, "Then check them.") {
 		t.Errorf("read after the edit = %+v, %v", read, err)
+	}
+}
+
+// skills mcp --url --namespace shop serves the registry of a skills
+// worker that registered in namespace shop of an iii 0.23 engine: the
+// client lists and reads its skills, and hears list_changed after a
+// registration there (the server's binding of skills::on-change is made
+// in shop, where the worker provides the trigger type).
+func TestMCPReachesARegistryInANamespace(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "agents", "pdf-forms"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "agents", "pdf-forms", "SKILL.md"), "---\nname: pdf-forms\ndescription: Fill in PDF forms field by field.\n---\n# PDF forms\n\nList the fields, then fill them.\n")
+	cfg := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfg, "roots: [agents]\n")
+	srv := iiitest.NewServerWith(t, engine.Options{Namespaces: true})
+	t.Setenv("III_NAMESPACE", "shop")
+	worker := startCmd(t, "--url", srv.URL(), "--config", cfg)
+	worker.stdout.waitFor(t, "skills ready")
+	t.Setenv("III_NAMESPACE", "") // the flag alone takes the server there
+	server := startCmd(t, "mcp", "--url", srv.URL(), "--namespace", "shop", "--http", "127.0.0.1:0")
+	server.stderr.waitFor(t, "serving MCP over Streamable HTTP at http://")
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp\b`).FindString(server.stderr.String())
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	listChanged := make(chan struct{}, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
+	})
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: addr}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	uris := func() []string {
+		t.Helper()
+		res, err := session.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatalf("resources/list through the shop's registry: %v", err)
+		}
+		var out []string
+		for _, r := range res.Resources {
+			out = append(out, r.URI)
+		}
+		return out
+	}
+	if got := uris(); !slices.Contains(got, "iii://pdf-forms") {
+		t.Fatalf("resources = %v; want iii://pdf-forms", got)
+	}
+	read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "iii://pdf-forms"})
+	if err != nil || !strings.HasPrefix(read.Contents[0].Text, "# PDF forms") {
+		t.Fatalf("read = %+v, %v", read, err)
+	}
+	if _, ok := srv.FunctionIn(engine.DefaultNamespace, "skills::list"); ok {
+		t.Fatal("skills::list is registered in the default namespace too; the listing proves nothing")
+	}
+
+	// The server follows the shop's changes: its binding of the shop
+	// worker's skills::on-change is live (made before the lists above, on
+	// the same connection).
+	if !slices.ContainsFunc(srv.BindingsIn("shop"), func(b engine.Binding) bool {
+		return b.TriggerType == "skills::on-change" && !b.Parked
+	}) {
+		t.Fatalf("no live skills::on-change binding in shop: %+v", srv.BindingsIn("shop"))
+	}
+	for len(listChanged) > 0 {
+		<-listChanged
+	}
+	if code, out, errOut := runCmd(t, ctx, "call", "skills::register", "id=registered-later", "skill=# Registered later", "--url", srv.URL(), "--namespace", "shop"); code != 0 {
+		t.Fatalf("register: %d %s %s", code, out, errOut)
+	}
+	for {
+		select {
+		case <-listChanged:
+			if slices.Contains(uris(), "iii://registered-later") {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("no list_changed showing the registration in shop")
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -23,6 +24,12 @@ type MCPOptions struct {
 	// URL is the engine's WebSocket URL (see iii.ResolveURL); required
 	// without Dev, and left empty with it.
 	URL string
+	// Namespace is the engine namespace (iii 0.23) the server calls the
+	// registry in and registers its own functions in
+	// (iii.Options.Namespace): the namespace the skills worker serves
+	// in. Empty or "default": the default namespace. Left empty with Dev,
+	// whose worker serves in the default namespace.
+	Namespace string
 	// Dev, when set, is a local engine with a worker attached, run beside
 	// the server and closed with it: the server serves the registry of
 	// Dev's worker through Dev's engine. The server owns it from
@@ -91,7 +98,7 @@ func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 		url: url, dev: opts.Dev, transport: opts.Transport, httpAddr: opts.HTTP, endpoint: opts.Endpoint,
 		log: log, attempted: make(chan struct{}), runOnce: newRunOnce(),
 	}
-	s.client = iii.New(iii.Options{URL: url, Name: mcpClientName, Version: buildinfo.Version, Logger: log.Named("iii")})
+	s.client = iii.New(iii.Options{URL: url, Name: mcpClientName, Version: buildinfo.Version, Logger: log.Named("iii"), Namespace: opts.Namespace})
 	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"),
 		mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice))
 	return s, nil
@@ -104,6 +111,10 @@ func (o MCPOptions) check() error {
 		return errors.New("worker: an MCP server needs an engine: give MCPOptions.URL (a ws:// or wss:// URL) or a Dev")
 	case o.Dev != nil && o.URL != "":
 		return fmt.Errorf("worker: an MCP server with a Dev talks to the Dev's engine, %s; leave MCPOptions.URL empty (got %q)", o.Dev.URL(), o.URL)
+	case o.Dev != nil && o.Namespace != "" && o.Namespace != iii.DefaultNamespace:
+		return fmt.Errorf("worker: an MCP server with a Dev serves the Dev's worker, in the default namespace; leave MCPOptions.Namespace empty (got %q)", o.Namespace)
+	case o.Namespace != "" && strings.TrimSpace(o.Namespace) == "":
+		return fmt.Errorf("worker: MCPOptions.Namespace %q is blank; name a namespace, or leave it empty for the default one", o.Namespace)
 	case (o.Transport == nil) == (o.HTTP == ""):
 		return errors.New("worker: an MCP server serves one transport: give MCPOptions.Transport (such as stdio) or MCPOptions.HTTP (an address), not both or neither")
 	case o.PageSize < 0 || o.PageSize > mcpserver.MaxPageSize:

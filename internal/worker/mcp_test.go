@@ -212,6 +212,8 @@ func TestNewMCPServerRefusesBadOptions(t *testing.T) {
 		{"two transports", MCPOptions{URL: "ws://127.0.0.1:1", Transport: stdio, HTTP: "127.0.0.1:0"}, false, "not both or neither"},
 		{"a page size too big", MCPOptions{URL: "ws://127.0.0.1:1", Transport: stdio, PageSize: 100001}, false, "MCP page size 100001: give 0 (the registry's pages) to 100000"},
 		{"a negative page size", MCPOptions{URL: "ws://127.0.0.1:1", Transport: stdio, PageSize: -1}, false, "MCP page size -1"},
+		{"a namespace and a Dev", MCPOptions{Namespace: "shop", Transport: stdio}, true, `serves the Dev's worker, in the default namespace; leave MCPOptions.Namespace empty (got "shop")`},
+		{"a blank namespace", MCPOptions{URL: "ws://127.0.0.1:1", Namespace: " ", Transport: stdio}, false, `MCPOptions.Namespace " " is blank`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.dev {

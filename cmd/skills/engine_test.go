@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// startEngineCmd runs skills engine with args on a free port and returns
+// the process and its URL, once it listens.
+func startEngineCmd(t *testing.T, args ...string) (*process, string) {
+	t.Helper()
+	p := startCmd(t, append([]string{"engine", "--port", "0"}, args...)...)
+	p.stdout.waitFor(t, "III_URL")
+	url := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`).FindString(p.stdout.String())
+	if url == "" {
+		t.Fatalf("the engine never said where it listens:\n%s", p.stdout)
+	}
+	return p, url
+}
+
+// callAt runs skills call against the engine at url.
+func callAt(t *testing.T, url string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runCmd(t, t.Context(), append([]string{"call", "--url", url}, args...)...)
+}
+
+// skills engine --like 0.24 --state-in shop is a namespaced deployment on
+// one machine, as iii compose runs a project with its own state
+// container: a skills worker started with III_NAMESPACE=shop registers
+// there, skills call --namespace shop reaches it, and its rows are kept
+// by the shop's state worker, not the default namespace's. The engine
+// pages state (state::list_entries) and has a configuration worker.
+func TestEngineLike024RunsANamespacedProject(t *testing.T) {
+	engine, url := startEngineCmd(t, "--like", "0.24", "--state-in", "shop")
+	engine.stdout.waitFor(t, "state workers registered")
+	t.Setenv("III_NAMESPACE", "shop")
+	worker := startCmd(t, "--url", url, "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	worker.stdout.waitFor(t, "skills ready")
+	t.Setenv("III_NAMESPACE", "")
+
+	if code, _, stderr := callAt(t, url, "skills::register", "--namespace", "shop", "id=hello", "skill=# Hello\n\nFrom the shop."); code != exitOK {
+		t.Fatalf("skills::register --namespace shop: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := callAt(t, url, "state::get", "--namespace", "shop", "scope=skills", "key=hello"); code != exitOK || !strings.Contains(stdout, `"id": "hello"`) {
+		t.Errorf("state::get in shop: exit %d, %q %s; want the row of hello", code, stdout, stderr)
+	}
+	if code, stdout, stderr := callAt(t, url, "state::get", "scope=skills", "key=hello"); code != exitOK || stdout != "" {
+		t.Errorf("state::get in default: exit %d, %q %s; want no row (the shop keeps its own state)", code, stdout, stderr)
+	}
+	if code, stdout, stderr := callAt(t, url, "state::list_entries", "--namespace", "shop", "scope=skills"); code != exitOK || !strings.Contains(stdout, `"total": 1`) {
+		t.Errorf("state::list_entries in shop: exit %d, %q %s; want one entry", code, stdout, stderr)
+	}
+	if code, stdout, stderr := callAt(t, url, "configuration::list"); code != exitOK {
+		t.Errorf("configuration::list: exit %d, %q %s; want the configuration worker's answer", code, stdout, stderr)
+	}
+}
+
+// Without --like the engine is today's, 0.22.1's: no paged listing, no
+// configuration worker, and a namespace a caller names is ignored, as
+// 0.22.1 ignores unknown fields.
+func TestEngineDefaultIsTheSameAsBefore(t *testing.T) {
+	_, url := startEngineCmd(t)
+	for _, fn := range []string{"state::list_entries", "configuration::list"} {
+		if code, _, stderr := callAt(t, url, fn, "scope=skills"); code != exitError || !strings.Contains(stderr, "function_not_found") {
+			t.Errorf("%s: exit %d, %q; want function_not_found", fn, code, stderr)
+		}
+	}
+	if code, _, stderr := callAt(t, url, "state::set", "--namespace", "shop", `{"scope":"s","key":"k","value":1}`); code != exitOK {
+		t.Fatalf("state::set --namespace shop: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := callAt(t, url, "state::get", "scope=s", "key=k"); code != exitOK || stdout != "1\n" {
+		t.Errorf("state::get in default: exit %d, %q %s; want 1 (a 0.22 engine has one namespace)", code, stdout, stderr)
+	}
+}
+
+// --state-after keeps the state worker away until it has passed: no
+// state::* function before, and the functions once the engine says the
+// state workers registered.
+func TestEngineStateAfter(t *testing.T) {
+	_, url := startEngineCmd(t, "--like", "0.24", "--state-after", "1h")
+	if code, _, stderr := callAt(t, url, "state::list", "scope=s"); code != exitError || !strings.Contains(stderr, "function_not_found: Function state::list not found") {
+		t.Errorf("state::list before --state-after: exit %d, %q; want function_not_found", code, stderr)
+	}
+
+	engine, url := startEngineCmd(t, "--like", "0.24", "--state-after", "10ms")
+	engine.stdout.waitFor(t, "state workers registered")
+	if code, stdout, stderr := callAt(t, url, "state::list", "scope=s"); code != exitOK || stdout != "[]\n" {
+		t.Errorf("state::list after --state-after: exit %d, %q %s; want []", code, stdout, stderr)
+	}
+	if code := engine.stop(); code != exitOK {
+		t.Errorf("the engine stopped with %d, want %d", code, exitOK)
+	}
+}
+
+// Shapes the engine cannot take are usage errors naming the value and
+// what is allowed.
+func TestEngineShapeUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--like", "0.25"}, `skills engine: --like "0.25": give 0.22 (the default), 0.23 or 0.24`},
+		{[]string{"--state-in", "shop"}, `skills engine: --state-in "shop" needs namespaces, which iii 0.22 has not: add --like 0.23 or 0.24`},
+		{[]string{"--like", "0.23", "--state-in", " "}, `skills engine: --state-in " " is blank: name a namespace, such as shop`},
+		{[]string{"--like", "0.23", "--state-in", "default"}, "skills engine: --state-in default: the default namespace's state worker is the engine's own"},
+		{[]string{"--like", "0.23", "--state-after", "1s"}, "skills engine: --state-after 1s: only iii 0.24 runs state as a worker of its own, which may register late; add --like 0.24"},
+		{[]string{"--like", "0.24", "--state-after", "-1s"}, "skills engine: --state-after -1s is negative"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, _, stderr := runCmd(t, context.Background(), append([]string{"engine", "--port", "0"}, tt.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+			}
+		})
+	}
+}
