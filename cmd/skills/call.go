@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -129,16 +127,10 @@ func (c callCommand) Run(ctx context.Context, args []string) error {
 }
 
 // callerName is skills call's name on the engine: skills-call and a
-// random suffix. An iii 0.23 engine leases a worker name to one live
-// connection per namespace (WORKER_NAMESPACE_CONFLICT, docs/engine.md),
-// so under one fixed name two calls at once, or a call made while the
-// engine still tears down the previous call's connection, would be
-// refused.
-func callerName() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return "skills-call-" + hex.EncodeToString(b[:])
-}
+// random suffix (iii.InstanceName), so that two calls at once, or a call
+// made while the engine still tears down the previous call's connection,
+// are not refused by an iii 0.23 engine.
+func callerName() string { return iii.InstanceName("skills-call") }
 
 // registerNamespace adds --namespace to fs (skills call, skills mcp).
 func registerNamespace(fs *pflag.FlagSet) *string {

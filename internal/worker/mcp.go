@@ -15,7 +15,10 @@ import (
 	"github.com/iii-hq/skills-go/internal/mcpserver"
 )
 
-// mcpClientName is the MCP server's name on the engine.
+// mcpClientName is the base of an MCP server's name on the engine: each
+// gets a random suffix (iii.InstanceName), since every MCP client (an
+// editor, an agent) starts a skills mcp of its own, and an iii 0.23
+// engine leases a name to one connection per namespace.
 const mcpClientName = "skills-mcp"
 
 // MCPOptions say which registry an MCP server serves and how clients
@@ -98,7 +101,7 @@ func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 		url: url, dev: opts.Dev, transport: opts.Transport, httpAddr: opts.HTTP, endpoint: opts.Endpoint,
 		log: log, attempted: make(chan struct{}), runOnce: newRunOnce(),
 	}
-	s.client = iii.New(iii.Options{URL: url, Name: mcpClientName, Version: buildinfo.Version, Logger: log.Named("iii"), Namespace: opts.Namespace})
+	s.client = iii.New(iii.Options{URL: url, Name: iii.InstanceName(mcpClientName), Version: buildinfo.Version, Logger: log.Named("iii"), Namespace: opts.Namespace})
 	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"),
 		mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice))
 	return s, nil

@@ -255,3 +255,48 @@ func TestDevCloseBeforeRun(t *testing.T) {
 		t.Errorf("the engine of a refused NewDev is still running:\n%s", g)
 	}
 }
+
+// Two MCP servers (two editors each starting skills mcp) on an engine
+// with 0.23's rules, which leases a worker name to one connection per
+// namespace, both serve: each connects under a name of its own.
+func TestTwoMCPServersOnANamespacedEngine(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	eng, err := engine.Start(ctx, "127.0.0.1:0", engine.Options{Namespaces: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(eng.Close)
+	runIn(t, eng.URL(), "shop", config.Default())
+	for i := range 2 {
+		serverSide, clientSide := mcp.NewInMemoryTransports()
+		s, err := NewMCPServer(MCPOptions{URL: eng.URL(), Namespace: "shop", Transport: serverSide})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := make(chan error, 1)
+		go func() { ran <- s.Run(ctx) }()
+		t.Cleanup(func() {
+			s.Close() //nolint:errcheck // Run's result is checked
+			if err := <-ran; err != nil {
+				t.Errorf("MCP server %d: Run = %v", i, err)
+			}
+		})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "editor", Version: "1"}, nil).Connect(ctx, clientSide, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() }) //nolint:errcheck // test teardown
+		for {
+			res, err := cs.ListResources(ctx, nil)
+			if err == nil && slices.ContainsFunc(res.Resources, func(r *mcp.Resource) bool { return r.URI == "iii://skills" }) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("MCP server %d never listed the registry in shop: %v", i, err)
+			case <-time.After(registryRetry): // the worker may still be registering
+			}
+		}
+	}
+}
