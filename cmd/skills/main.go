@@ -10,11 +10,11 @@
 //	skills --manifest                                                   print the registry manifest and exit
 //	skills --version                                                    print the version and exit
 //	skills dev [--port 49134] [--config …]                              local engine + worker, for trying it out
-//	skills engine [--port 49134]                                        local engine only
-//	skills call <function-id> [JSON | key=value …]                      trigger any function and print its result
+//	skills engine [--port 49134] [--like 0.23|0.24]                     local engine only
+//	skills call <function-id> [JSON | key=value …] [--namespace NS]     trigger any function and print its result
 //	skills tools list|approve|revoke [<skill-id> …] [--dev] [--yes]     approve SKILL.md tools (tools.lock)
 //	skills doctor [--config …] [--dev] [--json]                         the diagnostics report offline
-//	skills mcp [--dev | --url …] [--http ADDR]                           the registry as an MCP server
+//	skills mcp [--dev | --url … [--namespace NS]] [--http ADDR]         the registry as an MCP server
 //	skills licenses                                                     the notices of data built into the binary
 package main
 
@@ -84,12 +84,14 @@ const usage = `skills — the iii agentic content registry worker
 Usage:
   skills [flags]                         run the worker against an iii engine
   skills dev [flags]                     start a local engine on 127.0.0.1:49134 with the worker attached
-  skills engine [--port N]               start only the local engine (other workers may connect)
-  skills call <function-id> [JSON | key=value ...]
+  skills engine [--port N] [--like 0.23|0.24]
+                                         start only the local engine (other workers may connect);
+                                         --like gives it a later iii's namespaces, configuration and state workers
+  skills call <function-id> [JSON | key=value ...] [--namespace NS]
                                          trigger a function on the engine and print its result
   skills tools list|approve|revoke [<skill-id> ...]
                                          approve the typed tools of SKILL.md files (tools.lock)
-  skills mcp [--dev [--config] [--port] [--data] | --url] [--http ADDR]
+  skills mcp [--dev [--config] [--port] [--data] | --url [--namespace NS]] [--http ADDR]
                                          serve the registry to an MCP client (stdio, or Streamable HTTP)
   skills doctor [--config] [--dev] [--json]
                                          report what the worker makes of every file, offline; exit 1 on problems
