@@ -123,6 +123,29 @@ func served(uri string) bool {
 	return strings.HasPrefix(uri, iiiScheme) || strings.HasPrefix(uri, skillScheme)
 }
 
+// wireSafe is err as the SDK can write it. The SDK writes a
+// *jsonrpc.Error's data as it is, and a response that does not encode
+// ends the session (over stdio, the process; over Streamable HTTP, every
+// later request of the session gets an empty answer). Its own
+// resource-not-found error (mcp.ResourceNotFoundError, v1.8.0) quotes the
+// URI with Go's %q, which is not JSON when the URI holds a control
+// character (docs/mcp.md, "Errors"). So data that is not JSON is
+// replaced: for a read, by the URI encoded as JSON; else it is dropped.
+// The code and the message stay.
+func wireSafe(err error, req mcp.Request) error {
+	je, ok := err.(*jsonrpc.Error) // a wrapped one is written without its data
+	if !ok || len(je.Data) == 0 || json.Valid(je.Data) {
+		return err
+	}
+	safe := *je
+	safe.Data = nil
+	if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
+		safe.Data = uriData(r.Params.URI)
+	}
+	return &safe
+}
+
+// uriData is {"uri": uri}, as JSON whatever uri holds.
 func uriData(uri string) json.RawMessage {
 	b, _ := json.Marshal(map[string]string{"uri": uri})
 	return b

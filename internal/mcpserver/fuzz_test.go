@@ -32,3 +32,19 @@ func FuzzReadLine(f *testing.F) {
 		}
 	})
 }
+
+// No request ends a session: any URI, name, value and arguments, sent
+// through every method the server answers (exercise), over the stdio
+// transport in memory, leave a session that answers a ping after each.
+//
+//	go test -run '^$' -fuzz FuzzMCPSessionSurvives -fuzztime 60s ./internal/mcpserver/
+func FuzzMCPSessionSurvives(f *testing.F) {
+	for _, s := range sessionSeeds {
+		f.Add(s.uri, s.name, s.value, s.args)
+	}
+	r := newRigTB(f, 0)
+	fuzzFixtures(f, r)
+	f.Fuzz(func(t *testing.T, uri, name, value string, args []byte) {
+		exercise(t, r.dial(t, "stdio"), sessionInput{uri, name, value, args})
+	})
+}

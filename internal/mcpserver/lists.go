@@ -19,8 +19,18 @@ import (
 
 // live is the receiving middleware that answers the lists, prompts/get,
 // the exposed tools' calls and, for a URI of a scheme not served, a
-// read; everything else goes on to the SDK.
+// read; everything else goes on to the SDK. Whoever answered, the error
+// it gives is one the SDK can write (wireSafe).
 func (b *Bridge) live(next mcp.MethodHandler) mcp.MethodHandler {
+	answer := b.answer(next)
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := answer(ctx, method, req)
+		return res, wireSafe(err, req)
+	}
+}
+
+// answer is live without the check of its errors.
+func (b *Bridge) answer(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch r := req.(type) {
 		case *mcp.ListResourcesRequest:
