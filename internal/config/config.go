@@ -134,6 +134,8 @@ type Config struct {
 	// Search configures skill::search's optional embedder
 	// (docs/decisions.md D50); lexical ranking only by default.
 	Search Search `yaml:"search"`
+	// MCP configures skills mcp, the MCP server (docs/mcp.md).
+	MCP MCP `yaml:"mcp"`
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
@@ -181,6 +183,16 @@ func (s Search) EmbedTimeout() time.Duration {
 	return time.Duration(s.EmbedTimeoutMS) * time.Millisecond
 }
 
+// MCP is the mcp: block.
+type MCP struct {
+	// SectionsAllow names the functions whose iii://fn sections MCP
+	// clients may read although they are not exposed to MCP (metadata
+	// "mcp.expose": true): each entry a function id, or a prefix ending
+	// in * (docs/decisions.md D60). Empty by default: a section runs over
+	// MCP only an exposed function. The bus is not affected.
+	SectionsAllow []string `yaml:"sections_allow"`
+}
+
 // DefaultToolsMaxConcurrent is tools.max_concurrent's default.
 const DefaultToolsMaxConcurrent = 4
 
@@ -201,6 +213,7 @@ func Default() Config {
 		Roots:          []string{},
 		Tools:          Tools{EnvAllow: []string{}, MaxConcurrent: DefaultToolsMaxConcurrent},
 		Search:         Search{EmbedTimeoutMS: DefaultEmbedTimeoutMS},
+		MCP:            MCP{SectionsAllow: []string{}},
 		MaxFiles:       DefaultMaxFiles,
 
 		MaxResponseBytes: DefaultMaxResponseBytes,

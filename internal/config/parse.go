@@ -48,7 +48,7 @@ func parse(data []byte, p parser) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search), got %s", p.at(root), yamlnode.Describe(root))
+		return Default(), fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp), got %s", p.at(root), yamlnode.Describe(root))
 	}
 	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
 		switch key {
@@ -85,6 +85,8 @@ func parse(data []byte, p parser) (cfg Config, err error) {
 			p.wholeNumber(v, fsPollRule, &cfg.FSPollMS)
 		case "search":
 			p.search(v, &cfg.Search)
+		case "mcp":
+			p.mcp(v, &cfg.MCP)
 		}
 	})
 	if len(p.problems) > 0 {
@@ -191,6 +193,22 @@ func (p *parser) search(v *yaml.Node, out *Search) {
 			p.str(sv, "search.embedder", "the id of an iii function that embeds texts", &out.Embedder)
 		case "embed_timeout_ms":
 			p.wholeNumber(sv, embedTimeoutRule, &out.EmbedTimeoutMS)
+		}
+	})
+}
+
+func (p *parser) mcp(v *yaml.Node, out *MCP) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		p.fail(v, "`mcp` must be a mapping with a `sections_allow` key, got %s", yamlnode.Describe(v))
+		return
+	}
+	p.mapping(v, "mcp.", mcpKeys, func(key string, mv *yaml.Node) {
+		if key == "sections_allow" {
+			p.strings(mv, "mcp.sections_allow", "function ids", "docs::*", "function id", &out.SectionsAllow)
 		}
 	})
 }

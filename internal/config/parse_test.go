@@ -23,6 +23,7 @@ func TestDefault(t *testing.T) {
 		CacheBytes:       256 << 20,
 		FSPollMS:         2000,
 		Search:           Search{EmbedTimeoutMS: 2000},
+		MCP:              MCP{SectionsAllow: []string{}},
 	}
 	if diff := cmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default() (-want +got):\n%s", diff)
@@ -72,6 +73,7 @@ max_frame_bytes: 134217728
 cache_bytes: 0
 fs_poll_ms: 500
 search: {embedder: embeddings::embed, embed_timeout_ms: 500}
+mcp: {sections_allow: ["docs::status", "ops::*"]}
 `,
 			want: Config{
 				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
@@ -92,6 +94,7 @@ search: {embedder: embeddings::embed, embed_timeout_ms: 500}
 				CacheBytes:       0,
 				FSPollMS:         500,
 				Search:           Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 500},
+				MCP:              MCP{SectionsAllow: []string{"docs::status", "ops::*"}},
 			},
 		},
 		{
@@ -208,7 +211,17 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp), got a list",
+		},
+		{
+			name: "mcp of the wrong types",
+			yaml: "mcp:\n  sections_allow: docs::*\n",
+			want: "line 2: `mcp.sections_allow` must be a list of function ids (e.g. `mcp.sections_allow: [\"docs::*\"]`), got str \"docs::*\"",
+		},
+		{
+			name: "mcp not a mapping",
+			yaml: "mcp: [docs::*]\n",
+			want: "line 1: `mcp` must be a mapping with a `sections_allow` key, got a list",
 		},
 		{
 			name: "search of the wrong types",
@@ -437,6 +450,16 @@ func TestValidate(t *testing.T) {
 			cfg:  with(func(c *Config) { c.Roots = []string{"./skills", "\t"} }),
 			want: "`roots[1]` must be a directory path (a non-blank string), got \"\\t\"",
 		},
+		{name: "sections allowed over MCP", cfg: with(func(c *Config) { c.MCP.SectionsAllow = []string{"docs::status", "ops::*", "*", "a"} })},
+		{
+			name: "mcp.sections_allow entries that are no function id or prefix",
+			cfg:  with(func(c *Config) { c.MCP.SectionsAllow = []string{"", "docs status", "do*cs::*", "a::b\x00", "**"} }),
+			want: "`mcp.sections_allow[0]` " + sectionPatternProblem + ", got \"\"; " +
+				"`mcp.sections_allow[1]` " + sectionPatternProblem + ", got \"docs status\"; " +
+				"`mcp.sections_allow[2]` " + sectionPatternProblem + ", got \"do*cs::*\"; " +
+				"`mcp.sections_allow[3]` " + sectionPatternProblem + ", got \"a::b\\x00\"; " +
+				"`mcp.sections_allow[4]` " + sectionPatternProblem + ", got \"**\"",
+		},
 		{name: "an embedder", cfg: with(func(c *Config) { c.Search = Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 10} })},
 		{
 			name: "search.embed_timeout_ms out of range",
@@ -505,3 +528,7 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// sectionPatternProblem is what Validate says of a bad mcp.sections_allow
+// entry.
+const sectionPatternProblem = "must be a function id (e.g. \"docs::status\") or a prefix of ids ending in * (e.g. \"docs::*\"), with no spaces, at most 256 bytes"

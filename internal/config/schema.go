@@ -62,6 +62,8 @@ var settings = []setting{
 	{"search.embedder", map[string]any{"type": "string", "maxLength": 256, "pattern": `^(\S+::\S+)?$`,
 		"description": "The id of an iii function that embeds texts (namespace::name); empty: lexical ranking only."}, func(c *Config) any { return c.Search.Embedder }},
 	{"search.embed_timeout_ms", intSchema(embedTimeoutRule), func(c *Config) any { return c.Search.EmbedTimeoutMS }},
+	{"mcp.sections_allow", map[string]any{"type": "array", "items": map[string]any{"type": "string", "pattern": sectionPatternSchema},
+		"description": "Functions whose iii://fn sections MCP clients may read although not exposed to MCP: function ids, or prefixes ending in *."}, func(c *Config) any { return c.MCP.SectionsAllow }},
 }
 
 // groups describe the keys that hold a mapping.
@@ -69,6 +71,7 @@ var groups = map[string]string{
 	"scopes": "The iii-state scopes of the two registries.",
 	"tools":  "The typed tools of SKILL.md files.",
 	"search": "skill::search's optional embedder.",
+	"mcp":    "skills mcp, the MCP server.",
 }
 
 func intSchema(r intRule) map[string]any {

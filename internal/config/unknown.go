@@ -48,6 +48,7 @@ var (
 	scopeKeys = yamlKeys(reflect.TypeFor[Scopes]())
 	toolKeys  = yamlKeys(reflect.TypeFor[Tools]())
 	searchKey = yamlKeys(reflect.TypeFor[Search]())
+	mcpKeys   = yamlKeys(reflect.TypeFor[MCP]())
 )
 
 // yamlKeys lists the keys of struct type t's yaml tags, in field order.

@@ -116,8 +116,31 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	for i, p := range c.MCP.SectionsAllow {
+		if problem := checkSectionPattern(p); problem != "" {
+			problems = append(problems, fmt.Sprintf("`mcp.sections_allow[%d]` %s, got %q", i, problem, p))
+		}
+	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// sectionPatternSchema is the JSON Schema pattern of an
+// mcp.sections_allow entry: what checkSectionPattern accepts, less the
+// length and control characters (Validate has the last word).
+const sectionPatternSchema = `^[^\s*]+\*?$|^\*$`
+
+// checkSectionPattern returns the problem with an mcp.sections_allow
+// entry, or "": a function id, or a prefix ending in * ("*" alone allows
+// every function), with no space or control character, at most 256
+// bytes.
+func checkSectionPattern(p string) string {
+	body := strings.TrimSuffix(p, "*")
+	if p == "" || len(p) > 256 || strings.Contains(body, "*") ||
+		strings.ContainsFunc(body, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return "must be a function id (e.g. \"docs::status\") or a prefix of ids ending in * (e.g. \"docs::*\"), with no spaces, at most 256 bytes"
+	}
+	return ""
 }
