@@ -12,7 +12,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/worker"
 )
 
-const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS]] [--http ADDR] [--page-size N]
+const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR] [--page-size N]
 
 Serves the registry to an MCP client (Claude, Cursor, …): the skills as
 resources, the prompts, and the tools skill__fetch and skill__search, with
@@ -26,6 +26,11 @@ list_changed notifications on every change; and the MCP Skills extension
            blank: default): the one the skills worker registered in.
   --http   serves Streamable HTTP on ADDR instead of stdio; the endpoint,
            http://ADDR/mcp, is printed on stderr.
+
+A client's read of an iii://fn/<a>/<b> section (resources/read,
+skill__fetch) runs a::b only when the function is exposed to MCP, as for
+tools/call, or named under mcp.sections_allow in the config: --dev's, or
+with --url the file --config names (read for that key alone).
 
 Over stdio, the server ends when the client closes its input. Logs go to
 stderr: stdout is the MCP stream.
@@ -48,7 +53,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills mcp", pflag.ContinueOnError)
 	url := fs.String("url", "", "engine URL (default: $III_URL, else $III_ENGINE_URL, else ws://127.0.0.1:49134)")
 	dev := fs.Bool("dev", false, "run a local engine and the skills worker in this process")
-	configPath := fs.String("config", "config.yaml", "with --dev: the worker's config")
+	configPath := fs.String("config", "config.yaml", "with --dev: the worker's config; with --url: read for mcp.sections_allow only")
 	port := fs.Int("port", 0, "with --dev: the local engine's port (0: any free one)")
 	data := fs.String("data", "", "with --dev: keep state in DIR/state.json across restarts")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
@@ -94,6 +99,9 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer log.Sync() //nolint:errcheck // best effort on exit
 	opts.Logger = log
+	if !*dev && fs.Changed("config") {
+		opts.SectionsAllow = loadConfig(locateConfig(*configPath, true), log).MCP.SectionsAllow
+	}
 
 	if *dev {
 		srv, err := startEngine(ctx, engineFlags{host: "127.0.0.1", port: *port, data: *data}, log)
@@ -105,6 +113,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 			return fmt.Errorf("%s: %w", fs.Name(), err)
 		}
 		opts.Advice = mcpDevAdvice
+		opts.SectionsAllow = cfg.MCP.SectionsAllow
 	}
 	server, err := worker.NewMCPServer(opts)
 	if err != nil {

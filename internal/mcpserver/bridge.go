@@ -45,6 +45,8 @@ type Bridge struct {
 	engine   string // the engine's URL, for errors; "" when unknown
 	advice   string // what to do when the engine or the registry cannot be reached
 
+	sectionsAllow []string // functions whose sections MCP clients may read unexposed (sections.go)
+
 	// What Follow has still to tell clients, and its wake-up (follow.go).
 	mu      sync.Mutex
 	pending pendingChanges
@@ -134,8 +136,12 @@ func (b *Bridge) call(ctx context.Context, fn string, data, out any) error {
 }
 
 // read answers resources/read of an iii:// URI through
-// skills::resources-read.
+// skills::resources-read, once the section it may be is allowed
+// (sections.go).
 func (b *Bridge) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if err := b.allowSections(ctx, []string{req.Params.URI}); err != nil {
+		return nil, resourceError(err, req.Params.URI)
+	}
 	var out mcp.ReadResourceResult
 	if err := b.call(ctx, contract.FnSkillsResourcesRead, map[string]string{"uri": req.Params.URI}, &out); err != nil {
 		return nil, resourceError(err, req.Params.URI)
@@ -144,7 +150,8 @@ func (b *Bridge) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.R
 }
 
 // subscribe accepts a subscription to a resource that can be read: an
-// iii:// one, or a skill:// file of the MCP Skills extension.
+// iii:// one (a section only if it is allowed, since checking reads it),
+// or a skill:// file of the MCP Skills extension.
 func (b *Bridge) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
 	fn := contract.FnSkillsResourcesRead
@@ -153,6 +160,10 @@ func (b *Bridge) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 		fn = contract.FnMCPSkillsRead
 	case !strings.HasPrefix(uri, iiiScheme):
 		return schemeError(uri)
+	default:
+		if err := b.allowSections(ctx, []string{uri}); err != nil {
+			return resourceError(err, uri)
+		}
 	}
 	if err := b.call(ctx, fn, map[string]string{"uri": uri}, nil); err != nil {
 		return resourceError(err, uri)

@@ -89,8 +89,13 @@ func protocolError(err error) error {
 // resourceError turns a failed read of uri into the MCP error: an unknown
 // resource is the resource-not-found error (-32602 since SEP-2164, with
 // the URI in its data), whose message names the URI and the registry's
-// reason; a malformed URI is invalid params; the rest as protocolError.
+// reason; a malformed URI, and a section MCP clients may not read
+// (sections.go), are invalid params; the rest as protocolError.
 func resourceError(err error, uri string) error {
+	var refused sectionsRefused
+	if errors.As(err, &refused) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: refused.Error(), Data: uriData(uri)}
+	}
 	var ie *iii.Error
 	if errors.As(err, &ie) && ie.Code == contract.CodeNotFound {
 		return &jsonrpc.Error{

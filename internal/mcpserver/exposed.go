@@ -41,6 +41,14 @@ type functionDetail struct {
 	RequestSchema json.RawMessage `json:"request_schema"`
 }
 
+// exposedToMCP reports whether MCP clients may run f: its metadata asks
+// for exposure and it is in none of the engine's or the registry's
+// namespaces. It is the one rule of tools/call and of iii://fn sections
+// (sections.go).
+func exposedToMCP(f functionRow) bool {
+	return exposed(f.Metadata) && !contract.IsInternal(f.ID)
+}
+
 // exposed reports whether metadata asks for MCP exposure.
 func exposed(metadata json.RawMessage) bool {
 	var m struct {
@@ -76,7 +84,7 @@ func (b *Bridge) functions(ctx context.Context) ([]functionRow, error) {
 func exposedOf(all []functionRow) []functionRow {
 	out := slices.DeleteFunc(slices.Clone(all), func(f functionRow) bool {
 		_, isNative := native[f.ID]
-		return isNative || !exposed(f.Metadata) || contract.IsInternal(f.ID) || strings.Contains(f.ID, "__")
+		return isNative || !exposedToMCP(f) || strings.Contains(f.ID, "__")
 	})
 	slices.SortFunc(out, func(a, b functionRow) int { return strings.Compare(a.ID, b.ID) })
 	return out

@@ -42,7 +42,7 @@ func FuzzMCPSessionSurvives(f *testing.F) {
 	for _, s := range sessionSeeds {
 		f.Add(s.uri, s.name, s.value, s.args)
 	}
-	r := newRigTB(f, 0)
+	r := newRigTB(f, 0, SectionsAllow("ops::*"))
 	fuzzFixtures(f, r)
 	f.Fuzz(func(t *testing.T, uri, name, value string, args []byte) {
 		exercise(t, r.dial(t, "stdio"), sessionInput{uri, name, value, args})

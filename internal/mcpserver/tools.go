@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/registry"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,11 +38,19 @@ func addTools(b *Bridge) {
 		InputSchema: plainSchema[fetchInput](),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, any, error) {
 		payload := map[string]any{}
+		var uri *string
 		if in.URI != "" {
-			payload["uri"] = in.URI
+			payload["uri"], uri = in.URI, &in.URI
 		}
 		if len(in.URIs) > 0 {
 			payload["uris"] = in.URIs
+		}
+		// What skill::fetch would read, checked all together before it
+		// runs (sections.go); what it would refuse, it answers itself.
+		if uris, err := registry.FetchURIs(uri, in.URIs); err == nil {
+			if err := b.allowSections(ctx, uris); err != nil {
+				return toolError(err), nil, nil
+			}
 		}
 		var text string
 		if err := b.call(ctx, contract.FnSkillFetch, payload, &text); err != nil {

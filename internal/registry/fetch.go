@@ -73,6 +73,14 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 	return b.String(), nil
 }
 
+// FetchURIs are the URIs a skill::fetch of uri and uris reads, in order,
+// as fetch selects them; an error is what it answers instead, having read
+// nothing. skills mcp checks them before it calls skill::fetch
+// (docs/decisions.md D60).
+func FetchURIs(uri *string, uris []string) ([]string, error) {
+	return fetchURIs(fetchSkillInput{URI: uri, URIs: uris})
+}
+
 // fetchURIs selects what to read (docs/decisions.md D7): a non-empty uris wins,
 // else uri. Entries are trimmed and blanks dropped (a uris of blanks does
 // not fall back to uri), and every entry is checked for the scheme before

@@ -50,6 +50,10 @@ type MCPOptions struct {
 	// PageSize is the bridge's page size (mcpserver.PageSize): 0 keeps
 	// the registry's pages, at most mcpserver.MaxPageSize.
 	PageSize int
+	// SectionsAllow names the functions, besides those exposed to MCP,
+	// whose iii://fn sections clients may read (mcpserver.SectionsAllow;
+	// the config key mcp.sections_allow).
+	SectionsAllow []string
 	// Advice is what the errors clients get while the engine or the
 	// registry cannot be reached say to do (mcpserver.Engine).
 	Advice string
@@ -103,7 +107,7 @@ func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 	}
 	s.client = iii.New(iii.Options{URL: url, Name: iii.InstanceName(mcpClientName), Version: buildinfo.Version, Logger: log.Named("iii"), Namespace: opts.Namespace})
 	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"),
-		mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice))
+		mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice), mcpserver.SectionsAllow(opts.SectionsAllow...))
 	return s, nil
 }
 
