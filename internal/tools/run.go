@@ -40,7 +40,7 @@ type Call struct {
 // RunnerOptions configure a Runner (config tools.*).
 type RunnerOptions struct {
 	MaxConcurrent int           // commands running at once; more wait (default 4)
-	EnvAllow      []string      // names passed besides the defaults; a trailing * matches a suffix
+	EnvAllow      []string      // names passed besides the defaults; a trailing * matches a suffix; credentials only by exact name (FilterEnv)
 	Workdir       string        // working directory for every command; "" = the skill's folder
 	Environ       []string      // the environment to filter; nil = os.Environ()
 	KillGrace     time.Duration // SIGTERM to SIGKILL; default 5 s
@@ -49,7 +49,8 @@ type RunnerOptions struct {
 // Runner runs tool commands: no shell, a filtered environment, empty
 // stdin, stdout and stderr merged into a head-and-tail capture, at most
 // MaxConcurrent at once, and on timeout or cancellation SIGTERM to the
-// whole process group, then SIGKILL after the grace (D38).
+// command and everything it started, then SIGKILL after the grace (D38);
+// nothing it started outlives the call (process.go).
 type Runner struct {
 	sem     chan struct{}
 	env     []string
