@@ -101,6 +101,48 @@ Feature: Typed tools from SKILL.md
       ```bash
       sh -c "sleep 60 & echo $! > $1; wait" hang {{pidfile}}
       ```
+
+      ### leave
+
+      Leave a process behind in a session of its own, and return.
+
+      #### Parameters
+
+      | Name | Type | Required | Description |
+      |------|------|----------|-------------|
+      | pidfile | string | yes | Where to write its pid. |
+
+      #### Command
+
+      ```bash
+      sh -c "setsid sleep 60 & echo $! > $1" leave {{pidfile}}
+      ```
+
+      ### creds
+
+      Print the variables that hold credentials, if the command has them.
+
+      #### Command
+
+      ```bash
+      sh -c 'echo "[$BDD_VISIBLE|$PGPASSWORD|$DATABASE_URL|$SSH_AUTH_SOCK|$UPSTREAM|$GH_TOKEN]"'
+      ```
+
+      ### sort
+
+      Sort the lines of a file.
+
+      #### Parameters
+
+      | Name | Type | Required | Description |
+      |------|------|----------|-------------|
+      | file | string | yes | The file. |
+
+      #### Command
+
+      ```bash
+      sort {{file}}
+      ```
       """
 
   Scenario: an approved tool runs its command with each value as one literal argument
@@ -155,6 +197,53 @@ Feature: Typed tools from SKILL.md
     And the result at "output" matches "(^|\n)SKILL_NAME=demo\n"
     And the result at "output" matches "(^|\n)SKILL_DIR=\S+/fs-roots/demo\n"
     And the result at "output" matches "^((HOME|LANG|LC_\w+|PATH|TERM|TZ|USER|BDD_VISIBLE|SKILL_NAME|SKILL_DIR)=[^\n]*\n)+$"
+
+  Scenario: with every variable allowed, credentials still stay out, unless named exactly
+    Given the worker config has:
+      """
+      {"tools": {"enabled": true, "env_allow": ["*", "PGPASSWORD"]}}
+      """
+    And I approve the tools of "demo"
+    And I start the worker with:
+      """
+      {"args": ["--url", "{engine_url}", "--config", "{config}"],
+       "env": {"BDD_VISIBLE": "yes", "PGPASSWORD": "pw", "DATABASE_URL": "postgres://app:pw@db/app", "SSH_AUTH_SOCK": "/tmp/agent.1", "UPSTREAM": "https://u:pw@example.com/", "GH_TOKEN": "gh"}}
+      """
+    And the worker serves
+    And the engine lists the function "demo::creds"
+    When I call "demo::creds"
+    Then the result at "output" is "[yes|pw||||]\n"
+
+  Scenario: a value that would begin an argument with a dash is refused before anything runs
+    Given I approve the tools of "demo"
+    And the engine lists the function "demo::sort"
+    When I call "demo::sort" with:
+      """
+      {"file": "--output=pwned.txt"}
+      """
+    Then the call fails with code "invalid_argument"
+    And the error message starts with "parameter file: the value "--output=pwned.txt" begins with "-", so sort could take it for an option"
+    When I call "demo::sort" with:
+      """
+      {"file": "--files0-from=/etc/hostname"}
+      """
+    Then the call fails with code "invalid_argument"
+    When I call "demo::sort" with:
+      """
+      {"file": "./pwned.txt"}
+      """
+    Then the result at "success" is false
+    And the result at "output" matches "pwned\.txt: No such file"
+
+  Scenario: a process that left the command's session does not outlive the call
+    Given I approve the tools of "demo"
+    And the engine lists the function "demo::leave"
+    When I call "demo::leave" with:
+      """
+      {"pidfile": "{dir}/left.pid"}
+      """
+    Then the result at "success" is true
+    And the process whose pid is in the file "left.pid" has ended within 5000 ms
 
   Scenario: a failing command is a result with its exit code; JSON output is parsed
     Given I approve the tools of "demo"

@@ -159,8 +159,10 @@ type Tools struct {
 	Workdir string `yaml:"workdir"`
 	// EnvAllow names environment variables passed to commands besides
 	// PATH, HOME, USER, LANG, LC_*, TERM and TZ; a trailing * matches any
-	// suffix. Credentials (*_TOKEN, *_KEY, *_SECRET, AWS_*, OPENAI_*,
-	// ANTHROPIC_*) are never passed.
+	// suffix. A credential (by name: *TOKEN, *PASSWORD, *_KEY, AWS_*,
+	// SSH_AUTH_SOCK and the rest of tools.Credential's list; by value: a
+	// URL with a password, a private key, a known token format) passes
+	// only through an entry that names it exactly, without *.
 	EnvAllow []string `yaml:"env_allow"`
 	// MaxConcurrent bounds the commands running at once; more wait.
 	MaxConcurrent int `yaml:"max_concurrent"`

@@ -56,7 +56,7 @@ var settings = []setting{
 	{"page_size", intSchema(pageSizeRule), func(c *Config) any { return c.PageSize }},
 	{"tools.enabled", map[string]any{"type": "boolean", "description": "Serve approved SKILL.md tools as functions."}, func(c *Config) any { return c.Tools.Enabled }},
 	{"tools.workdir", stringSchema("The working directory of every tool command; empty: the skill's folder.", false), func(c *Config) any { return c.Tools.Workdir }},
-	{"tools.env_allow", listSchema("Environment variables passed to tool commands; a trailing * matches any suffix.", true), func(c *Config) any { return c.Tools.EnvAllow }},
+	{"tools.env_allow", listSchema("Environment variables passed to tool commands; a trailing * matches any suffix. A credential passes only when named exactly, without *.", true), func(c *Config) any { return c.Tools.EnvAllow }},
 	{"tools.max_concurrent", intSchema(toolsConcurrencyRule), func(c *Config) any { return c.Tools.MaxConcurrent }},
 	{"fs_poll_ms", intSchema(fsPollRule), func(c *Config) any { return c.FSPollMS }},
 	{"search.embedder", map[string]any{"type": "string", "maxLength": 256, "pattern": `^(\S+::\S+)?$`,

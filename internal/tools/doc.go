@@ -5,9 +5,11 @@
 // Schema of its request and check a call's arguments (Check); its command
 // line is a Template split into words as a shell would quote them, but
 // never expanded, so a value is always exactly one argument or part of
-// one (Args); a Runner runs the result with no shell, a filtered
-// environment, a time limit that kills the whole process group, and
-// output kept to its head and tail (Run, Envelope).
+// one, and never an option (Args); a Runner runs the result with no
+// shell, an environment without credentials (FilterEnv), a time limit,
+// nothing it starts left running after the call (package reaper on
+// Linux, a process group elsewhere), and output kept to its head and
+// tail (Run, Envelope).
 //
 // Nothing here decides whether a tool may run: approvals (tools.lock) are
 // the worker's, and only tools from approved files on disk reach a Runner.

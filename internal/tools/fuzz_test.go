@@ -40,20 +40,43 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzTemplate: the splitter never panics, and a value put in a
-// whole-word placeholder comes back as exactly one argument, whatever it
-// holds (quotes, spaces, $, ;).
+// FuzzTemplate: the splitter never panics; a value put in a whole-word
+// placeholder comes back as exactly one argument, whatever it holds
+// (quotes, spaces, $, ;); and a value beginning with "-" is refused
+// exactly when it would begin an argument before a literal "--" and the
+// parameter does not allow a leading dash.
 func FuzzTemplate(f *testing.F) {
-	f.Add(`grep -n {{q}} "a b" 'c d' e\ f`, "x; rm -rf / $HOME `id`")
-	f.Add(`echo {{q:--flag}}`, `"'`)
-	f.Add(`x "unterminated`, "")
-	f.Fuzz(func(t *testing.T, line, value string) {
+	f.Add(`grep -n {{q}} "a b" 'c d' e\ f`, "x; rm -rf / $HOME `id`", false)
+	f.Add(`echo {{q:--flag}}`, `"'`, false)
+	f.Add(`x "unterminated`, "", false)
+	f.Add(`sort {{q}}`, "--output=pwned.txt", false)
+	f.Add(`sort -- {{q}}{{q}}`, "-r", false)
+	f.Add(`sort {{q}}`, "-r", true)
+	f.Fuzz(func(t *testing.T, line, value string, dash bool) {
 		tmpl, err := ParseTemplate(line)
 		if err != nil {
 			return
 		}
-		params := []Param{{Name: "q", Type: TypeString}}
-		args := tmpl.Args(params, map[string]any{"q": value})
+		params := []Param{{Name: "q", Type: TypeString, LeadingDash: dash}}
+		args, err := tmpl.Args(params, map[string]any{"q": value})
+		leads := false // a word before any literal "--" that q begins
+		for _, w := range tmpl.Words[1:] {
+			if len(w) == 1 && w[0].Param == "" && w[0].Literal == EndOfOptions {
+				break
+			}
+			if w[0].Param == "q" && onlyQ(w) {
+				leads = true
+			}
+		}
+		if wantErr := leads && !dash && strings.HasPrefix(value, "-"); wantErr != (err != nil) {
+			t.Fatalf("line %q value %q dash %v: error %v, want one: %v", line, value, dash, err, wantErr)
+		}
+		if err != nil {
+			if _, ok := err.(*ArgumentError); !ok {
+				t.Fatalf("error %T %v, want an ArgumentError", err, err)
+			}
+			return
+		}
 		whole := 0
 		for _, w := range tmpl.Words[1:] {
 			if len(w) == 1 && w[0].Param == "q" {
@@ -73,4 +96,15 @@ func FuzzTemplate(f *testing.F) {
 			t.Fatalf("placeholder program accepted: %q", line)
 		}
 	})
+}
+
+// onlyQ reports whether every placeholder of w is q, so that w is not
+// left out for want of another parameter's value.
+func onlyQ(w Word) bool {
+	for _, f := range w {
+		if f.Param != "" && f.Param != "q" {
+			return false
+		}
+	}
+	return true
 }

@@ -42,6 +42,11 @@ type Param struct {
 	// nil when there is none. Its Go type is the one Check gives values of
 	// the parameter's type.
 	Default any
+	// LeadingDash lets a value the caller gives begin with "-" where it
+	// begins an argument (the table's optional "Leading dash" column).
+	// Off by default: the program could take such a value for an option
+	// (docs/tools.md, "Values are never options").
+	LeadingDash bool
 }
 
 // parseValue reads the text of a default as a value of type t.

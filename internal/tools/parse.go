@@ -266,7 +266,8 @@ func (s *section) tool() (Tool, []string, error) {
 }
 
 // parseParams reads a parameter table: columns Name, Type, Required,
-// Description and optionally Default, in any order, matched by header.
+// Description and optionally Default and Leading dash, in any order,
+// matched by header.
 func parseParams(t *east.Table, src []byte) ([]Param, error) {
 	col := map[string]int{}
 	var rows [][]string
@@ -285,7 +286,7 @@ func parseParams(t *east.Table, src []byte) ([]Param, error) {
 	}
 	for _, need := range []string{"name", "type", "required", "description"} {
 		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("the parameter table has no %s column; its columns are Name, Type, Required, Description and optionally Default", need)
+			return nil, fmt.Errorf("the parameter table has no %s column; its columns are Name, Type, Required, Description and optionally Default and Leading dash", need)
 		}
 	}
 	cell := func(row []string, name string) string {
@@ -310,11 +311,16 @@ func parseParams(t *east.Table, src []byte) ([]Param, error) {
 			return nil, fmt.Errorf("parameter %s: unknown type %s; the types are string, integer, number, boolean, array", p.Name, ids.Quote(cell(row, "type")))
 		}
 		p.Type = typ
-		req, ok := parseRequired(cell(row, "required"))
+		req, ok := parseYesNo(cell(row, "required"))
 		if !ok {
 			return nil, fmt.Errorf("parameter %s: Required is %s; write yes or no", p.Name, ids.Quote(cell(row, "required")))
 		}
 		p.Required = req
+		dash, ok := parseYesNo(cell(row, leadingDashColumn))
+		if !ok {
+			return nil, fmt.Errorf("parameter %s: Leading dash is %s; write yes (a value may begin with -) or no", p.Name, ids.Quote(cell(row, leadingDashColumn)))
+		}
+		p.LeadingDash = dash
 		def := cell(row, "default")
 		if def == "" {
 			if m := defaultRe.FindStringSubmatch(p.Description); m != nil {
@@ -333,7 +339,12 @@ func parseParams(t *east.Table, src []byte) ([]Param, error) {
 	return params, nil
 }
 
-func parseRequired(s string) (bool, bool) {
+// leadingDashColumn is the header (lower-cased) of the optional column
+// that lets a parameter's values begin with "-" (Param.LeadingDash).
+const leadingDashColumn = "leading dash"
+
+// parseYesNo reads a Required or Leading dash cell; blank is no.
+func parseYesNo(s string) (bool, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "yes", "y", "true", "required", "✓", "x":
 		return true, true

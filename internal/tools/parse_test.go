@@ -122,8 +122,9 @@ func TestSeedExampleArguments(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.tool.Name, c.args, err)
 		}
-		if got := c.tool.Command.Args(c.tool.Params, values); !cmp.Equal(got, c.want, cmpopts.EquateEmpty()) {
-			t.Errorf("%s %s: args %q, want %q", c.tool.Name, c.args, got, c.want)
+		got, err := c.tool.Command.Args(c.tool.Params, values)
+		if err != nil || !cmp.Equal(got, c.want, cmpopts.EquateEmpty()) {
+			t.Errorf("%s %s: args %q, %v, want %q", c.tool.Name, c.args, got, err, c.want)
 		}
 	}
 }
@@ -157,6 +158,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad required", tool(table + "| a | string | maybe | A. |\n\n" + cmdBlock), `Required is "maybe"`},
 		{"missing column", tool("#### Parameters\n\n| Name | Type |\n|---|---|\n| a | string |\n\n" + cmdBlock), "no required column"},
 		{"bad default", tool("#### Parameters\n\n| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n| n | integer | no | N. | ten |\n\n" + cmdBlock), `default "ten" is not an integer`},
+		{"bad leading dash", tool("#### Parameters\n\n| Name | Type | Required | Description | Leading dash |\n|---|---|---|---|---|\n| a | string | no | A. | sometimes |\n\n" + cmdBlock), `parameter a: Leading dash is "sometimes"; write yes (a value may begin with -) or no`},
 		{"timeout too long", "---\nname: t\nversion: 1\ndescription: d\ntimeout: 301\n---\n### run\n\n" + cmdBlock, "timeout 301 is out of range"},
 		{"broken placeholder", tool("#### Command\n\n```\necho {{a b}}\n```\n"), "a placeholder is written {{name}}"},
 	} {
@@ -184,6 +186,36 @@ func TestParseWarnings(t *testing.T) {
 		if !strings.Contains(strings.Join(warnings, "\n"), want) {
 			t.Errorf("warnings %q lack %q", warnings, want)
 		}
+	}
+}
+
+// The optional Leading dash column lets a parameter's values begin with
+// "-"; without it, or when blank, they may not. The sha256 approval
+// covers the column like any other text.
+func TestParseLeadingDash(t *testing.T) {
+	src := front + "\n### grep\n\nSearch.\n\n#### Parameters\n\n| Name | Type | Required | Description | Leading dash |\n|---|---|---|---|---|\n" +
+		"| pattern | string | yes | A pattern. | yes |\n| path | string | no | Where. | |\n| n | integer | no | N. | no |\n\n#### Command\n\n```\ngrep -e {{pattern}} {{path}}\n```\n"
+	s, _, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range s.Tools[0].Params {
+		got[p.Name] = p.LeadingDash
+	}
+	if diff := cmp.Diff(map[string]bool{"pattern": true, "path": false, "n": false}, got); diff != "" {
+		t.Errorf("LeadingDash (-want +got):\n%s", diff)
+	}
+	values, err := Check(s.Tools[0].Params, []byte(`{"pattern": "-v", "path": "-r"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tools[0].Command.Args(s.Tools[0].Params, values); err == nil || !strings.HasPrefix(err.Error(), `parameter path: the value "-r" begins with "-"`) {
+		t.Errorf("a dash in path: %v", err)
+	}
+	delete(values, "path")
+	if args, err := s.Tools[0].Command.Args(s.Tools[0].Params, values); err != nil || !cmp.Equal(args, []string{"-e", "-v"}) {
+		t.Errorf("a dash in pattern: %q, %v", args, err)
 	}
 }
 

@@ -40,7 +40,7 @@ type Call struct {
 // RunnerOptions configure a Runner (config tools.*).
 type RunnerOptions struct {
 	MaxConcurrent int           // commands running at once; more wait (default 4)
-	EnvAllow      []string      // names passed besides the defaults; a trailing * matches a suffix
+	EnvAllow      []string      // names passed besides the defaults; a trailing * matches a suffix; credentials only by exact name (FilterEnv)
 	Workdir       string        // working directory for every command; "" = the skill's folder
 	Environ       []string      // the environment to filter; nil = os.Environ()
 	KillGrace     time.Duration // SIGTERM to SIGKILL; default 5 s
@@ -49,7 +49,8 @@ type RunnerOptions struct {
 // Runner runs tool commands: no shell, a filtered environment, empty
 // stdin, stdout and stderr merged into a head-and-tail capture, at most
 // MaxConcurrent at once, and on timeout or cancellation SIGTERM to the
-// whole process group, then SIGKILL after the grace (D38).
+// command and everything it started, then SIGKILL after the grace (D38);
+// nothing it started outlives the call (process.go).
 type Runner struct {
 	sem     chan struct{}
 	env     []string
@@ -72,8 +73,10 @@ func NewRunner(o RunnerOptions) *Runner {
 		workdir: o.Workdir, grace: o.KillGrace}
 }
 
-// drainTimeout bounds the wait for the output pipe once the command's
-// group is gone: a process that left the group may still hold it.
+// drainTimeout bounds the wait for the output pipe once the command has
+// ended and what it started was killed: a process that escaped (one that
+// left the process group, where there is no helper to catch it) may
+// still hold it.
 const drainTimeout = 2 * time.Second
 
 // Run runs c and returns its envelope; ctx ending (the worker shutting
@@ -93,22 +96,19 @@ func (r *Runner) Run(ctx context.Context, c Call) Envelope {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	cmd := exec.Command(program, c.Args...)
-	cmd.Dir = c.Dir
+	dir := c.Dir
 	if r.workdir != "" {
-		cmd.Dir = r.workdir
+		dir = r.workdir
 	}
-	cmd.Env = append(append([]string{}, r.env...), "SKILL_NAME="+c.Skill, "SKILL_DIR="+c.Dir)
-	newGroup(cmd)
+	environ := append(append([]string{}, r.env...), "SKILL_NAME="+c.Skill, "SKILL_DIR="+c.Dir)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return failed("cannot make the output pipe: " + err.Error())
 	}
-	cmd.Stdout, cmd.Stderr = pw, pw // one pipe: the output keeps its order
-
 	start := time.Now()
-	err = cmd.Start()
-	pw.Close() //nolint:errcheck // the child holds its own copy
+	// One pipe for stdout and stderr: the output keeps its order.
+	p, err := startProcess(program, c.Args, dir, environ, pw)
+	pw.Close() //nolint:errcheck // the command holds its own copy
 	if err != nil {
 		pr.Close() //nolint:errcheck // nothing was read
 		return failed(startError(c.Program, err))
@@ -120,32 +120,34 @@ func (r *Runner) Run(ctx context.Context, c Call) Envelope {
 		_, _ = io.Copy(&out, pr)
 	}()
 
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	waited := make(chan ended, 1)
+	go func() { waited <- p.wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var stopped string // why the command was stopped, if it was
-	var werr error
+	var e ended
 	select {
-	case werr = <-waited:
+	case e = <-waited:
 	case <-timer.C:
 		stopped = fmt.Sprintf("timed out after %s", formatSeconds(timeout))
-		werr = r.stop(cmd.Process, waited)
+		e = r.stop(p, waited)
 	case <-ctx.Done():
 		stopped = "cancelled: " + ctx.Err().Error()
-		werr = r.stop(cmd.Process, waited)
+		e = r.stop(p, waited)
 	}
-	killGroup(cmd.Process) // whatever the command left running in its group
 	select {
 	case <-drained:
 	case <-time.After(drainTimeout):
-		pr.Close() //nolint:errcheck // a process outside the group kept the pipe open
+		pr.Close() //nolint:errcheck // a process that escaped kept the pipe open
 		<-drained
 	}
 	pr.Close() //nolint:errcheck // read to the end
+	if e.startErr != nil {
+		return failed(startError(c.Program, e.startErr))
+	}
 	env := Envelope{DurationMS: time.Since(start).Milliseconds()}
 	env.Output, env.Truncated = out.output()
-	env.ExitCode, env.Error = outcome(werr, stopped)
+	env.ExitCode, env.Error = outcome(e, stopped)
 	env.Success = env.Error == ""
 	if !env.Truncated {
 		if trimmed := bytes.TrimSpace([]byte(env.Output)); len(trimmed) > 0 && json.Valid(trimmed) {
@@ -155,36 +157,34 @@ func (r *Runner) Run(ctx context.Context, c Call) Envelope {
 	return env
 }
 
-// stop sends SIGTERM to the group, then SIGKILL after the grace, and
-// returns the command's wait result.
-func (r *Runner) stop(p *os.Process, waited <-chan error) error {
-	terminateGroup(p)
+// stop asks the command and everything it started to stop, kills them
+// after the grace, and returns how the command ended.
+func (r *Runner) stop(p process, waited <-chan ended) ended {
+	p.terminate()
 	grace := time.NewTimer(r.grace)
 	defer grace.Stop()
 	select {
-	case err := <-waited:
-		return err
+	case e := <-waited:
+		return e
 	case <-grace.C:
-		killGroup(p)
+		p.kill()
 		return <-waited
 	}
 }
 
-// outcome turns the wait result into the exit code and the error text.
-func outcome(werr error, stopped string) (int, string) {
-	if stopped != "" {
+// outcome turns how the command ended into the exit code and the error
+// text.
+func outcome(e ended, stopped string) (int, string) {
+	switch {
+	case stopped != "":
 		return -1, stopped
-	}
-	var exit *exec.ExitError
-	if errors.As(werr, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return -1, "terminated by signal " + ws.Signal().String()
-		}
-		code := exit.ExitCode()
+	case e.err != nil:
+		return -1, e.err.Error()
+	case e.status.Signaled():
+		return -1, "terminated by signal " + e.status.Signal().String()
+	case e.status.ExitStatus() != 0:
+		code := e.status.ExitStatus()
 		return code, fmt.Sprintf("Command failed with exit code %d", code)
-	}
-	if werr != nil {
-		return -1, werr.Error()
 	}
 	return 0, ""
 }

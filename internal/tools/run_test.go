@@ -48,7 +48,9 @@ func TestRunPassesArgumentsLiterally(t *testing.T) {
 }
 
 // The command sees only the passed variables, those allowed, and
-// SKILL_NAME / SKILL_DIR; credentials never, even when allowed by name.
+// SKILL_NAME / SKILL_DIR; a credential only when env_allow names it
+// exactly (GITHUB_TOKEN, DB_PASSWORD), never through a glob
+// (CUSTOM_TOKEN).
 func TestRunFiltersTheEnvironment(t *testing.T) {
 	r := newTestRunner(t, RunnerOptions{EnvAllow: []string{"CUSTOM_*", "GITHUB_TOKEN", "DB_PASSWORD"}})
 	dir := t.TempDir()
@@ -58,10 +60,29 @@ func TestRunFiltersTheEnvironment(t *testing.T) {
 	}
 	got := strings.Split(strings.TrimSpace(env.Output), "\n")
 	slices.Sort(got)
-	want := []string{"CUSTOM_SETTING=on", "DB_PASSWORD=p", "HOME=/home/tester", "LANG=C.UTF-8", "LC_ALL=C",
+	want := []string{"CUSTOM_SETTING=on", "DB_PASSWORD=p", "GITHUB_TOKEN=ghp_secret", "HOME=/home/tester", "LANG=C.UTF-8", "LC_ALL=C",
 		"PATH=" + os.Getenv("PATH"), "SKILL_DIR=" + dir, "SKILL_NAME=envy"}
 	if !slices.Equal(got, want) {
 		t.Errorf("environment = %q\nwant %q", got, want)
+	}
+}
+
+// env_allow: ["*"] passes everything but credentials, judged by name
+// (PGPASSWORD, SSH_AUTH_SOCK, DATABASE_URL, AWS_*) and by value (a URL
+// with a password, a token by its format).
+func TestRunWithEverythingAllowedPassesNoCredential(t *testing.T) {
+	r := newTestRunner(t, RunnerOptions{EnvAllow: []string{"*"}, Environ: []string{
+		"PATH=" + os.Getenv("PATH"), "EDITOR=vi", "PGPASSWORD=pw", "DATABASE_URL=postgres://app:pw@db/app",
+		"SSH_AUTH_SOCK=/tmp/ssh-x/agent.1", "AWS_SECRET_ACCESS_KEY=k", "GOOGLE_APPLICATION_CREDENTIALS=/k.json",
+		"UPSTREAM=https://u:pw@example.com/", "PASTED=ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+	}})
+	dir := t.TempDir()
+	env := r.Run(context.Background(), Call{Skill: "envy", Dir: dir, Program: "env"})
+	got := strings.Split(strings.TrimSpace(env.Output), "\n")
+	slices.Sort(got)
+	want := []string{"EDITOR=vi", "PATH=" + os.Getenv("PATH"), "SKILL_DIR=" + dir, "SKILL_NAME=envy"}
+	if !env.Success || !slices.Equal(got, want) {
+		t.Errorf("environment = %q (%+v)\nwant %q", got, env, want)
 	}
 }
 

@@ -120,66 +120,123 @@ func (t Template) Params() []string {
 //     none (it wins over the table's default);
 //   - a word needing a value that has none (given or default) is left
 //     out, as is a word that comes out empty from boolean flags alone.
-func (t Template) Args(params []Param, values map[string]any) []string {
+//
+// A value the caller gave never begins an argument with "-", so the
+// program cannot take it for an option: such a call is an ArgumentError,
+// unless the parameter allows a leading dash (Param.LeadingDash) or the
+// word comes after a literal "--" word, which ends the options of most
+// programs (docs/tools.md, "Values are never options"). Values from the
+// template and the table's defaults are the author's, and pass.
+func (t Template) Args(params []Param, values map[string]any) ([]string, error) {
 	byName := make(map[string]Param, len(params))
 	for _, p := range params {
 		byName[p.Name] = p
 	}
 	var args []string
+	operands := false // after a literal "--": no word is an option
 	for _, w := range t.Words[1:] {
-		args = append(args, expandWord(w, byName, values)...)
+		out, lead := expandWord(w, byName, values)
+		if lead != nil && !operands && !lead.param.LeadingDash {
+			return nil, lead.refusal(t.Program())
+		}
+		args = append(args, out...)
+		if len(w) == 1 && w[0].Param == "" && w[0].Literal == EndOfOptions {
+			operands = true
+		}
 	}
-	return args
+	return args, nil
 }
 
-func expandWord(w Word, params map[string]Param, values map[string]any) []string {
+// EndOfOptions is the word after which a program of the usual kind
+// (getopt, Go's flag, most others) reads no more options: a value may
+// begin with "-" in a word after it.
+const EndOfOptions = "--"
+
+// leadingDash is a caller's value that would begin an argument with "-".
+type leadingDash struct {
+	param Param
+	value string
+	item  int // the array item, or -1
+}
+
+func (l *leadingDash) refusal(program string) error {
+	what := "the value " + ids.Quote(l.value)
+	if l.item >= 0 {
+		what = fmt.Sprintf("item %d, %s,", l.item, ids.Quote(l.value))
+	}
+	return argErr("parameter %s: %s begins with \"-\", so %s could take it for an option; give a value that does not begin with \"-\" (a path can start with ./), or ask the skill's author to allow it (a Leading dash column saying yes, or -- before the placeholder in the command)",
+		l.param.Name, what, program)
+}
+
+// expandWord gives the arguments of one word, and the caller's value
+// that begins one of them with "-", if any.
+func expandWord(w Word, params map[string]Param, values map[string]any) ([]string, *leadingDash) {
 	if len(w) == 1 && w[0].Param != "" {
 		f := w[0]
-		v, ok := resolve(f, params[f.Param], values)
+		p := params[f.Param]
+		v, ok, given := resolve(f, p, values)
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		if items, isArray := v.([]string); isArray {
-			return items
+			if given {
+				for i, item := range items {
+					if strings.HasPrefix(item, "-") {
+						return items, &leadingDash{param: p, value: item, item: i}
+					}
+				}
+			}
+			return items, nil
 		}
-		if s := asText(v); s != "" || params[f.Param].Type != TypeBoolean {
-			return []string{s}
+		s := asText(v)
+		if s == "" && p.Type == TypeBoolean {
+			return nil, nil
 		}
-		return nil
+		if given && strings.HasPrefix(s, "-") {
+			return []string{s}, &leadingDash{param: p, value: s, item: -1}
+		}
+		return []string{s}, nil
 	}
 	var b strings.Builder
+	var lead *leadingDash
 	for _, f := range w {
 		if f.Param == "" {
 			b.WriteString(f.Literal)
 			continue
 		}
-		v, ok := resolve(f, params[f.Param], values)
+		p := params[f.Param]
+		v, ok, given := resolve(f, p, values)
 		if !ok {
-			return nil
+			return nil, nil
 		}
-		b.WriteString(asText(v))
+		s := asText(v)
+		if b.Len() == 0 && given && strings.HasPrefix(s, "-") {
+			lead = &leadingDash{param: p, value: s, item: -1}
+		}
+		b.WriteString(s)
 	}
-	return []string{b.String()}
+	return []string{b.String()}, lead
 }
 
 // resolve is the value a placeholder stands for; ok is false when there
-// is none. A boolean with a modifier stands for the modifier or "".
-func resolve(f Fragment, p Param, values map[string]any) (any, bool) {
-	v, given := values[f.Param]
+// is none, and given reports that the caller gave it. A boolean with a
+// modifier stands for the modifier or "".
+func resolve(f Fragment, p Param, values map[string]any) (v any, ok, given bool) {
+	v, given = values[f.Param]
 	if p.Type == TypeBoolean && f.HasMod {
 		if on, _ := v.(bool); given && on || !given && p.Default == true {
-			return f.Modifier, true
+			return f.Modifier, true, false
 		}
-		return "", true
+		return "", true, false
 	}
 	if given {
-		return v, true
+		return v, true, true
 	}
 	if f.HasMod {
-		return f.Modifier, true
+		return f.Modifier, true, false
 	}
 	if p.Default != nil {
-		return p.Default, true
+		return p.Default, true, false
 	}
-	return nil, false
+	return nil, false, false
 }

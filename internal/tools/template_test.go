@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,9 +51,89 @@ func TestTemplateArgs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Check(%s): %v", c.args, err)
 		}
-		if got := tmpl.Args(params, values); !cmp.Equal(got, c.want, cmpopts.EquateEmpty()) {
-			t.Errorf("%s with %s: %q, want %q", c.line, c.args, got, c.want)
+		got, err := tmpl.Args(params, values)
+		if err != nil || !cmp.Equal(got, c.want, cmpopts.EquateEmpty()) {
+			t.Errorf("%s with %s: %q, %v, want %q", c.line, c.args, got, err, c.want)
 		}
+	}
+}
+
+// A value the caller gives never begins an argument with "-": sort
+// {{file}} with --output=x would write x, and --files0-from=f would read
+// f. It may where the parameter declares a leading dash, after a literal
+// "--", or behind literal text in its word; the author's own text
+// (template defaults, flags, the table's defaults) always may.
+func TestTemplateArgsValuesAreNeverOptions(t *testing.T) {
+	params := []Param{
+		{Name: "file", Type: TypeString},
+		{Name: "files", Type: TypeArray},
+		{Name: "n", Type: TypeInteger, Default: int64(-1)},
+		{Name: "x", Type: TypeNumber},
+		{Name: "pattern", Type: TypeString, LeadingDash: true},
+		{Name: "v", Type: TypeBoolean},
+		{Name: "empty", Type: TypeString},
+	}
+	refused := `", so sort could take it for an option; give a value that does not begin with "-" (a path can start with ./), or ask the skill's author to allow it (a Leading dash column saying yes, or -- before the placeholder in the command)`
+	for _, c := range []struct {
+		line, args string
+		want       []string
+		err        string
+	}{
+		{`sort {{file}}`, `{"file": "--output=pwned.txt"}`, nil, `parameter file: the value "--output=pwned.txt" begins with "-` + refused},
+		{`sort {{file}}`, `{"file": "--files0-from=/etc/hostname"}`, nil, `parameter file: the value "--files0-from=/etc/hostname" begins with "-` + refused},
+		{`sort {{file}}`, `{"file": "-"}`, nil, `parameter file: the value "-" begins with "-` + refused},
+		{`sort {{files}}`, `{"files": ["a", "-o", "x"]}`, nil, `parameter files: item 1, "-o", begins with "-` + refused},
+		{`sort {{files}}.txt`, `{"files": ["-o", "x"]}`, nil, `parameter files: the value "-o x" begins with "-` + refused},
+		{`sort -n {{n}}`, `{"n": -5}`, nil, `parameter n: the value "-5" begins with "-` + refused},
+		{`sort {{x}}`, `{"x": -0.5}`, nil, `parameter x: the value "-0.5" begins with "-` + refused},
+		{`sort {{empty}}{{file}}`, `{"empty": "", "file": "-r"}`, nil, `parameter file: the value "-r" begins with "-` + refused},
+		{`sort {{file}} -- {{files}}`, `{"file": "-r", "files": ["-x"]}`, nil, `parameter file: the value "-r" begins with "-` + refused},
+		// allowed
+		{`sort -- {{file}}`, `{"file": "--output=x"}`, []string{"--", "--output=x"}, ""},
+		{`sort -- {{files}}`, `{"files": ["-a", "-b"]}`, []string{"--", "-a", "-b"}, ""},
+		{`grep -e {{pattern}}`, `{"pattern": "-v"}`, []string{"-e", "-v"}, ""},
+		{`sort ./{{file}}`, `{"file": "-r"}`, []string{"./-r"}, ""},
+		{`sort --key={{file}}`, `{"file": "-1"}`, []string{"--key=-1"}, ""},
+		{`sort {{file}}`, `{"file": "a-b"}`, []string{"a-b"}, ""},
+		{`sort {{files}}`, `{"files": ["a", "b-"]}`, []string{"a", "b-"}, ""},
+		{`sort -n {{n}}`, `{}`, []string{"-n", "-1"}, ""}, // the table's default
+		{`sort {{file:-r}}`, `{}`, []string{"-r"}, ""},    // the template's default
+		{`sort {{v:-r}}{{file}}`, `{"v": true}`, nil, ""}, // a flag, then no value: the word is left out
+		{`sort {{v:-r}} {{file}}`, `{"v": true, "file": "f"}`, []string{"-r", "f"}, ""},
+		{`sort "{{file}}"`, `{"file": "- x"}`, nil, `parameter file: the value "- x" begins with "-` + refused},
+	} {
+		tmpl, err := ParseTemplate(c.line)
+		if err != nil {
+			t.Fatalf("ParseTemplate(%q): %v", c.line, err)
+		}
+		values, err := Check(params, []byte(c.args))
+		if err != nil {
+			t.Fatalf("Check(%s): %v", c.args, err)
+		}
+		got, err := tmpl.Args(params, values)
+		if c.err != "" {
+			if _, ok := err.(*ArgumentError); !ok || err.Error() != c.err {
+				t.Errorf("%s with %s: %q, %v\nwant the ArgumentError %s", c.line, c.args, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !cmp.Equal(got, c.want, cmpopts.EquateEmpty()) {
+			t.Errorf("%s with %s: %q, %v, want %q", c.line, c.args, got, err, c.want)
+		}
+	}
+}
+
+// A refused value is quoted clipped, as every caller input in an error.
+func TestTemplateArgsRefusalClipsTheValue(t *testing.T) {
+	params := []Param{{Name: "file", Type: TypeString}}
+	tmpl, err := ParseTemplate(`cat {{file}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "-" + strings.Repeat("x", 10_000)
+	_, err = tmpl.Args(params, map[string]any{"file": long})
+	if err == nil || len(err.Error()) > 600 || !strings.Contains(err.Error(), "… (10001 bytes) begins with") {
+		t.Errorf("error = %.300v… (%d bytes)", err, len(fmt.Sprint(err)))
 	}
 }
 

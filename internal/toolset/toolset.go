@@ -219,8 +219,12 @@ func (s *Set) function(id string, sk tools.Skill, t tools.Tool, path string) iii
 			if err != nil {
 				return nil, err
 			}
+			args, err := t.Command.Args(t.Params, values)
+			if err != nil {
+				return nil, err
+			}
 			return runner.Run(ctx, tools.Call{Skill: sk.Name, Dir: dir, Program: t.Command.Program(),
-				Args: t.Command.Args(t.Params, values), Timeout: sk.Timeout}), nil
+				Args: args, Timeout: sk.Timeout}), nil
 		},
 	}
 }

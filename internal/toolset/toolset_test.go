@@ -5,6 +5,7 @@ package toolset
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,5 +247,59 @@ func TestSyncRefusesAFolderSwappedOutOfTheRoots(t *testing.T) {
 		if len(e.Tools) > 0 {
 			t.Errorf("tools read through the swapped folder: %+v", e)
 		}
+	}
+}
+
+const sortSkill = `---
+name: sorter
+version: 1.0.0
+description: Sort a file.
+---
+### sort
+
+Sort the lines of a file.
+
+#### Parameters
+
+| Name | Type | Required | Description |
+|------|------|----------|-------------|
+| file | string | yes | The file. |
+
+#### Command
+
+` + "```" + `
+sort {{file}}
+` + "```" + `
+`
+
+// A value never becomes an option of the program: sort {{file}} given
+// --output=pwned.txt would write the file, and --files0-from=f would
+// echo f. The call is refused as invalid_argument before anything runs;
+// a file whose name begins with "-" is reached as ./-name.
+func TestAValueNeverBecomesAnOption(t *testing.T) {
+	r := newRig(t)
+	path := r.write(t, "skills/sorter/SKILL.md", sortSkill)
+	r.write(t, "skills/sorter/-r", "b\na\n")
+	r.approve(t, path)
+	r.sync()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := r.srv.WaitFunction(ctx, "sorter::sort"); err != nil {
+		t.Fatal(err)
+	}
+	for _, value := range []string{"--output=pwned.txt", "--files0-from=/etc/hostname", "-r"} {
+		env, err := r.call(t, "sorter::sort", `{"file": "`+value+`"}`)
+		var ie *iii.Error
+		if !errors.As(err, &ie) || ie.Code != iii.CodeInvalidArgument ||
+			!strings.HasPrefix(ie.Message, `parameter file: the value "`+value+`" begins with "-", so sort could take it for an option`) {
+			t.Errorf("file=%s: %+v, %v; want an invalid_argument error", value, env, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "skills/sorter/pwned.txt")); err == nil {
+		t.Error("sort wrote pwned.txt")
+	}
+	env, err := r.call(t, "sorter::sort", `{"file": "./-r"}`)
+	if err != nil || !env.Success || env.Output != "a\nb\n" {
+		t.Errorf("file=./-r: %+v, %v", env, err)
 	}
 }
