@@ -19,7 +19,34 @@ const (
 	// httpShutdownGrace bounds how long requests in flight may run once
 	// the server is stopping.
 	httpShutdownGrace = 5 * time.Second
+	// httpIdleTimeout closes a keep-alive connection that sends no new
+	// request for this long (none was ever closed before: 20,000 idle
+	// connections used every descriptor; issue 27).
+	httpIdleTimeout = 2 * time.Minute
 )
+
+// httpSessionIdle closes an MCP session that gets no request for this
+// long (sessions were never closed before: 50,000 initialize requests
+// held 750 MB; issue 27). A client whose session expired is told so by
+// the SDK (404) and initializes again. A variable for tests.
+var httpSessionIdle = 30 * time.Minute
+
+// httpHandler is the Streamable HTTP endpoint over server, at /mcp and at
+// /: sessions expire when idle (httpSessionIdle), and a request a browser
+// makes from another origin is refused (403; http.CrossOriginProtection:
+// a POST whose Origin is not the server's, or that the browser marks
+// cross-site), as the MCP specification asks of servers that must
+// validate Origin. Clients that are not browsers send no Origin and are
+// not affected; the SDK also refuses a request to a loopback address
+// whose Host is not loopback (DNS rebinding).
+func httpHandler(server *mcp.Server) http.Handler {
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{SessionTimeout: httpSessionIdle})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handler)
+	mux.Handle("/{$}", handler)
+	return http.NewCrossOriginProtection().Handler(mux)
+}
 
 // serveHTTP serves server over Streamable HTTP on addr until ctx ends,
 // telling endpoint (if set) where once it listens. Its one goroutine,
@@ -34,11 +61,7 @@ func serveHTTP(ctx context.Context, addr string, server *mcp.Server, endpoint fu
 	if endpoint != nil {
 		endpoint(fmt.Sprintf("http://%s/mcp", ln.Addr()))
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
-	mux.Handle("/{$}", handler)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout}
+	hs := &http.Server{Handler: httpHandler(server), ReadHeaderTimeout: httpReadHeaderTimeout, IdleTimeout: httpIdleTimeout}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
