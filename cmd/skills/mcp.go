@@ -12,7 +12,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/worker"
 )
 
-const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR] [--page-size N]
+const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR [--allow-unauthenticated]] [--page-size N]
 
 Serves the registry to an MCP client (Claude, Cursor, …): the skills as
 resources, the prompts, and the tools skill__fetch and skill__search, with
@@ -25,7 +25,8 @@ list_changed notifications on every change; and the MCP Skills extension
            the namespace --namespace names, else $III_NAMESPACE's (unset or
            blank: default): the one the skills worker registered in.
   --http   serves Streamable HTTP on ADDR instead of stdio; the endpoint,
-           http://ADDR/mcp, is printed on stderr.
+           http://ADDR/mcp, is printed on stderr. There is no authentication
+           yet: an ADDR beyond loopback is refused unless --allow-unauthenticated.
 
 A client's read of an iii://fn/<a>/<b> section (resources/read,
 skill__fetch) runs a::b only when the function is exposed to MCP, as for
@@ -57,6 +58,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	port := fs.Int("port", 0, "with --dev: the local engine's port (0: any free one)")
 	data := fs.String("data", "", "with --dev: keep state in DIR/state.json across restarts")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
+	allowUnauthenticated := fs.Bool("allow-unauthenticated", false, "with --http: listen on an address beyond loopback although skills mcp has no authentication")
 	pageSize := fs.Int("page-size", 0, "entries per page of resources/list, prompts/list, tools/list and skills/list (0: the registry's page_size)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
 	namespace := registerNamespace(fs)
@@ -86,6 +88,9 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 	if *httpAddr != "" {
+		if err := checkListen(*httpAddr, *allowUnauthenticated); err != nil {
+			return err
+		}
 		opts.HTTP = *httpAddr
 		opts.Endpoint = func(endpoint string) {
 			fmt.Fprintf(c.io.err, "skills mcp: serving MCP over Streamable HTTP at %s\n", endpoint)
