@@ -128,7 +128,13 @@ func TestGracePeriodAppliesHeldRegistrationsInDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.registerWorker(`{"name":"late","namespace":"orders"}`)
-	p.register("late::g")
+	p.send(wire.RegisterFunction{ID: "late::g"})
+	// late::g may arrive while the grace goroutine still drains the held
+	// frames, and then queues behind them: invocations are never held, so
+	// a round trip does not wait for it (nor does the engine's).
+	if err := s.WaitFunctionIn(waitCtx(t), DefaultNamespace, "late::g"); err != nil {
+		t.Fatal(err)
+	}
 	if got, want := functionIDsIn(s, DefaultNamespace), []string{"late::f", "late::g"}; !slices.Equal(got, want) {
 		t.Errorf("default has %v, want %v", got, want)
 	}
