@@ -129,16 +129,7 @@ func (s *Engine) deliverConfigurationEvent(ev configurationEvent) bool {
 		if err != nil || !cfg.matches(id, eventType) {
 			continue
 		}
-		if cfg.ConditionFunctionID != nil {
-			res, ok := s.callAndWait(b.target(), *cfg.ConditionFunctionID, payload, nil)
-			if !ok {
-				return false
-			}
-			if !bytes.Equal(bytes.TrimSpace(res), []byte("true")) {
-				continue
-			}
-		}
-		if _, ok := s.callAndWait(b.target(), b.functionID, payload, b.metadata); !ok {
+		if !s.fireBinding(b, cfg.ConditionFunctionID, payload) {
 			return false
 		}
 	}

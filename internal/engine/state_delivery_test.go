@@ -10,7 +10,7 @@ import (
 )
 
 // A state subscriber that never answers holds each event's delivery for
-// stateDeliveryTimeout (30 s), then the next event goes out: one silent
+// triggerCallTimeout (30 s), then the next event goes out: one silent
 // worker cannot stop the state trigger for good. On a fake clock
 // (testing/synctest); the subscriber is a connection without a socket,
 // whose queued frames the test reads.
@@ -41,7 +41,7 @@ func TestSilentStateSubscriberHoldsEachEventForTheTimeout(t *testing.T) {
 		if n := sent(); n != 1 {
 			t.Fatalf("%d calls sent at once, want 1 (the second event waits for the first)", n)
 		}
-		time.Sleep(stateDeliveryTimeout - time.Nanosecond)
+		time.Sleep(triggerCallTimeout - time.Nanosecond)
 		if n := sent(); n != 1 {
 			t.Fatalf("%d calls sent before the timeout, want 1", n)
 		}
@@ -49,8 +49,8 @@ func TestSilentStateSubscriberHoldsEachEventForTheTimeout(t *testing.T) {
 		if n := sent(); n != 2 {
 			t.Fatalf("%d calls sent at the timeout, want 2", n)
 		}
-		if got := time.Since(start); got != stateDeliveryTimeout {
-			t.Errorf("the second event went out after %v, want %v", got, stateDeliveryTimeout)
+		if got := time.Since(start); got != triggerCallTimeout {
+			t.Errorf("the second event went out after %v, want %v", got, triggerCallTimeout)
 		}
 	})
 }

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
@@ -108,54 +105,12 @@ func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 		if err != nil || !cfg.matches(ev) {
 			continue
 		}
-		if cfg.ConditionFunctionID != nil {
-			res, ok := s.callAndWait(b.target(), *cfg.ConditionFunctionID, payload, nil)
-			if !ok {
-				return false
-			}
-			if !bytes.Equal(bytes.TrimSpace(res), []byte("true")) {
-				continue
-			}
-		}
-		if _, ok := s.callAndWait(b.target(), b.functionID, payload, b.metadata); !ok {
+		if !s.fireBinding(b, cfg.ConditionFunctionID, payload) {
 			return false
 		}
 	}
 	return true
 }
-
-// callAndWait makes an engine-originated call in namespace ns and waits
-// for its result (or its failure: a missing function, a callee that
-// disconnects). ok is false only when the engine is closing.
-func (s *Engine) callAndWait(ns, functionID string, data, metadata json.RawMessage) (result json.RawMessage, ok bool) {
-	done := make(chan json.RawMessage, 1)
-	s.call(callRequest{namespace: ns, functionID: functionID, data: data, metadata: metadata,
-		done: func(res json.RawMessage, e *wire.ErrorBody) {
-			if e != nil {
-				s.log.Debug("state trigger call failed", zap.String("function_id", functionID),
-					zap.String("code", e.Code), zap.String("message", e.Message))
-			}
-			done <- res
-		}})
-	timer := time.NewTimer(stateDeliveryTimeout)
-	defer timer.Stop()
-	select {
-	case res := <-done:
-		return res, true
-	case <-timer.C:
-		// A subscriber that never answers must not stop every later
-		// event; its late answer, if any, is discarded.
-		s.log.Warn("state trigger call did not answer in time; delivering the next event",
-			zap.String("function_id", functionID), zap.Duration("timeout", stateDeliveryTimeout))
-		return nil, true
-	case <-s.quit:
-		return nil, false
-	}
-}
-
-// stateDeliveryTimeout bounds the wait for one state trigger call, as an
-// SDK bounds a call by default.
-const stateDeliveryTimeout = 30 * time.Second
 
 // checkStateBinding validates a new binding of the state trigger type:
 // nil, or the error the engine answers with.
