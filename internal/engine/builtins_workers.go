@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
 
@@ -84,7 +85,7 @@ func registerNamespacedWorker(s *Engine, data json.RawMessage) (json.RawMessage,
 		}
 		return nil, &wire.ErrorBody{Code: invalidNamespaceCode, Message: fmt.Sprintf(
 			"namespace is empty: worker '%s' declared %s. Give it a name, or omit the field to register in '%s'.",
-			name, rustDebugString(declared), DefaultNamespace)}
+			name, ids.DebugString(declared), DefaultNamespace)}
 	}
 	if !given {
 		declared = DefaultNamespace

@@ -283,35 +283,3 @@ func (s *Engine) rejectWorkerLocked(c *conn, ns, name string, owner *conn) {
 	c.log.Warn("worker name already held by a live worker in this namespace; registration rejected",
 		zap.String("namespace", ns), zap.String("worker_name", name), zap.String("owner", owner.id))
 }
-
-// rustDebugString renders s as Rust's {:?} renders a str, for the few
-// messages that quote a value that way: double quotes, and \t, \r, \n,
-// \", \\ or \u{hex} for characters Rust does not print (controls, and
-// separators other than the space).
-func rustDebugString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == 0:
-			b.WriteString(`\0`)
-		case r < 0x20, r >= 0x7f && r <= 0x9f, r == 0xa0, r == 0x1680, r >= 0x2000 && r <= 0x200f,
-			r >= 0x2028 && r <= 0x202f, r >= 0x205f && r <= 0x206f, r == 0x3000, r == 0xfeff:
-			fmt.Fprintf(&b, `\u{%x}`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}

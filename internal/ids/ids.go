@@ -83,18 +83,37 @@ func ValidatePromptName(name string) error {
 const MaxQuotedChars = 200
 
 // Quote renders a value the way the reference worker's messages do (Rust's
-// {:?} for str): in double quotes, with '"' and '\\' escaped, \0 \t \n \r
-// as such, and every other character that is not printable (control,
-// format, private-use, unassigned, separators other than ' ') or that is a
-// combining grapheme extender written as \u{hex}. Input longer than
-// MaxQuotedChars characters is cut there and followed by "… (N bytes)",
-// so a hostile 10 MB value never comes back whole (D27).
+// {:?} for str, DebugString). Input longer than MaxQuotedChars characters
+// is cut there and followed by "… (N bytes)", so a hostile 10 MB value
+// never comes back whole (D27).
 func Quote(s string) string {
 	cut, total := Clip(s), len(s)
 	var b strings.Builder
 	b.Grow(len(cut) + 2)
+	writeDebug(&b, cut)
+	if len(cut) < total {
+		fmt.Fprintf(&b, "… (%d bytes)", total)
+	}
+	return b.String()
+}
+
+// DebugString renders s whole as Rust's {:?} renders a str: in double
+// quotes, with '"' and '\\' escaped, \0 \t \n \r as such, and every
+// other character that is not printable (control, format, private-use,
+// unassigned, separators other than ' ') or that is a combining grapheme
+// extender written as \u{hex}. The local engine quotes values so where the
+// engine's messages do; the worker's own messages use Quote.
+func DebugString(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	writeDebug(&b, s)
+	return b.String()
+}
+
+// writeDebug writes s to b as DebugString renders it.
+func writeDebug(b *strings.Builder, s string) {
 	b.WriteByte('"')
-	for _, r := range cut {
+	for _, r := range s {
 		switch {
 		case r == '"':
 			b.WriteString(`\"`)
@@ -117,10 +136,6 @@ func Quote(s string) string {
 		}
 	}
 	b.WriteByte('"')
-	if len(cut) < total {
-		fmt.Fprintf(&b, "… (%d bytes)", total)
-	}
-	return b.String()
 }
 
 // Clip returns s cut to its first MaxQuotedChars characters, for messages
