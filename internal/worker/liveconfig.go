@@ -128,9 +128,9 @@ func (w *Worker) applyLive(cfg config.Config) {
 	w.client.SetMaxResultBytes(cfg.MaxResponseBytes)
 }
 
-// start runs the goroutines until stop.
-func (l *liveConfig) start() {
-	ctx, cancel := context.WithCancel(context.Background())
+// start runs the goroutines until ctx ends or stop.
+func (l *liveConfig) start(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
 	l.cancel = cancel
 	connections := make(chan string)
 	l.wg.Add(2)

@@ -68,7 +68,9 @@ func serveHTTP(ctx context.Context, addr string, server *mcp.Server, endpoint fu
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+		// The grace outlives ctx, which has ended: the requests in flight
+		// get httpShutdownGrace from now.
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownGrace)
 		defer cancel()
 		err := hs.Shutdown(shutdown)
 		if errors.Is(err, context.DeadlineExceeded) {

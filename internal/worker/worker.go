@@ -234,7 +234,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.skills.UseBodyStore(bodies)
 	w.client.Start()
 	w.cat.Start()
-	w.live.start()
+	w.live.start(ctx)
 
 	readyCtx, cancelReady := context.WithCancel(ctx)
 	var ready sync.WaitGroup
