@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cucumber/godog"
 
@@ -277,26 +276,26 @@ func (w *world) changeEntry(id string, doc *godog.DocString) error {
 	return nil
 }
 
-// entryValue reads the value of configuration entry id, asking again
-// while the engine answers NOT_FOUND: the worker ensures its entry once
+// entryValue reads the value of configuration entry id once the
+// scenario's own engine holds it: the worker ensures its entry once
 // connected, which may come after it serves.
 func (w *world) entryValue(id string) (map[string]any, error) {
+	if w.own == nil {
+		return nil, errors.New("a configuration entry is changed on the scenario's own engine: start with `the scenario runs its own local engine with a configuration worker`")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
-	for {
-		res, err := w.engineCall(ctx, "configuration::get", map[string]any{"id": id})
-		if e, ok := errors.AsType[*iii.Error](err); ok && e.Code == "NOT_FOUND" && ctx.Err() == nil {
-			time.Sleep(pollTick)
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("configuration::get %s: %w", id, err)
-		}
-		entry, err := parseJSON(res) // numbers kept as stored
-		value, ok := lookup(entry, "value")
-		if obj, isObj := value.(map[string]any); err == nil && ok && isObj {
-			return obj, nil
-		}
-		return nil, fmt.Errorf("configuration::get %s: want {id, value} with an object value, got %s", id, res)
+	if err := w.own.srv.WaitConfiguration(ctx, id); err != nil {
+		return nil, fmt.Errorf("the worker never ensured its configuration entry: %w", err)
 	}
+	res, err := w.engineCall(ctx, "configuration::get", map[string]any{"id": id})
+	if err != nil {
+		return nil, fmt.Errorf("configuration::get %s: %w", id, err)
+	}
+	entry, err := parseJSON(res) // numbers kept as stored
+	value, ok := lookup(entry, "value")
+	if obj, isObj := value.(map[string]any); err == nil && ok && isObj {
+		return obj, nil
+	}
+	return nil, fmt.Errorf("configuration::get %s: want {id, value} with an object value, got %s", id, res)
 }

@@ -86,10 +86,17 @@ type configurationEntry struct {
 type configurations struct {
 	mu      sync.Mutex
 	entries map[string]*configurationEntry
+	changed chan struct{} // closed and replaced on every write (WaitConfiguration)
 }
 
 func newConfigurations() *configurations {
-	return &configurations{entries: map[string]*configurationEntry{}}
+	return &configurations{entries: map[string]*configurationEntry{}, changed: make(chan struct{})}
+}
+
+// wroteLocked wakes whoever waits for a change of the store.
+func (c *configurations) wroteLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
 }
 
 func configurationError(code, format string, args ...any) *wire.ErrorBody {

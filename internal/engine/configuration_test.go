@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -211,5 +212,31 @@ func TestConfigurationSurvivesRestart(t *testing.T) {
 	p = dial(t, s)
 	if got := string(p.callOK("configuration::get", `{"id":"svc"}`)); got != `{"id":"svc","value":7}` {
 		t.Errorf("get after a restart = %s", got)
+	}
+}
+
+// WaitConfiguration returns once an entry of that id is registered, woken
+// by the write, and not for another id's; on an engine without the
+// configuration worker it fails when its context ends.
+func TestWaitConfiguration(t *testing.T) {
+	s := newConfigurationServer(t)
+	p := dial(t, s)
+	waited := make(chan error, 1)
+	go func() { waited <- s.WaitConfiguration(waitCtx(t), "svc") }()
+	p.callOK("configuration::register", `{"id":"other","name":"n","description":"","schema":{}}`)
+	select {
+	case err := <-waited:
+		t.Fatalf("WaitConfiguration(svc) returned %v after another id was registered", err)
+	default:
+	}
+	p.callOK("configuration::register", `{"id":"svc","name":"n","description":"","schema":{}}`)
+	if err := <-waited; err != nil {
+		t.Fatalf("WaitConfiguration(svc) = %v after svc was registered", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := newTestServerWith(t, Options{}).WaitConfiguration(ctx, "svc"); err == nil || !strings.Contains(err.Error(), "no configuration worker") {
+		t.Errorf("WaitConfiguration without the option = %v; want an error naming the missing worker", err)
 	}
 }

@@ -93,9 +93,11 @@ func (s *Engine) startConfiguration() {
 	go s.deliverConfigurationEvents()
 }
 
-// configurationChanged queues the event of a write to entry; old is the
-// previous value, nil for a new entry. It never blocks the write.
+// configurationChanged queues the event of a write to entry, under the
+// store's lock, and wakes the store's waiters; old is the previous value,
+// nil for a new entry. It never blocks the write.
 func (s *Engine) configurationChanged(eventType string, entry *configurationEntry, old json.RawMessage) {
+	s.configs.wroteLocked()
 	ev := configurationEvent{"type": triggerConfiguration, "event_type": eventType, "id": entry.id,
 		"name": entry.name, "description": entry.description, "schema": entry.schema,
 		"old_value": jsonOrNull(old), "new_value": entry.value}

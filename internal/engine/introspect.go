@@ -389,3 +389,27 @@ func (s *Engine) stateStoreFor(ns, what, scope, key string) (*stateStore, error)
 	return nil, fmt.Errorf("engine: %s %s/%s in namespace %q: the namespace has no state worker; start one with StartStateIn(%q) first",
 		what, scope, key, ns, ns)
 }
+
+// WaitConfiguration returns once the configuration worker
+// (Options.Configuration) holds an entry with that id, or when ctx is
+// done; without the option it waits for ctx.
+func (s *Engine) WaitConfiguration(ctx context.Context, id string) error {
+	c := s.configs
+	if c == nil {
+		<-ctx.Done()
+		return fmt.Errorf("engine: waiting for configuration %q: the engine has no configuration worker (Options.Configuration): %w", id, ctx.Err())
+	}
+	for {
+		c.mu.Lock()
+		found, changed := c.entries[id] != nil, c.changed
+		c.mu.Unlock()
+		if found {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("engine: waiting for configuration %q: %w", id, ctx.Err())
+		}
+	}
+}
