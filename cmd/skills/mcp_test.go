@@ -165,17 +165,7 @@ func TestMCPAgainstARunningEngine(t *testing.T) {
 	}
 	defer session.Close()
 
-	uris := func() []string {
-		res, err := session.ListResources(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range res.Resources {
-			out = append(out, r.URI)
-		}
-		return out
-	}
+	uris := func() []string { return listedURIs(ctx, t, session) }
 	if got := uris(); !slices.Contains(got, "iii://pdf-forms") {
 		t.Fatalf("resources = %v", got)
 	}
@@ -268,18 +258,7 @@ func TestMCPReachesARegistryInANamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer session.Close()
-	uris := func() []string {
-		t.Helper()
-		res, err := session.ListResources(ctx, nil)
-		if err != nil {
-			t.Fatalf("resources/list through the shop's registry: %v", err)
-		}
-		var out []string
-		for _, r := range res.Resources {
-			out = append(out, r.URI)
-		}
-		return out
-	}
+	uris := func() []string { return listedURIs(ctx, t, session) }
 	if got := uris(); !slices.Contains(got, "iii://pdf-forms") {
 		t.Fatalf("resources = %v; want iii://pdf-forms", got)
 	}
@@ -326,4 +305,18 @@ func TestMCPPageSizeBounds(t *testing.T) {
 			t.Errorf("--page-size %s: exit %d, %q", size, code, errOut)
 		}
 	}
+}
+
+// listedURIs is what resources/list gives the session.
+func listedURIs(ctx context.Context, t *testing.T, session *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := session.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatalf("resources/list: %v", err)
+	}
+	var out []string
+	for _, r := range res.Resources {
+		out = append(out, r.URI)
+	}
+	return out
 }
