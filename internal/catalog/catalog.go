@@ -3,9 +3,7 @@ package catalog
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,7 +89,7 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 	if log == nil {
 		log = zap.NewNop()
 	}
-	suffix := randomSuffix()
+	suffix := iii.UniqueSuffix()
 	c := &Catalog{
 		engine:      engine,
 		log:         log,
@@ -438,11 +436,4 @@ func (c *Catalog) call(ctx context.Context, fn string, data any) (json.RawMessag
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	return c.engine.Call(ctx, fn, data)
-}
-
-// randomSuffix is 8 hex characters.
-func randomSuffix() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -53,9 +51,7 @@ var errPlaceholder = errors.New("not a prompt or tool: a placeholder of the serv
 // themselves are live (lists.go): the events do not feed them. It runs
 // until the returned stop is called.
 func (b *Bridge) Follow(reg Registrar) (stop func()) {
-	suffix := make([]byte, 4)
-	_, _ = rand.Read(suffix)
-	base := "skills::mcp::changed-" + hex.EncodeToString(suffix)
+	base := "skills::mcp::changed-" + iii.UniqueSuffix()
 	for _, w := range []struct {
 		typ, suffix string
 		note        func(json.RawMessage, *pendingChanges)

@@ -2,8 +2,6 @@ package worker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -97,7 +95,7 @@ type liveConfig struct {
 // newLiveConfig follows the entry of the worker whose config is file;
 // apply puts the live keys of a new config in force.
 func newLiveConfig(client liveClient, file config.Config, log *zap.Logger, apply func(config.Config)) *liveConfig {
-	suffix := liveSuffix()
+	suffix := iii.UniqueSuffix()
 	return &liveConfig{
 		client: client, log: log, id: configName(), file: file, timeout: file.StateTimeout(), apply: apply,
 		functionID: "skills::config::changed-" + suffix, triggerID: "skills-config-" + suffix,
@@ -112,12 +110,6 @@ func configName() string {
 		return name
 	}
 	return buildinfo.Name
-}
-
-func liveSuffix() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // applyLive puts the live keys of cfg in force: the budgets of the
