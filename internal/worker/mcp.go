@@ -44,8 +44,11 @@ type MCPOptions struct {
 	// HTTP serves Streamable HTTP on this address (host:port), at /mcp
 	// and at /, instead of Transport.
 	HTTP string
+	// HTTPOptions, with HTTP, are the server's bounds, allowed origins
+	// and TLS; the zero value is the defaults.
+	HTTPOptions HTTPOptions
 	// Endpoint, with HTTP, is told the endpoint clients connect to
-	// (http://<address>/mcp) once it is listening. Optional.
+	// (http://<address>/mcp, or https://) once it is listening. Optional.
 	Endpoint func(url string)
 	// PageSize is the bridge's page size (mcpserver.PageSize): 0 keeps
 	// the registry's pages, at most mcpserver.MaxPageSize.
@@ -75,6 +78,7 @@ type MCPServer struct {
 	dev       *Dev
 	transport mcp.Transport
 	httpAddr  string
+	httpConf  httpConfig
 	endpoint  func(string)
 	log       *zap.Logger
 	client    *iii.Client
@@ -87,7 +91,11 @@ type MCPServer struct {
 // NewMCPServer wires an MCP server for opts. It starts no goroutine and
 // connects to nothing (Run does).
 func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
-	if err := opts.check(); err != nil {
+	httpConf, err := opts.HTTPOptions.check()
+	if err == nil {
+		err = opts.check()
+	}
+	if err != nil {
 		if opts.Dev != nil {
 			opts.Dev.Close() //nolint:errcheck // never ran
 		}
@@ -102,7 +110,7 @@ func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 		url = opts.Dev.URL()
 	}
 	s := &MCPServer{
-		url: url, dev: opts.Dev, transport: opts.Transport, httpAddr: opts.HTTP, endpoint: opts.Endpoint,
+		url: url, dev: opts.Dev, transport: opts.Transport, httpAddr: opts.HTTP, httpConf: httpConf, endpoint: opts.Endpoint,
 		log: log, attempted: make(chan struct{}), runOnce: newRunOnce(),
 	}
 	s.client = iii.New(iii.Options{URL: url, Name: iii.InstanceName(mcpClientName), Version: buildinfo.Version, Logger: log.Named("iii"), Namespace: opts.Namespace})
@@ -191,7 +199,7 @@ func (s *MCPServer) Run(ctx context.Context) error {
 	defer func() { s.cancel(); <-reconnected }()
 
 	if s.httpAddr != "" {
-		return serveHTTP(ctx, s.httpAddr, s.bridge.Server(), s.endpoint)
+		return serveHTTP(ctx, s.httpAddr, s.bridge.Server(), s.httpConf, s.endpoint)
 	}
 	err = s.bridge.Server().Run(ctx, s.transport)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {

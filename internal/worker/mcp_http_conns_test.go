@@ -1,0 +1,165 @@
+package worker
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/iii"
+)
+
+// holdConnsEnv, set to "ADDR N", makes the test binary a helper process
+// that opens N idle connections to ADDR (holdConns) instead of testing.
+const holdConnsEnv = "SKILLS_TEST_HOLD_CONNS"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(holdConnsEnv); spec != "" {
+		os.Exit(holdConns(spec))
+	}
+	os.Exit(m.Run())
+}
+
+// holdConns opens the connections spec names, a third of each kind an
+// abuser holds: connected and silent, halfway through a request's
+// headers, and idle after a request. It prints "held N" once they are
+// open and holds them until its input closes.
+func holdConns(spec string) int {
+	addr, count, _ := strings.Cut(spec, " ")
+	n, err := strconv.Atoi(count)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s %q: %v\n", holdConnsEnv, spec, err)
+		return 2
+	}
+	conns := make([]net.Conn, 0, n)
+	for i := range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "connection %d: %v\n", i, err)
+			return 1
+		}
+		conns = append(conns, c)
+		switch i % 3 {
+		case 1:
+			fmt.Fprintf(c, "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+		case 2:
+			fmt.Fprintf(c, "GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+			if res, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+				io.Copy(io.Discard, res.Body) //nolint:errcheck // only idles the connection
+				res.Body.Close()
+			}
+		}
+	}
+	fmt.Printf("held %d\n", len(conns))
+	io.Copy(io.Discard, os.Stdin) //nolint:errcheck // holds until the test ends
+	return 0
+}
+
+// openFiles is how many descriptors this process has open.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// startHTTP serves a bare MCP server over Streamable HTTP with opts on a
+// free loopback port until the test ends, and gives its address.
+func startHTTP(t *testing.T, server *mcp.Server, opts HTTPOptions) string {
+	t.Helper()
+	c := testHTTPConfig(t, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	addr, done := make(chan string, 1), make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, "127.0.0.1:0", server, c, func(u string) { addr <- u }) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		for ss := range server.Sessions() {
+			ss.Close() //nolint:errcheck // test teardown
+		}
+	})
+	select {
+	case u := <-addr:
+		return u
+	case err := <-done:
+		t.Fatal(err)
+	}
+	return ""
+}
+
+// 20,000 idle connections (which once used every descriptor, so new
+// clients timed out and the --dev engine beside the server stopped
+// accepting workers; issue 27) leave the server holding at most
+// DefaultMaxConnections descriptors, while a new client is served and
+// the engine in the same process still accepts a worker. The
+// connections come from two helper processes of 10,000 each: this
+// machine allows 20,000 descriptors to a process, and the clients' ends
+// of the connections must not count against the server's.
+func TestHTTPIdleConnectionsAreBounded(t *testing.T) {
+	const helpers, each = 2, 10_000
+	eng, err := engine.Start(t.Context(), "127.0.0.1:0", engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close() //nolint:errcheck // test teardown
+	endpoint := startHTTP(t, mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil), HTTPOptions{})
+	baseline := openFiles(t)
+	addr := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
+	for h := range helpers {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d", holdConnsEnv, addr, each))
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			stdin.Close()
+			cmd.Wait() //nolint:errcheck // it exits when its input closes
+		})
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if want := fmt.Sprintf("held %d\n", each); line != want {
+			t.Fatalf("helper %d: %q, %v; want %q", h, line, err, want)
+		}
+	}
+	open := openFiles(t)
+	t.Logf("%d connections held by the helpers; this process holds %d descriptors (%d before)", helpers*each, open, baseline)
+	if open > baseline+DefaultMaxConnections+16 {
+		t.Errorf("%d descriptors open with %d idle connections (%d before); want at most %d more", open, helpers*each, baseline, DefaultMaxConnections)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+	defer cancel()
+	res, err := http.DefaultClient.Do(newMCPRequest(t, endpoint, initializeBody).WithContext(ctx))
+	if err != nil {
+		t.Fatalf("a new client after %d idle connections: %v", helpers*each, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("a new client's initialize: %d, want 200", res.StatusCode)
+	}
+	client := iii.New(iii.Options{URL: eng.URL(), Name: "late-worker"})
+	defer client.Close() //nolint:errcheck // test teardown
+	client.Start()
+	if err := client.WaitFirstAttempt(ctx); err != nil {
+		t.Errorf("the engine beside the server after %d idle connections: %v; want a worker connected", helpers*each, err)
+	}
+}
