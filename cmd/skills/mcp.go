@@ -12,7 +12,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/worker"
 )
 
-const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR [--allow-unauthenticated]] [--page-size N]
+const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR [--allow-unauthenticated] [HTTP limits]] [--page-size N]
 
 Serves the registry to an MCP client (Claude, Cursor, …): the skills as
 resources, the prompts, and the tools skill__fetch and skill__search, with
@@ -25,8 +25,19 @@ list_changed notifications on every change; and the MCP Skills extension
            the namespace --namespace names, else $III_NAMESPACE's (unset or
            blank: default): the one the skills worker registered in.
   --http   serves Streamable HTTP on ADDR instead of stdio; the endpoint,
-           http://ADDR/mcp, is printed on stderr. There is no authentication
+           http://ADDR/mcp (https:// with TLS), is printed on stderr. There is no authentication
            yet: an ADDR beyond loopback is refused unless --allow-unauthenticated.
+
+With --http (docs/mcp.md#streamable-http):
+  --allow-origin URL     serves browser requests from this origin
+                         (scheme://host[:port]; repeatable). A request with any
+                         other Origin header gets 403; none is allowed by default.
+  --max-sessions N       refuses a new session beyond N with 503 (default 1000);
+                         a session idle for 30 minutes is closed.
+  --max-connections N    holds at most N connections (default 1024): beyond it
+                         the one idle the longest is closed.
+  --tls-cert FILE --tls-key FILE
+                         serves HTTPS with this PEM certificate and key.
 
 A client's read of an iii://fn/<a>/<b> section (resources/read,
 skill__fetch) runs a::b only when the function is exposed to MCP, as for
@@ -59,6 +70,11 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	data := fs.String("data", "", "with --dev: keep state in DIR/state.json across restarts")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
 	allowUnauthenticated := fs.Bool("allow-unauthenticated", false, "with --http: listen on an address beyond loopback although skills mcp has no authentication")
+	allowOrigins := fs.StringArray("allow-origin", nil, "with --http: serve browser requests whose Origin is `URL` (repeatable; default: none)")
+	maxSessions := fs.Int("max-sessions", worker.DefaultMaxSessions, "with --http: hold at most `N` MCP sessions")
+	maxConns := fs.Int("max-connections", worker.DefaultMaxConnections, "with --http: hold at most `N` connections")
+	tlsCert := fs.String("tls-cert", "", "with --http and --tls-key: serve HTTPS with the PEM certificate in `FILE`")
+	tlsKey := fs.String("tls-key", "", "with --http and --tls-cert: the certificate's PEM private key, in `FILE`")
 	pageSize := fs.Int("page-size", 0, "entries per page of resources/list, prompts/list, tools/list and skills/list (0: the registry's page_size)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
 	namespace := registerNamespace(fs)
@@ -87,11 +103,29 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if *httpAddr == "" {
+		for _, name := range []string{"allow-origin", "max-sessions", "max-connections", "tls-cert", "tls-key"} {
+			if fs.Changed(name) {
+				return usagef("skills mcp: --%s is for Streamable HTTP; give --http ADDR too", name)
+			}
+		}
+	}
+	if *maxSessions < 1 || *maxConns < 1 {
+		return usagef("skills mcp: --max-sessions %d, --max-connections %d: give positive numbers", *maxSessions, *maxConns)
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return usagef("skills mcp: TLS needs --tls-cert and --tls-key together (got --tls-cert %q, --tls-key %q)", *tlsCert, *tlsKey)
+	}
+	httpOpts := worker.HTTPOptions{AllowOrigins: *allowOrigins, MaxSessions: *maxSessions, MaxConnections: *maxConns, TLSCert: *tlsCert, TLSKey: *tlsKey}
+	if err := httpOpts.Check(); err != nil {
+		return usagef("skills mcp: %v", err)
+	}
 	if *httpAddr != "" {
 		if err := checkListen(*httpAddr, *allowUnauthenticated); err != nil {
 			return err
 		}
 		opts.HTTP = *httpAddr
+		opts.HTTPOptions = httpOpts
 		opts.Endpoint = func(endpoint string) {
 			fmt.Fprintf(c.io.err, "skills mcp: serving MCP over Streamable HTTP at %s\n", endpoint)
 		}

@@ -92,7 +92,9 @@ type MCPServer struct {
 // connects to nothing (Run does).
 func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 	httpConf, err := opts.HTTPOptions.check()
-	if err == nil {
+	if err != nil {
+		err = fmt.Errorf("worker: %w", err)
+	} else {
 		err = opts.check()
 	}
 	if err != nil {

@@ -71,17 +71,26 @@ type HTTPOptions struct {
 	TLSCert, TLSKey string
 }
 
+// Check names what is wrong with o, as NewMCPServer would, so that a
+// command can refuse its flags before it starts anything: a bad origin,
+// a negative bound, or a TLS pair that cannot serve (missing,
+// unreadable, not PEM, a key not the certificate's).
+func (o HTTPOptions) Check() error {
+	_, err := o.check()
+	return err
+}
+
 // check names what is wrong with o, loading the TLS pair to find out
 // whether it is usable, and gives it with the defaults filled in.
 func (o HTTPOptions) check() (httpConfig, error) {
 	c := httpConfig{maxSessions: o.MaxSessions, maxConnections: o.MaxConnections}
 	switch {
 	case o.MaxSessions < 0:
-		return c, fmt.Errorf("worker: HTTP session limit %d: give a positive number, or 0 for the default (%d)", o.MaxSessions, DefaultMaxSessions)
+		return c, fmt.Errorf("HTTP session limit %d: give a positive number, or 0 for the default (%d)", o.MaxSessions, DefaultMaxSessions)
 	case o.MaxConnections < 0:
-		return c, fmt.Errorf("worker: HTTP connection limit %d: give a positive number, or 0 for the default (%d)", o.MaxConnections, DefaultMaxConnections)
+		return c, fmt.Errorf("HTTP connection limit %d: give a positive number, or 0 for the default (%d)", o.MaxConnections, DefaultMaxConnections)
 	case (o.TLSCert == "") != (o.TLSKey == ""):
-		return c, fmt.Errorf("worker: TLS needs a certificate and its key together (got certificate %q, key %q)", o.TLSCert, o.TLSKey)
+		return c, fmt.Errorf("TLS needs a certificate and its key together (got certificate %q, key %q)", o.TLSCert, o.TLSKey)
 	}
 	if c.maxSessions == 0 {
 		c.maxSessions = DefaultMaxSessions
@@ -96,7 +105,7 @@ func (o HTTPOptions) check() (httpConfig, error) {
 	if o.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
 		if err != nil {
-			return c, fmt.Errorf("worker: TLS certificate %s and key %s: %w; give PEM files of a certificate and its own private key", o.TLSCert, o.TLSKey, err)
+			return c, fmt.Errorf("TLS certificate %s and key %s: %w; give PEM files of a certificate and its own private key", o.TLSCert, o.TLSKey, err)
 		}
 		c.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}

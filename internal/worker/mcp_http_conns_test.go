@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -161,5 +162,51 @@ func TestHTTPIdleConnectionsAreBounded(t *testing.T) {
 	client.Start()
 	if err := client.WaitFirstAttempt(ctx); err != nil {
 		t.Errorf("the engine beside the server after %d idle connections: %v; want a worker connected", helpers*each, err)
+	}
+}
+
+// A request whose body does not arrive within httpBodyTimeout has its
+// connection closed (a slow body once held it forever; issue 27), while
+// a response streamed for longer than that after its body came, a slow
+// tool's, is not cut.
+func TestHTTPSlowBodyIsCut(t *testing.T) {
+	defer func(d time.Duration) { httpBodyTimeout = d }(httpBodyTimeout)
+	httpBodyTimeout = 200 * time.Millisecond
+	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "slow"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		select { // outlives the body's deadline: the response must not be cut
+		case <-time.After(3 * httpBodyTimeout):
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	endpoint := startHTTP(t, server, HTTPOptions{})
+	addr := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"", addr)
+	c.SetReadDeadline(time.Now().Add(waitTimeout)) //nolint:errcheck // a net.Conn's deadline
+	answer, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("a body that never came held its connection open: %v (got %q)", err, answer)
+	}
+	t.Logf("a body that never came: %q, then the connection closed", strings.SplitN(string(answer), "\r\n", 2)[0])
+
+	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: endpoint, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close() //nolint:errcheck // test teardown
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "done" {
+		t.Errorf("a tool answering after the body's deadline: %v, %+v; want done", err, res)
 	}
 }

@@ -19,7 +19,7 @@ func newOriginList(origins []string) (originList, error) {
 	for _, o := range origins {
 		norm, ok := originOf(o)
 		if !ok {
-			return nil, fmt.Errorf("worker: allowed origin %q is not an origin: give scheme://host[:port], such as https://app.example or http://localhost:6274, with no path", o)
+			return nil, fmt.Errorf("allowed origin %q is not an origin: give scheme://host[:port], such as https://app.example or http://localhost:6274, with no path", o)
 		}
 		list[norm] = true
 	}

@@ -15,12 +15,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// heapInUse is the live heap after a collection.
-func heapInUse() uint64 {
+// memInUse is the live heap after a collection plus the goroutines'
+// stacks: a session holds both.
+func memInUse() uint64 {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
+	return m.HeapAlloc + m.StackInuse
 }
 
 // sessionFlood is how many initialize requests TestHTTPSessionsAreCapped
@@ -30,7 +31,7 @@ var sessionFlood = flag.Int("sessions", 20_000, "initialize requests TestHTTPSes
 
 // sessionFlood initialize requests (50,000 once held 50,000 sessions and
 // 750 MB; issue 27) leave at most DefaultMaxSessions sessions and a bounded
-// heap: each one beyond the cap is refused with 503 and a JSON-RPC error
+// memory: each one beyond the cap is refused with 503 and a JSON-RPC error
 // naming the limit, while the sessions held are served as before.
 func TestHTTPSessionsAreCapped(t *testing.T) {
 	const workers = 8
@@ -43,7 +44,7 @@ func TestHTTPSessionsAreCapped(t *testing.T) {
 			ss.Close() //nolint:errcheck // test teardown
 		}
 	}()
-	before := heapInUse()
+	before := memInUse()
 	var refused, served atomic.Int64
 	var firstSession atomic.Value
 	var refusal atomic.Value
@@ -93,13 +94,13 @@ func TestHTTPSessionsAreCapped(t *testing.T) {
 		!strings.Contains(msg.Error.Message, "holds 1000 sessions, its limit (--max-sessions 1000)") {
 		t.Errorf("a refused initialize answered %q; want a JSON-RPC error naming the limit", body)
 	}
-	// 1,000 sessions hold about 5 MB of heap; 20,000 held 100 MB. The
-	// bound is generous.
-	const heapBound = 32 << 20
-	if grown := int64(heapInUse()) - int64(before); grown > heapBound {
-		t.Errorf("the heap grew by %d MB over %d initialize requests; want at most %d MB", grown>>20, initializes, heapBound>>20)
+	// Under the race detector 1,000 sessions hold about 9 MB of heap and
+	// stacks, and 20,000 held 170 MB. The bound is generous.
+	const memBound = 32 << 20
+	if grown := int64(memInUse()) - int64(before); grown > memBound {
+		t.Errorf("heap and stacks grew by %d MB over %d initialize requests; want at most %d MB", grown>>20, initializes, memBound>>20)
 	}
-	t.Logf("%d served, %d refused, %d sessions, heap grown by %.1f MB", served.Load(), refused.Load(), sessionCount(server), float64(int64(heapInUse())-int64(before))/(1<<20))
+	t.Logf("%d served, %d refused, %d sessions, heap and stacks grown by %.1f MB", served.Load(), refused.Load(), sessionCount(server), float64(int64(memInUse())-int64(before))/(1<<20))
 	// A session held is still served.
 	session, _ := firstSession.Load().(string)
 	req := newMCPRequest(t, hs.URL+"/mcp", `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
