@@ -3,6 +3,7 @@ package worker
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,7 +71,7 @@ func holdConns(spec string) int {
 // openFiles is how many descriptors this process has open.
 func openFiles(t *testing.T) int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
+	entries, err := os.ReadDir("/dev/fd")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,5 +210,75 @@ func TestHTTPSlowBodyIsCut(t *testing.T) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "done" {
 		t.Errorf("a tool answering after the body's deadline: %v, %+v; want done", err, res)
+	}
+}
+
+// At the bound, a new connection pushes out the one idle the longest; when
+// every connection is in a request, the new one is closed at once, and
+// those in a request go on.
+func TestHTTPConnectionsAtTheBound(t *testing.T) {
+	endpoint := startHTTP(t, mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil), HTTPOptions{MaxConnections: 2})
+	addr := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
+	dial := func() (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(waitTimeout)) //nolint:errcheck // a net.Conn's deadline
+		return c, bufio.NewReader(c)
+	}
+	// Two requests in progress: the server asks for their bodies, so it
+	// has read their headers.
+	busy := make([]net.Conn, 2)
+	readers := make([]*bufio.Reader, 2)
+	for i := range busy {
+		busy[i], readers[i] = dial()
+		fmt.Fprintf(busy[i], "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n", addr)
+		if line, err := readers[i].ReadString('\n'); err != nil || !strings.Contains(line, "100 Continue") {
+			t.Fatalf("request %d: %q, %v; want 100 Continue", i, line, err)
+		}
+		readers[i].ReadString('\n') //nolint:errcheck // the blank line after 100 Continue
+	}
+	third, thirdReader := dial()
+	if b, err := io.ReadAll(thirdReader); len(b) != 0 || (err != nil && !errors.Is(err, syscall.ECONNRESET)) {
+		t.Fatalf("a third connection while two are in a request: read %q, %v; want it closed at once", b, err)
+	}
+	third.Close()
+	// The first request ends, and its connection idles.
+	fmt.Fprint(busy[0], "{}")
+	res, err := http.ReadResponse(readers[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body) //nolint:errcheck // read to idle the connection
+	res.Body.Close()
+	// A new client is served, pushing the idle connection out. The server
+	// marks the connection idle just after it has answered: until then a
+	// new one is still closed at once, and the client tries again.
+	for {
+		c, r := dial()
+		fmt.Fprintf(c, "GET /nothing HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+		res, err := http.ReadResponse(r, nil)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode != http.StatusNotFound {
+				t.Errorf("the new client: %d, want 404", res.StatusCode)
+			}
+			break
+		}
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("the new client: %v; want an answer", err)
+		}
+	}
+	if b, err := io.ReadAll(readers[0]); len(b) != 0 || (err != nil && !errors.Is(err, syscall.ECONNRESET)) {
+		t.Errorf("the idle connection: read %q, %v; want it closed", b, err)
+	}
+	// The second request, still in progress, goes on.
+	fmt.Fprint(busy[1], "{}")
+	if res, err := http.ReadResponse(readers[1], nil); err != nil {
+		t.Errorf("the request in progress after the bound was reached: %v; want an answer", err)
+	} else {
+		res.Body.Close()
 	}
 }

@@ -5,14 +5,12 @@ import (
 	"flag"
 	"io"
 	"net/http"
-	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // memInUse is the live heap after a collection plus the goroutines'
@@ -22,6 +20,21 @@ func memInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc + m.StackInuse
+}
+
+// peakRSS is this process's peak resident memory as Linux reports it,
+// for the log.
+func peakRSS() string {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }
 
 // sessionFlood is how many initialize requests TestHTTPSessionsAreCapped
@@ -36,14 +49,7 @@ var sessionFlood = flag.Int("sessions", 20_000, "initialize requests TestHTTPSes
 func TestHTTPSessionsAreCapped(t *testing.T) {
 	const workers = 8
 	initializes := *sessionFlood
-	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	hs := httptest.NewServer(httpHandler(server, testHTTPConfig(t, HTTPOptions{})))
-	defer hs.Close()
-	defer func() {
-		for ss := range server.Sessions() {
-			ss.Close() //nolint:errcheck // test teardown
-		}
-	}()
+	server, hs := testHandler(t, HTTPOptions{})
 	before := memInUse()
 	var refused, served atomic.Int64
 	var firstSession atomic.Value
@@ -100,7 +106,7 @@ func TestHTTPSessionsAreCapped(t *testing.T) {
 	if grown := int64(memInUse()) - int64(before); grown > memBound {
 		t.Errorf("heap and stacks grew by %d MB over %d initialize requests; want at most %d MB", grown>>20, initializes, memBound>>20)
 	}
-	t.Logf("%d served, %d refused, %d sessions, heap and stacks grown by %.1f MB", served.Load(), refused.Load(), sessionCount(server), float64(int64(memInUse())-int64(before))/(1<<20))
+	t.Logf("%d served, %d refused, %d sessions, heap and stacks grown by %.1f MB, peak RSS %s", served.Load(), refused.Load(), sessionCount(server), float64(int64(memInUse())-int64(before))/(1<<20), peakRSS())
 	// A session held is still served.
 	session, _ := firstSession.Load().(string)
 	req := newMCPRequest(t, hs.URL+"/mcp", `{"jsonrpc":"2.0","id":2,"method":"ping"}`)

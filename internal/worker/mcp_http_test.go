@@ -44,6 +44,21 @@ func newMCPRequest(t *testing.T, url, body string) *http.Request {
 	return req
 }
 
+// testHandler serves httpHandler over a bare MCP server with opts until
+// the test ends, when it closes the sessions left.
+func testHandler(t *testing.T, opts HTTPOptions) (*mcp.Server, *httptest.Server) {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	hs := httptest.NewServer(httpHandler(server, testHTTPConfig(t, opts)))
+	t.Cleanup(func() {
+		hs.Close()
+		for ss := range server.Sessions() {
+			ss.Close() //nolint:errcheck // test teardown
+		}
+	})
+	return server, hs
+}
+
 // sessionCount is how many MCP sessions server holds.
 func sessionCount(server *mcp.Server) int {
 	n := 0
@@ -92,14 +107,7 @@ func TestHTTPSessionsExpireWhenIdle(t *testing.T) {
 // that is not a browser, which sends no Origin, is served as before, and
 // so is a listed origin, in any spelling of it.
 func TestHTTPRefusesAnOriginNotAllowed(t *testing.T) {
-	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	hs := httptest.NewServer(httpHandler(server, testHTTPConfig(t, HTTPOptions{AllowOrigins: []string{"https://App.example:443/"}})))
-	defer hs.Close()
-	defer func() { // the sessions served are never used again
-		for ss := range server.Sessions() {
-			ss.Close() //nolint:errcheck // test teardown
-		}
-	}()
+	_, hs := testHandler(t, HTTPOptions{AllowOrigins: []string{"https://App.example:443/"}})
 	do := func(req *http.Request, origin string) (int, string) {
 		if origin != "" {
 			req.Header.Set("Origin", origin)
@@ -164,14 +172,7 @@ func TestHTTPOptionsRefuseABadOrigin(t *testing.T) {
 // naming the Host, whatever its path; localhost, 127.0.0.1 and [::1]
 // pass.
 func TestHTTPRefusesAForeignHostOnLoopback(t *testing.T) {
-	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	hs := httptest.NewServer(httpHandler(server, testHTTPConfig(t, HTTPOptions{})))
-	defer hs.Close()
-	defer func() {
-		for ss := range server.Sessions() {
-			ss.Close() //nolint:errcheck // test teardown
-		}
-	}()
+	_, hs := testHandler(t, HTTPOptions{})
 	_, port, _ := net.SplitHostPort(hs.Listener.Addr().String())
 	for _, tc := range []struct {
 		host, path string
