@@ -25,8 +25,9 @@ list_changed notifications on every change; and the MCP Skills extension
            the namespace --namespace names, else $III_NAMESPACE's (unset or
            blank: default): the one the skills worker registered in.
   --http   serves Streamable HTTP on ADDR instead of stdio; the endpoint,
-           http://ADDR/mcp (https:// with TLS), is printed on stderr. There is no authentication
-           yet: an ADDR beyond loopback is refused unless --allow-unauthenticated.
+           http://ADDR/mcp (https:// with TLS), is printed on stderr. There is
+           no authentication yet: an ADDR beyond loopback is refused unless
+           --allow-unauthenticated.
 
 With --http (docs/mcp.md#streamable-http):
   --allow-origin URL     serves browser requests from this origin
