@@ -12,7 +12,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/worker"
 )
 
-const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR [--allow-unauthenticated]] [--page-size N]
+const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR [--allow-unauthenticated] [--auth-tokens FILE] [--auth-tokens-env VAR] [--oauth-issuer URL --oauth-jwks URL [--oauth-resource URL]]] [--page-size N]
 
 Serves the registry to an MCP client (Claude, Cursor, …): the skills as
 resources, the prompts, and the tools skill__fetch and skill__search, with
@@ -25,8 +25,23 @@ list_changed notifications on every change; and the MCP Skills extension
            the namespace --namespace names, else $III_NAMESPACE's (unset or
            blank: default): the one the skills worker registered in.
   --http   serves Streamable HTTP on ADDR instead of stdio; the endpoint,
-           http://ADDR/mcp, is printed on stderr. There is no authentication
-           yet: an ADDR beyond loopback is refused unless --allow-unauthenticated.
+           http://ADDR/mcp, is printed on stderr. An ADDR beyond loopback is
+           refused unless authentication is configured (or
+           --allow-unauthenticated accepts the risk).
+
+Authentication (with --http; docs/mcp.md#authentication): every request
+then needs Authorization: Bearer <token>, and the token's scopes decide
+what it may do: skills:read (resources, prompts, skill__fetch,
+skill__search; every token needs it), skills:tools (the other tools).
+  --auth-tokens FILE      bearer tokens you issue, one a line:
+                          NAME SCOPE[,SCOPE] TOKEN (e.g. "ci skills:read <token>");
+                          FILE must be readable by its owner only (chmod 600).
+  --auth-tokens-env VAR   the same lines in an environment variable (';' between).
+  --oauth-issuer URL      OAuth 2.1 access tokens (JWTs) of this authorization
+  --oauth-jwks URL        server, checked with its keys at this JWKS URL; their
+  --oauth-resource URL    audience must be this server's resource URL (default:
+                          the endpoint). Clients find the issuer at
+                          /.well-known/oauth-protected-resource.
 
 A client's read of an iii://fn/<a>/<b> section (resources/read,
 skill__fetch) runs a::b only when the function is exposed to MCP, as for
@@ -58,7 +73,8 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	port := fs.Int("port", 0, "with --dev: the local engine's port (0: any free one)")
 	data := fs.String("data", "", "with --dev: keep state in DIR/state.json across restarts")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
-	allowUnauthenticated := fs.Bool("allow-unauthenticated", false, "with --http: listen on an address beyond loopback although skills mcp has no authentication")
+	allowUnauthenticated := fs.Bool("allow-unauthenticated", false, "with --http: listen on an address beyond loopback without authentication")
+	authOpts := registerAuthFlags(fs)
 	pageSize := fs.Int("page-size", 0, "entries per page of resources/list, prompts/list, tools/list and skills/list (0: the registry's page_size)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
 	namespace := registerNamespace(fs)
@@ -87,8 +103,17 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	log, err := newLogger(fs.Name(), *logLevel, c.io.err)
+	if err != nil {
+		return err
+	}
+	defer log.Sync() //nolint:errcheck // best effort on exit
+	opts.Logger = log
+	if opts.Auth, err = authOpts.config(*httpAddr, log); err != nil {
+		return err
+	}
 	if *httpAddr != "" {
-		if err := checkListen(*httpAddr, *allowUnauthenticated); err != nil {
+		if err := checkListen(*httpAddr, opts.Auth.Enabled(), *allowUnauthenticated); err != nil {
 			return err
 		}
 		opts.HTTP = *httpAddr
@@ -98,12 +123,6 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	} else {
 		opts.Transport = mcpserver.Stdio(c.io.in, c.io.out)
 	}
-	log, err := newLogger(fs.Name(), *logLevel, c.io.err)
-	if err != nil {
-		return err
-	}
-	defer log.Sync() //nolint:errcheck // best effort on exit
-	opts.Logger = log
 	if !*dev && fs.Changed("config") {
 		opts.SectionsAllow = loadConfig(locateConfig(*configPath, true), log).MCP.SectionsAllow
 	}

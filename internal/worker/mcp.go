@@ -12,6 +12,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/mcpauth"
 	"github.com/iii-hq/skills-go/internal/mcpserver"
 )
 
@@ -44,6 +45,11 @@ type MCPOptions struct {
 	// HTTP serves Streamable HTTP on this address (host:port), at /mcp
 	// and at /, instead of Transport.
 	HTTP string
+	// Auth, with HTTP, is who may connect (mcpauth.Config: static bearer
+	// tokens, OAuth access tokens): every request then needs a token, and
+	// the token's scopes decide what it may do (mcpserver.Scoped). Nil,
+	// or with neither kind of token: no authentication, as before.
+	Auth *mcpauth.Config
 	// Endpoint, with HTTP, is told the endpoint clients connect to
 	// (http://<address>/mcp) once it is listening. Optional.
 	Endpoint func(url string)
@@ -75,6 +81,7 @@ type MCPServer struct {
 	dev       *Dev
 	transport mcp.Transport
 	httpAddr  string
+	auth      *mcpauth.Config
 	endpoint  func(string)
 	log       *zap.Logger
 	client    *iii.Client
@@ -102,12 +109,15 @@ func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 		url = opts.Dev.URL()
 	}
 	s := &MCPServer{
-		url: url, dev: opts.Dev, transport: opts.Transport, httpAddr: opts.HTTP, endpoint: opts.Endpoint,
+		url: url, dev: opts.Dev, transport: opts.Transport, httpAddr: opts.HTTP, auth: opts.Auth, endpoint: opts.Endpoint,
 		log: log, attempted: make(chan struct{}), runOnce: newRunOnce(),
 	}
 	s.client = iii.New(iii.Options{URL: url, Name: iii.InstanceName(mcpClientName), Version: buildinfo.Version, Logger: log.Named("iii"), Namespace: opts.Namespace})
-	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"),
-		mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice), mcpserver.SectionsAllow(opts.SectionsAllow...))
+	bridgeOpts := []mcpserver.Option{mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice), mcpserver.SectionsAllow(opts.SectionsAllow...)}
+	if opts.Auth.Enabled() {
+		bridgeOpts = append(bridgeOpts, mcpserver.Scoped())
+	}
+	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"), bridgeOpts...)
 	return s, nil
 }
 
@@ -124,6 +134,8 @@ func (o MCPOptions) check() error {
 		return fmt.Errorf("worker: MCPOptions.Namespace %q is blank; name a namespace, or leave it empty for the default one", o.Namespace)
 	case (o.Transport == nil) == (o.HTTP == ""):
 		return errors.New("worker: an MCP server serves one transport: give MCPOptions.Transport (such as stdio) or MCPOptions.HTTP (an address), not both or neither")
+	case o.Auth.Enabled() && o.HTTP == "":
+		return errors.New("worker: MCPOptions.Auth checks bearer tokens over HTTP; give MCPOptions.HTTP, or no Auth (stdio has none)")
 	case o.PageSize < 0 || o.PageSize > mcpserver.MaxPageSize:
 		return fmt.Errorf("worker: MCP page size %d: give 0 (the registry's pages) to %d", o.PageSize, mcpserver.MaxPageSize)
 	}
@@ -191,7 +203,7 @@ func (s *MCPServer) Run(ctx context.Context) error {
 	defer func() { s.cancel(); <-reconnected }()
 
 	if s.httpAddr != "" {
-		return serveHTTP(ctx, s.httpAddr, s.bridge.Server(), s.endpoint)
+		return serveHTTP(ctx, s.httpAddr, s.bridge.Server(), s.auth, s.endpoint)
 	}
 	err = s.bridge.Server().Run(ctx, s.transport)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {

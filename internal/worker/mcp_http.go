@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/iii-hq/skills-go/internal/mcpauth"
 )
 
 // The Streamable HTTP server's timing.
@@ -48,20 +50,22 @@ func httpHandler(server *mcp.Server) http.Handler {
 	return http.NewCrossOriginProtection().Handler(mux)
 }
 
-// serveHTTP serves server over Streamable HTTP on addr until ctx ends,
+// serveHTTP serves server over Streamable HTTP on addr, behind auth's
+// check when it has one (withAuth), until ctx ends,
 // telling endpoint (if set) where once it listens. Its one goroutine,
 // the http.Server's accept loop, has returned when it does.
-func serveHTTP(ctx context.Context, addr string, server *mcp.Server, endpoint func(string)) error {
+func serveHTTP(ctx context.Context, addr string, server *mcp.Server, auth *mcpauth.Config, endpoint func(string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	// Clients that choose the transport from the path take /mcp for
 	// Streamable HTTP; / is served too, as before.
+	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
 	if endpoint != nil {
-		endpoint(fmt.Sprintf("http://%s/mcp", ln.Addr()))
+		endpoint(url)
 	}
-	hs := &http.Server{Handler: httpHandler(server), ReadHeaderTimeout: httpReadHeaderTimeout, IdleTimeout: httpIdleTimeout}
+	hs := &http.Server{Handler: withAuth(httpHandler(server), auth, url), ReadHeaderTimeout: httpReadHeaderTimeout, IdleTimeout: httpIdleTimeout}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
