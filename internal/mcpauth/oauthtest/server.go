@@ -83,6 +83,9 @@ func NewSigner(key *ecdsa.PrivateKey, kid string) jose.Signer {
 	return signer
 }
 
+// Signer signs with the server's key, for claims Claims cannot hold.
+func (s *Server) Signer() jose.Signer { return s.signer }
+
 // JWKSURL is where the server's signing keys are.
 func (s *Server) JWKSURL() string { return s.URL + "/jwks" }
 
