@@ -90,7 +90,9 @@ func TestMCPServerOverHTTPWithTokens(t *testing.T) {
 	// A function another worker exposes to MCP: the tool to call.
 	fn := iii.New(iii.Options{URL: engineURL, Name: "auth-echo"})
 	fn.RegisterFunction(iii.Function{ID: "authtest::echo", Description: "Echoes.", Metadata: json.RawMessage(`{"mcp.expose":true}`),
-		Handler: func(_ context.Context, req iii.Request) (any, error) { return map[string]any{"echo": string(req.Data)}, nil }})
+		Handler: func(_ context.Context, req iii.Request) (any, error) {
+			return map[string]any{"echo": string(req.Data)}, nil
+		}})
 	fn.Start()
 	t.Cleanup(func() { fn.Close() }) //nolint:errcheck // test teardown
 
