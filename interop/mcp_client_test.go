@@ -293,34 +293,7 @@ func TestMCPClientOverStdio(t *testing.T) {
 // The official TypeScript client drives `skills mcp --dev --http`.
 func TestMCPClientOverHTTP(t *testing.T) {
 	bin, config, root := mcpFixture(t)
-	cmd := exec.Command(bin, "mcp", "--dev", "--config", config, "--http", "127.0.0.1:0", "--log-level", "info")
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
-	lines := bufio.NewScanner(stderr)
-	urlRe, wsRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`), regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
-	var url, engineURL string
-	for lines.Scan() {
-		if u := wsRe.FindString(lines.Text()); u != "" && engineURL == "" {
-			engineURL = u
-		}
-		if url = urlRe.FindString(lines.Text()); url != "" {
-			break
-		}
-	}
-	if url == "" || engineURL == "" {
-		t.Fatal("skills mcp --http never printed its addresses")
-	}
-	go func() {
-		for lines.Scan() {
-		}
-	}()
+	url, engineURL := startMCPHTTP(t, bin, "--config", config)
 	showcasePrompt(t, engineURL)
 	seen := runMCPClient(t, "http", url, root, "showcase")
 	checkSeen(t, seen)
@@ -339,6 +312,41 @@ func TestMCPClientOverHTTP(t *testing.T) {
 	if c := seen.ShowcaseCompletion; !slices.Equal(c.Values, []string{"forms", "Fields"}) || c.Total != 2 || c.HasMore {
 		t.Errorf("completion of showcase's topic from \"f\" = %+v, want its declared values forms, Fields", c)
 	}
+}
+
+// startMCPHTTP runs skills mcp --dev --http 127.0.0.1:0 with args, and
+// returns the MCP endpoint and the in-process engine's URL it prints; the
+// process is interrupted at the test's end.
+func startMCPHTTP(t *testing.T, bin string, args ...string) (url, engineURL string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"mcp", "--dev", "--http", "127.0.0.1:0", "--log-level", "info"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	lines := bufio.NewScanner(stderr)
+	urlRe, wsRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`), regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
+	for lines.Scan() {
+		if u := wsRe.FindString(lines.Text()); u != "" && engineURL == "" {
+			engineURL = u
+		}
+		if url = urlRe.FindString(lines.Text()); url != "" {
+			break
+		}
+	}
+	if url == "" || engineURL == "" {
+		t.Fatal("skills mcp --http never printed its addresses")
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	return url, engineURL
 }
 
 // showcasePrompt registers, through the engine at url, the prompt
