@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,21 +38,8 @@ type authSeen struct {
 // saw.
 func runAuthClient(t *testing.T, args ...string) authSeen {
 	t.Helper()
-	node := requireNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"mcp_auth_client.mjs"}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("mcp_auth_client.mjs %v: %v\nstderr:\n%s", args[:3], err, stderr.String())
-	}
 	var seen authSeen
-	if err := json.Unmarshal(out, &seen); err != nil {
-		t.Fatalf("mcp_auth_client.mjs printed %q: %v", out, err)
-	}
+	runClientScript(t, "mcp_auth_client.mjs", &seen, args...)
 	return seen
 }
 
@@ -114,41 +100,35 @@ func TestMCPClientWithAuthentication(t *testing.T) {
 		t.Errorf("without a token: %+v; want the connection refused with 401 saying a bearer token is needed", e)
 	}
 
-	readers := map[string][]string{
-		"a read-scoped static token": {url, "token", "authtest__echo", readToken},
-		"a read-scoped OAuth token":  {url, "oauth", "authtest__echo", as.URL, "reader-app", "reader-secret", "skills:read skills:tools"},
-	}
-	for what, args := range readers {
-		seen := runAuthClient(t, args...)
+	for _, tc := range []struct {
+		what  string
+		args  []string
+		tools bool // whether the token grants skills:tools
+	}{
+		{"a read-scoped static token", []string{url, "token", "authtest__echo", readToken}, false},
+		{"a tool-scoped static token", []string{url, "token", "authtest__echo", toolToken}, true},
+		// Both clients ask for both scopes; the authorization server grants
+		// each what it may have.
+		{"a read-scoped OAuth token", []string{url, "oauth", "authtest__echo", as.URL, "reader-app", "reader-secret", "skills:read skills:tools"}, false},
+		{"a tool-scoped OAuth token", []string{url, "oauth", "authtest__echo", as.URL, "tooler-app", "tooler-secret", "skills:read skills:tools"}, true},
+	} {
+		seen := runAuthClient(t, tc.args...)
 		if seen.ConnectError != nil {
-			t.Errorf("with %s: the connection failed: %+v", what, seen.ConnectError)
+			t.Errorf("with %s: the connection failed: %+v", tc.what, seen.ConnectError)
 			continue
 		}
 		if !slices.Contains(seen.Resources, "iii://pdf-forms") || !seen.Search {
-			t.Errorf("with %s: resources %v, search answered %v; want the skills read and searched", what, seen.Resources, seen.Search)
+			t.Errorf("with %s: resources %v, search answered %v; want the skills read and searched", tc.what, seen.Resources, seen.Search)
 		}
-		if !slices.Equal(seen.Tools, []string{"skill__fetch", "skill__search"}) {
-			t.Errorf("with %s: tools %v; want skill__fetch and skill__search only", what, seen.Tools)
-		}
-		if e := seen.Call.Error; e == nil || !strings.Contains(e.Message, "needs the scope skills:tools") {
-			t.Errorf("with %s: calling authtest__echo gave %+v; want an error naming the scope skills:tools", what, seen.Call)
-		}
-	}
-	tooler := map[string][]string{
-		"a tool-scoped static token": {url, "token", "authtest__echo", toolToken},
-		"a tool-scoped OAuth token":  {url, "oauth", "authtest__echo", as.URL, "tooler-app", "tooler-secret", "skills:read skills:tools"},
-	}
-	for what, args := range tooler {
-		seen := runAuthClient(t, args...)
-		if seen.ConnectError != nil {
-			t.Errorf("with %s: the connection failed: %+v", what, seen.ConnectError)
-			continue
-		}
-		if !slices.Contains(seen.Tools, "authtest__echo") {
-			t.Errorf("with %s: tools %v; want authtest__echo among them", what, seen.Tools)
-		}
-		if seen.Call.Error != nil || seen.Call.IsError || !strings.Contains(seen.Call.Text, `"from":"interop"`) {
-			t.Errorf("with %s: calling authtest__echo gave %+v; want its echo", what, seen.Call)
+		switch {
+		case !tc.tools && !slices.Equal(seen.Tools, []string{"skill__fetch", "skill__search"}):
+			t.Errorf("with %s: tools %v; want skill__fetch and skill__search only", tc.what, seen.Tools)
+		case !tc.tools && (seen.Call.Error == nil || !strings.Contains(seen.Call.Error.Message, "needs the scope skills:tools")):
+			t.Errorf("with %s: calling authtest__echo gave %+v; want an error naming the scope skills:tools", tc.what, seen.Call)
+		case tc.tools && !slices.Contains(seen.Tools, "authtest__echo"):
+			t.Errorf("with %s: tools %v; want authtest__echo among them", tc.what, seen.Tools)
+		case tc.tools && (seen.Call.Error != nil || seen.Call.IsError || !strings.Contains(seen.Call.Text, `"from":"interop"`)):
+			t.Errorf("with %s: calling authtest__echo gave %+v; want its echo", tc.what, seen.Call)
 		}
 	}
 }

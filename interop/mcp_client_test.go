@@ -154,25 +154,32 @@ func skillsBinary(t *testing.T) string {
 // runMCPClient runs mcp_client.mjs with args and decodes what it saw.
 func runMCPClient(t *testing.T, args ...string) mcpSeen {
 	t.Helper()
+	var seen mcpSeen
+	runClientScript(t, "mcp_client.mjs", &seen, args...)
+	return seen
+}
+
+// runClientScript runs script, a client on the TypeScript MCP SDK, with
+// args, and decodes the JSON object it prints into seen.
+func runClientScript(t *testing.T, script string, seen any, args ...string) {
+	t.Helper()
 	node := requireNode(t)
 	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		t.Fatalf("@modelcontextprotocol/sdk is not installed in interop/node_modules: %v; %s", err, installHint)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"mcp_client.mjs"}, args...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("mcp_client.mjs %v: %v\nstderr:\n%s", args, err, stderr.String())
+		t.Fatalf("%s %v: %v\nstderr:\n%s", script, args, err, stderr.String())
 	}
-	var seen mcpSeen
-	if err := json.Unmarshal(out, &seen); err != nil {
-		t.Fatalf("mcp_client.mjs printed %q: %v", out, err)
+	if err := json.Unmarshal(out, seen); err != nil {
+		t.Fatalf("%s printed %q: %v", script, out, err)
 	}
-	return seen
 }
 
 // checkSeen checks what the TypeScript client saw; every result already
