@@ -20,23 +20,23 @@ type authFlags struct {
 
 func registerAuthFlags(fs *pflag.FlagSet) *authFlags {
 	a := &authFlags{}
-	fs.StringVar(&a.tokensFile, "auth-tokens", "", "with --http: accept the bearer tokens in FILE (lines NAME SCOPE[,SCOPE] TOKEN; mode 0600)")
-	fs.StringVar(&a.tokensEnv, "auth-tokens-env", "", "with --http: accept the bearer tokens in the environment variable VAR (same lines, or separated by ';')")
-	fs.StringVar(&a.issuer, "oauth-issuer", "", "with --http: accept OAuth access tokens (JWTs) of this authorization server (its issuer URL)")
-	fs.StringVar(&a.jwks, "oauth-jwks", "", "with --oauth-issuer: the URL of the authorization server's signing keys (JWKS)")
-	fs.StringVar(&a.resource, "oauth-resource", "", "with --oauth-issuer: this server's resource URL, the audience tokens must name (default: the endpoint, http://ADDR/mcp)")
+	fs.StringVar(&a.tokensFile, "auth-tokens", "", "with --http: accept the bearer tokens in `FILE` (lines NAME SCOPE[,SCOPE] TOKEN; mode 0600)")
+	fs.StringVar(&a.tokensEnv, "auth-tokens-env", "", "with --http: accept the bearer tokens in the environment variable `VAR` (same lines, or separated by ';')")
+	fs.StringVar(&a.issuer, "oauth-issuer", "", "with --http: accept OAuth access tokens (JWTs) of this authorization server (its issuer `URL`)")
+	fs.StringVar(&a.jwks, "oauth-jwks", "", "with --oauth-issuer: the `URL` of the authorization server's signing keys (JWKS)")
+	fs.StringVar(&a.resource, "oauth-resource", "", "with --oauth-issuer: this server's resource `URL`, the audience tokens must name (default: the endpoint, http://ADDR/mcp)")
 	return a
 }
 
-// any reports whether any authentication flag was given.
-func (a *authFlags) any() bool {
+// given reports whether any authentication flag was given.
+func (a *authFlags) given() bool {
 	return a.tokensFile != "" || a.tokensEnv != "" || a.issuer != "" || a.jwks != "" || a.resource != ""
 }
 
 // config checks the flags and reads the tokens: nil when none was given.
 // Errors name the flag, the file or the variable, never a token.
 func (a *authFlags) config(httpAddr string, log *zap.Logger) (*mcpauth.Config, error) {
-	if !a.any() {
+	if !a.given() {
 		return nil, nil
 	}
 	if httpAddr == "" {

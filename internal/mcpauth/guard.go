@@ -155,7 +155,7 @@ func (g *guard) authenticate(r *http.Request) (*auth.TokenInfo, error) {
 	}
 	var info *auth.TokenInfo
 	if g.cfg.Tokens != nil {
-		info, ok = g.cfg.Tokens.Lookup(token)
+		info, _ = g.cfg.Tokens.Lookup(token)
 	}
 	if info == nil && g.cfg.JWT != nil && strings.Count(token, ".") == 2 {
 		var err error

@@ -95,7 +95,7 @@ func (j *JWT) Verify(ctx context.Context, token, audience string) (*auth.TokenIn
 		return nil, err
 	}
 	if len(keys) == 0 {
-		return nil, invalid("its key id %q is not among the authorization server's keys", kid)
+		return nil, invalid("its key id %.100q is not among the authorization server's keys", kid)
 	}
 	var std jwt.Claims
 	var extra accessClaims
@@ -118,9 +118,9 @@ func (j *JWT) Verify(ctx context.Context, token, audience string) (*auth.TokenIn
 	now := j.keys.now()
 	switch err := std.ValidateWithLeeway(jwt.Expected{Issuer: j.issuer, AnyAudience: jwt.Audience{audience}, Time: now}, clockSkew); {
 	case errors.Is(err, jwt.ErrInvalidIssuer):
-		return nil, invalid("its issuer %q is not %q", std.Issuer, j.issuer)
+		return nil, invalid("its issuer %.200q is not %q", std.Issuer, j.issuer)
 	case errors.Is(err, jwt.ErrInvalidAudience):
-		return nil, invalid("its audience %q does not name this server, %q; ask the authorization server for a token for this resource", []string(std.Audience), audience)
+		return nil, invalid("its audience %.200q does not name this server, %q; ask the authorization server for a token for this resource", []string(std.Audience), audience)
 	case errors.Is(err, jwt.ErrExpired):
 		return nil, invalid("it expired at %s", std.Expiry.Time().UTC().Format(time.RFC3339))
 	case errors.Is(err, jwt.ErrNotValidYet):
@@ -158,7 +158,9 @@ func scpClaim(raw json.RawMessage) []string {
 	return nil
 }
 
-// invalid is an invalid token's error: "the access token is invalid: …".
+// invalid is an invalid token's error: "invalid token: …". What it
+// quotes of the token (issuer, audience, key id: never secrets) is
+// clipped, since anyone may send any.
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", auth.ErrInvalidToken, fmt.Sprintf(format, args...))
 }
