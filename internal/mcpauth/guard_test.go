@@ -5,6 +5,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/iii-hq/skills-go/internal/mcpauth/oauthtest"
 )
@@ -27,6 +30,20 @@ type guarded struct {
 	as       *oauthtest.Server
 	served   atomic.Int64
 	lastInfo atomic.Pointer[auth.TokenInfo]
+	logs     *observer.ObservedLogs // the guard's log, at debug level
+}
+
+// logText is every line the guard logged, with its fields.
+func (g *guarded) logText() string {
+	var b strings.Builder
+	for _, e := range g.logs.All() {
+		b.WriteString(e.Level.String() + " " + e.Message)
+		for k, v := range e.ContextMap() {
+			b.WriteString(" " + k + "=" + fmt.Sprint(v))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // newGuarded serves a guard accepting the static tokens of reader and
@@ -38,7 +55,9 @@ func newGuarded(t *testing.T, withOAuth bool) *guarded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &Config{Tokens: tokens, Required: "skills:read", Scopes: testScopes}
+	core, logs := observer.New(zap.DebugLevel)
+	g.logs = logs
+	cfg := &Config{Tokens: tokens, Required: "skills:read", Scopes: testScopes, Log: zap.New(core)}
 	if withOAuth {
 		g.as = oauthtest.NewServer()
 		t.Cleanup(g.as.Close)
@@ -159,6 +178,9 @@ func TestGuardRefusesBadTokens(t *testing.T) {
 				if secret := strings.TrimSpace(strings.TrimPrefix(h, "Bearer")); len(secret) > 8 && (strings.Contains(a.body, secret) || strings.Contains(a.challenge, secret)) {
 					t.Errorf("the answer quotes the token: %+v", a)
 				}
+				if secret := strings.TrimSpace(strings.TrimPrefix(h, "Bearer")); len(secret) > 8 && strings.Contains(g.logText(), secret) {
+					t.Errorf("the log holds the token:\n%s", g.logText())
+				}
 			}
 			if g.served.Load() != before {
 				t.Error("the refused request reached the endpoint")
@@ -240,6 +262,11 @@ func TestGuardKeysUnavailable(t *testing.T) {
 	}
 	if n := g.as.KeyFetches(); n != 1 {
 		t.Errorf("5 requests fetched the keys %d times; want 1 within jwksRetry", n)
+	}
+	logged := g.logText()
+	if !strings.Contains(logged, "error refused a request: the OAuth authorization server's keys cannot be fetched") ||
+		!strings.Contains(logged, g.as.JWKSURL()) || strings.Contains(logged, tok) {
+		t.Errorf("the log says:\n%s\nwant an error line naming the JWKS URL, without the token", logged)
 	}
 }
 
