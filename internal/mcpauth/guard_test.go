@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -65,15 +66,20 @@ func newGuarded(t *testing.T, withOAuth bool) *guarded {
 			t.Fatal(err)
 		}
 	}
-	var handler http.Handler
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(hs.Close)
-	g.URL = hs.URL + "/mcp"
-	handler = cfg.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.URL = "http://" + ln.Addr().String() + "/mcp"
+	hs := httptest.NewUnstartedServer(cfg.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		g.served.Add(1)
 		g.lastInfo.Store(auth.TokenInfoFromContext(r.Context()))
 		io.WriteString(w, "served") //nolint:errcheck // test peer
-	}), g.URL)
+	}), g.URL))
+	hs.Listener.Close() //nolint:errcheck // replaced by ln
+	hs.Listener = ln
+	hs.Start()
+	t.Cleanup(hs.Close)
 	return g
 }
 

@@ -2,7 +2,7 @@ package worker
 
 import (
 	"context"
-	"net/http/httptest"
+	"net/http"
 	"testing"
 	"time"
 
@@ -33,11 +33,8 @@ func BenchmarkHTTPTokenValidation(b *testing.B) {
 	}
 	session := func(auth *mcpauth.Config, token func(endpoint string) string) *mcp.ClientSession {
 		server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		hs := httptest.NewUnstartedServer(nil)
-		hs.Start()
+		hs := serveAt(b, func(endpoint string) http.Handler { return withAuth(httpHandler(server), auth, endpoint) })
 		endpoint := hs.URL + "/mcp"
-		hs.Config.Handler = withAuth(httpHandler(server), auth, endpoint)
-		b.Cleanup(hs.Close)
 		cs, err := connectWith(ctx, endpoint, token(endpoint))
 		if err != nil {
 			b.Fatal(err)

@@ -3,7 +3,9 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +32,22 @@ func testAuth(t *testing.T) *mcpauth.Config {
 		t.Fatal(err)
 	}
 	return &mcpauth.Config{Tokens: tokens, Required: mcpserver.ScopeRead, Scopes: mcpserver.Scopes}
+}
+
+// serveAt serves over HTTP, on loopback until the test ends, the handler
+// made for the endpoint it is served at (http://127.0.0.1:<port>/mcp).
+func serveAt(tb testing.TB, handler func(endpoint string) http.Handler) *httptest.Server {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(handler("http://" + ln.Addr().String() + "/mcp"))
+	hs.Listener.Close() //nolint:errcheck // replaced by ln
+	hs.Listener = ln
+	hs.Start()
+	tb.Cleanup(hs.Close)
+	return hs
 }
 
 // bearer adds a bearer token to every request.
@@ -137,5 +155,47 @@ func TestMCPServerOverHTTPWithTokens(t *testing.T) {
 	_, err = reader.CallTool(ctx, &mcp.CallToolParams{Name: "authtest__echo", Arguments: map[string]any{}})
 	if err == nil || !strings.Contains(err.Error(), `tools/call of "authtest__echo" needs the scope skills:tools, which this bearer token lacks (it grants: skills:read)`) {
 		t.Errorf("tools/call without skills:tools = %v; want an error naming the scope", err)
+	}
+}
+
+// A flood of initialize requests without a valid token over real HTTP
+// makes no MCP session: each is refused with 401 before the SDK sees it.
+// The same requests with a token each make one.
+func TestHTTPUnauthenticatedFloodMakesNoSession(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	hs := serveAt(t, func(endpoint string) http.Handler { return withAuth(httpHandler(server), testAuth(t), endpoint) })
+	defer func() {
+		for ss := range server.Sessions() {
+			ss.Close() //nolint:errcheck // test teardown
+		}
+	}()
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	post := func(authorization string) int {
+		req, err := http.NewRequest(http.MethodPost, hs.URL+"/mcp", strings.NewReader(initialize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
+		}
+		res, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close() //nolint:errcheck // test
+		return res.StatusCode
+	}
+	for i := range 1000 {
+		if code := post([]string{"", "Bearer not-a-token-0123456789", "Basic x"}[i%3]); code != http.StatusUnauthorized {
+			t.Fatalf("request %d: %d; want 401", i, code)
+		}
+	}
+	if n := sessionCount(server); n != 0 {
+		t.Errorf("%d sessions after 1000 refused initialize requests; want 0", n)
+	}
+	if code := post("Bearer " + readToken); code != http.StatusOK || sessionCount(server) != 1 {
+		t.Errorf("initialize with a token: %d, %d sessions; want 200 and 1 session", code, sessionCount(server))
 	}
 }
