@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net"
+	"net/netip"
 	"os"
 	"strings"
 
@@ -74,6 +76,10 @@ func (a *authFlags) config(httpAddr string, log *zap.Logger) (*mcpauth.Config, e
 				return nil, usagef("skills mcp: %s %q: give an https:// URL (http:// for loopback)", flag, u)
 			}
 		}
+		if a.resource == "" && unspecifiedHost(httpAddr) {
+			return nil, usagef("skills mcp: --oauth-issuer with --http %s needs --oauth-resource URL, the URL clients reach this server at "+
+				"(e.g. https://skills.example.com/mcp): tokens must name it as their audience, and http://%s/mcp names no host a client can reach", httpAddr, httpAddr)
+		}
 		j, err := mcpauth.NewJWT(mcpauth.JWTOptions{Issuer: a.issuer, JWKSURL: a.jwks})
 		if err != nil {
 			return nil, usagef("skills mcp: %v", err)
@@ -89,4 +95,15 @@ func (a *authFlags) config(httpAddr string, log *zap.Logger) (*mcpauth.Config, e
 	}
 	log.Info("every request over HTTP needs a bearer token", fields...)
 	return cfg, nil
+}
+
+// unspecifiedHost reports whether addr listens on every interface (an
+// empty host, 0.0.0.0, [::]): its URL is no address a client can use.
+func unspecifiedHost(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false // checkListen names the problem
+	}
+	ip, err := netip.ParseAddr(host)
+	return host == "" || err == nil && ip.IsUnspecified()
 }

@@ -35,6 +35,8 @@ func TestMCPAuthFlagsRefused(t *testing.T) {
 		{[]string{"--http", "127.0.0.1:0", "--auth-tokens-env", "SKILLS_TEST_BAD_TOKENS"}, `$SKILLS_TEST_BAD_TOKENS, line 1: token "ci": unknown scope "skills:write"`},
 		{[]string{"--http", "127.0.0.1:0", "--oauth-issuer", "https://auth.example"}, "--oauth-issuer https://auth.example needs --oauth-jwks URL"},
 		{[]string{"--http", "127.0.0.1:0", "--oauth-jwks", "https://auth.example/jwks"}, "go with --oauth-issuer URL"},
+		{[]string{"--http", "0.0.0.0:0", "--oauth-issuer", "https://auth.example", "--oauth-jwks", "https://auth.example/jwks"}, "--http 0.0.0.0:0 needs --oauth-resource URL"},
+		{[]string{"--http", ":0", "--oauth-issuer", "https://auth.example", "--oauth-jwks", "https://auth.example/jwks"}, "--http :0 needs --oauth-resource URL"},
 		{[]string{"--http", "127.0.0.1:0", "--oauth-issuer", "auth.example", "--oauth-jwks", "https://auth.example/jwks"}, `--oauth-issuer "auth.example": give an https:// URL`},
 	} {
 		code, _, errOut := runCmd(t, t.Context(), append([]string{"mcp", "--dev"}, tc.args...)...)
