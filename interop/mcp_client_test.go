@@ -154,25 +154,32 @@ func skillsBinary(t *testing.T) string {
 // runMCPClient runs mcp_client.mjs with args and decodes what it saw.
 func runMCPClient(t *testing.T, args ...string) mcpSeen {
 	t.Helper()
+	var seen mcpSeen
+	runClientScript(t, "mcp_client.mjs", &seen, args...)
+	return seen
+}
+
+// runClientScript runs script, a client on the TypeScript MCP SDK, with
+// args, and decodes the JSON object it prints into seen.
+func runClientScript(t *testing.T, script string, seen any, args ...string) {
+	t.Helper()
 	node := requireNode(t)
 	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		t.Fatalf("@modelcontextprotocol/sdk is not installed in interop/node_modules: %v; %s", err, installHint)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"mcp_client.mjs"}, args...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("mcp_client.mjs %v: %v\nstderr:\n%s", args, err, stderr.String())
+		t.Fatalf("%s %v: %v\nstderr:\n%s", script, args, err, stderr.String())
 	}
-	var seen mcpSeen
-	if err := json.Unmarshal(out, &seen); err != nil {
-		t.Fatalf("mcp_client.mjs printed %q: %v", out, err)
+	if err := json.Unmarshal(out, seen); err != nil {
+		t.Fatalf("%s printed %q: %v", script, out, err)
 	}
-	return seen
 }
 
 // checkSeen checks what the TypeScript client saw; every result already
@@ -293,34 +300,7 @@ func TestMCPClientOverStdio(t *testing.T) {
 // The official TypeScript client drives `skills mcp --dev --http`.
 func TestMCPClientOverHTTP(t *testing.T) {
 	bin, config, root := mcpFixture(t)
-	cmd := exec.Command(bin, "mcp", "--dev", "--config", config, "--http", "127.0.0.1:0", "--log-level", "info")
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
-	lines := bufio.NewScanner(stderr)
-	urlRe, wsRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`), regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
-	var url, engineURL string
-	for lines.Scan() {
-		if u := wsRe.FindString(lines.Text()); u != "" && engineURL == "" {
-			engineURL = u
-		}
-		if url = urlRe.FindString(lines.Text()); url != "" {
-			break
-		}
-	}
-	if url == "" || engineURL == "" {
-		t.Fatal("skills mcp --http never printed its addresses")
-	}
-	go func() {
-		for lines.Scan() {
-		}
-	}()
+	url, engineURL := startMCPHTTP(t, bin, "--config", config)
 	showcasePrompt(t, engineURL)
 	seen := runMCPClient(t, "http", url, root, "showcase")
 	checkSeen(t, seen)
@@ -339,6 +319,41 @@ func TestMCPClientOverHTTP(t *testing.T) {
 	if c := seen.ShowcaseCompletion; !slices.Equal(c.Values, []string{"forms", "Fields"}) || c.Total != 2 || c.HasMore {
 		t.Errorf("completion of showcase's topic from \"f\" = %+v, want its declared values forms, Fields", c)
 	}
+}
+
+// startMCPHTTP runs skills mcp --dev --http 127.0.0.1:0 with args, and
+// returns the MCP endpoint and the in-process engine's URL it prints; the
+// process is interrupted at the test's end.
+func startMCPHTTP(t *testing.T, bin string, args ...string) (url, engineURL string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"mcp", "--dev", "--http", "127.0.0.1:0", "--log-level", "info"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	lines := bufio.NewScanner(stderr)
+	urlRe, wsRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`), regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
+	for lines.Scan() {
+		if u := wsRe.FindString(lines.Text()); u != "" && engineURL == "" {
+			engineURL = u
+		}
+		if url = urlRe.FindString(lines.Text()); url != "" {
+			break
+		}
+	}
+	if url == "" || engineURL == "" {
+		t.Fatal("skills mcp --http never printed its addresses")
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	return url, engineURL
 }
 
 // showcasePrompt registers, through the engine at url, the prompt

@@ -12,7 +12,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/worker"
 )
 
-const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR [--allow-unauthenticated] [HTTP limits]] [--page-size N]
+const mcpUsage = `Usage: skills mcp [--dev [--config ./config.yaml] [--port N] [--data DIR] | --url ws://… [--namespace NS] [--config FILE]] [--http ADDR [--allow-unauthenticated] [authentication] [HTTP limits]] [--page-size N]
 
 Serves the registry to an MCP client (Claude, Cursor, …): the skills as
 resources, the prompts, and the tools skill__fetch and skill__search, with
@@ -25,20 +25,34 @@ list_changed notifications on every change; and the MCP Skills extension
            the namespace --namespace names, else $III_NAMESPACE's (unset or
            blank: default): the one the skills worker registered in.
   --http   serves Streamable HTTP on ADDR instead of stdio; the endpoint,
-           http://ADDR/mcp (https:// with TLS), is printed on stderr. There is
-           no authentication yet: an ADDR beyond loopback is refused unless
-           --allow-unauthenticated.
+           http://ADDR/mcp (https:// with TLS), is printed on stderr. An ADDR
+           beyond loopback is refused unless authentication is configured (or
+           --allow-unauthenticated accepts the risk).
 
-With --http (docs/mcp.md#streamable-http):
-  --allow-origin URL     serves browser requests from this origin
-                         (scheme://host[:port]; repeatable). A request with any
-                         other Origin header gets 403; none is allowed by default.
-  --max-sessions N       refuses a new session beyond N with 503 (default 1000);
-                         a session idle for 30 minutes is closed.
-  --max-connections N    holds at most N connections (default 1024): beyond it
-                         the one idle the longest is closed.
+Authentication (with --http; docs/mcp.md#authentication): every request
+then needs Authorization: Bearer <token>, and the token's scopes decide
+what it may do: skills:read (resources, prompts, skill__fetch,
+skill__search; every token needs it), skills:tools (the other tools).
+  --auth-tokens FILE      bearer tokens you issue, one a line:
+                          NAME SCOPE[,SCOPE] TOKEN (e.g. "ci skills:read <token>");
+                          FILE must be readable by its owner only (chmod 600).
+  --auth-tokens-env VAR   the same lines in an environment variable (';' between).
+  --oauth-issuer URL      OAuth 2.1 access tokens (JWTs) of this authorization
+  --oauth-jwks URL        server, checked with its keys at this JWKS URL; their
+  --oauth-resource URL    audience must be this server's resource URL (default:
+                          the endpoint). Clients find the issuer at
+                          /.well-known/oauth-protected-resource.
+
+HTTP limits (with --http; docs/mcp.md#limits-and-safe-defaults):
+  --allow-origin URL      serves browser requests from this origin
+                          (scheme://host[:port]; repeatable). A request with any
+                          other Origin header gets 403; none is allowed by default.
+  --max-sessions N        refuses a new session beyond N with 503 (default 1000);
+                          a session idle for 30 minutes is closed.
+  --max-connections N     holds at most N connections (default 1024): beyond it
+                          the one idle the longest is closed.
   --tls-cert FILE --tls-key FILE
-                         serves HTTPS with this PEM certificate and key.
+                          serves HTTPS with this PEM certificate and key.
 
 A client's read of an iii://fn/<a>/<b> section (resources/read,
 skill__fetch) runs a::b only when the function is exposed to MCP, as for
@@ -70,7 +84,8 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	port := fs.Int("port", 0, "with --dev: the local engine's port (0: any free one)")
 	data := fs.String("data", "", "with --dev: keep state in DIR/state.json across restarts")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
-	allowUnauthenticated := fs.Bool("allow-unauthenticated", false, "with --http: listen on an address beyond loopback although skills mcp has no authentication")
+	allowUnauthenticated := fs.Bool("allow-unauthenticated", false, "with --http: listen on an address beyond loopback without authentication")
+	authOpts := registerAuthFlags(fs)
 	allowOrigins := fs.StringArray("allow-origin", nil, "with --http: serve browser requests whose Origin is `URL` (repeatable; default: none)")
 	maxSessions := fs.Int("max-sessions", worker.DefaultMaxSessions, "with --http: hold at most `N` MCP sessions")
 	maxConns := fs.Int("max-connections", worker.DefaultMaxConnections, "with --http: hold at most `N` connections")
@@ -121,8 +136,17 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	if err := httpOpts.Check(); err != nil {
 		return usagef("skills mcp: %v", err)
 	}
+	log, err := newLogger(fs.Name(), *logLevel, c.io.err)
+	if err != nil {
+		return err
+	}
+	defer log.Sync() //nolint:errcheck // best effort on exit
+	opts.Logger = log
+	if opts.Auth, err = authOpts.config(*httpAddr, log); err != nil {
+		return err
+	}
 	if *httpAddr != "" {
-		if err := checkListen(*httpAddr, *allowUnauthenticated); err != nil {
+		if err := checkListen(*httpAddr, opts.Auth.Enabled(), *allowUnauthenticated); err != nil {
 			return err
 		}
 		opts.HTTP = *httpAddr
@@ -133,12 +157,6 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	} else {
 		opts.Transport = mcpserver.Stdio(c.io.in, c.io.out)
 	}
-	log, err := newLogger(fs.Name(), *logLevel, c.io.err)
-	if err != nil {
-		return err
-	}
-	defer log.Sync() //nolint:errcheck // best effort on exit
-	opts.Logger = log
 	if !*dev && fs.Changed("config") {
 		opts.SectionsAllow = loadConfig(locateConfig(*configPath, true), log).MCP.SectionsAllow
 	}

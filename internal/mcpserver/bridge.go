@@ -46,6 +46,7 @@ type Bridge struct {
 	advice   string // what to do when the engine or the registry cannot be reached
 
 	sectionsAllow []string // functions whose sections MCP clients may read unexposed (sections.go)
+	scoped        bool     // each request's token scopes are checked (scopes.go)
 
 	// What Follow has still to tell clients, and its wake-up (follow.go).
 	mu      sync.Mutex
@@ -99,6 +100,9 @@ func New(caller Caller, version string, log *zap.Logger, opts ...Option) *Bridge
 	addTools(b)
 	b.addExtension()
 	b.server.AddReceivingMiddleware(b.live)
+	if b.scoped {
+		b.server.AddReceivingMiddleware(b.checkScopes) // added last: runs first
+	}
 	return b
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/mcpauth"
 	"github.com/iii-hq/skills-go/internal/mcpserver"
 )
 
@@ -47,6 +48,11 @@ type MCPOptions struct {
 	// HTTPOptions, with HTTP, are the server's bounds, allowed origins
 	// and TLS; the zero value is the defaults.
 	HTTPOptions HTTPOptions
+	// Auth, with HTTP, is who may connect (mcpauth.Config: static bearer
+	// tokens, OAuth access tokens): every request then needs a token, and
+	// the token's scopes decide what it may do (mcpserver.Scoped). Nil,
+	// or with neither kind of token: no authentication, as before.
+	Auth *mcpauth.Config
 	// Endpoint, with HTTP, is told the endpoint clients connect to
 	// (http://<address>/mcp, or https://) once it is listening. Optional.
 	Endpoint func(url string)
@@ -92,6 +98,7 @@ type MCPServer struct {
 // connects to nothing (Run does).
 func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 	httpConf, err := opts.HTTPOptions.check()
+	httpConf.auth = opts.Auth
 	if err != nil {
 		err = fmt.Errorf("worker: %w", err)
 	} else {
@@ -116,8 +123,11 @@ func NewMCPServer(opts MCPOptions) (*MCPServer, error) {
 		log: log, attempted: make(chan struct{}), runOnce: newRunOnce(),
 	}
 	s.client = iii.New(iii.Options{URL: url, Name: iii.InstanceName(mcpClientName), Version: buildinfo.Version, Logger: log.Named("iii"), Namespace: opts.Namespace})
-	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"),
-		mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice), mcpserver.SectionsAllow(opts.SectionsAllow...))
+	bridgeOpts := []mcpserver.Option{mcpserver.PageSize(opts.PageSize), mcpserver.Engine(url, opts.Advice), mcpserver.SectionsAllow(opts.SectionsAllow...)}
+	if opts.Auth.Enabled() {
+		bridgeOpts = append(bridgeOpts, mcpserver.Scoped())
+	}
+	s.bridge = mcpserver.New(afterFirstAttempt{s.client, s.attempted}, buildinfo.Version, log.Named("mcp"), bridgeOpts...)
 	return s, nil
 }
 
@@ -134,6 +144,8 @@ func (o MCPOptions) check() error {
 		return fmt.Errorf("worker: MCPOptions.Namespace %q is blank; name a namespace, or leave it empty for the default one", o.Namespace)
 	case (o.Transport == nil) == (o.HTTP == ""):
 		return errors.New("worker: an MCP server serves one transport: give MCPOptions.Transport (such as stdio) or MCPOptions.HTTP (an address), not both or neither")
+	case o.Auth.Enabled() && o.HTTP == "":
+		return errors.New("worker: MCPOptions.Auth checks bearer tokens over HTTP; give MCPOptions.HTTP, or no Auth (stdio has none)")
 	case o.PageSize < 0 || o.PageSize > mcpserver.MaxPageSize:
 		return fmt.Errorf("worker: MCP page size %d: give 0 (the registry's pages) to %d", o.PageSize, mcpserver.MaxPageSize)
 	}

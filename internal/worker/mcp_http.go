@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/iii-hq/skills-go/internal/mcpauth"
 )
 
 // The Streamable HTTP server's timing.
@@ -117,26 +119,30 @@ type httpConfig struct {
 	origins        originList
 	maxSessions    int
 	maxConnections int
-	tls            *tls.Config // nil: plain HTTP
+	tls            *tls.Config     // nil: plain HTTP
+	auth           *mcpauth.Config // nil or empty: no authentication
 }
 
 // httpHandler is the Streamable HTTP endpoint over server, at /mcp and at
 // /. In front of the SDK's handler (outermost first): a request whose
 // Origin is not allowed, or, arriving on loopback, whose Host is not
-// loopback, is refused (guard); a body has httpBodyTimeout to arrive
-// (bodyDeadline); a new session beyond the cap is refused (sessionCap).
-// The SDK closes sessions idle for httpSessionIdle.
-func httpHandler(server *mcp.Server, c httpConfig) http.Handler {
+// loopback, is refused (guard); a request without a token c.auth
+// accepts is refused (withAuth; endpoint is the resource URL OAuth
+// tokens name unless c.auth says another); a body has httpBodyTimeout
+// to arrive (bodyDeadline); a new session beyond the cap is refused
+// (sessionCap). The SDK closes sessions idle for httpSessionIdle.
+func httpHandler(server *mcp.Server, c httpConfig, endpoint string) http.Handler {
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{SessionTimeout: httpSessionIdle})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)
 	mux.Handle("/{$}", handler)
-	return guard(c.origins, bodyDeadline(newSessionCap(server, c.maxSessions, mux)))
+	return guard(c.origins, withAuth(bodyDeadline(newSessionCap(server, c.maxSessions, mux)), c.auth, endpoint))
 }
 
-// serveHTTP serves server over Streamable HTTP on addr until ctx ends,
-// telling endpoint (if set) where once it listens. Its one goroutine,
+// serveHTTP serves server over Streamable HTTP on addr as c says
+// (httpHandler; its connections bounded, TLS when c has a pair) until
+// ctx ends, telling endpoint (if set) where once it listens. Its one goroutine,
 // the http.Server's accept loop, has returned when it does.
 func serveHTTP(ctx context.Context, addr string, server *mcp.Server, c httpConfig, endpoint func(string)) error {
 	ln, err := net.Listen("tcp", addr)
@@ -150,11 +156,12 @@ func serveHTTP(ctx context.Context, addr string, server *mcp.Server, c httpConfi
 	}
 	// Clients that choose the transport from the path take /mcp for
 	// Streamable HTTP; / is served too, as before.
+	url := fmt.Sprintf("%s://%s/mcp", scheme, ln.Addr())
 	if endpoint != nil {
-		endpoint(fmt.Sprintf("%s://%s/mcp", scheme, ln.Addr()))
+		endpoint(url)
 	}
 	hs := &http.Server{
-		Handler: httpHandler(server, c), ReadHeaderTimeout: httpReadHeaderTimeout, IdleTimeout: httpIdleTimeout,
+		Handler: httpHandler(server, c, url), ReadHeaderTimeout: httpReadHeaderTimeout, IdleTimeout: httpIdleTimeout,
 		ConnState: limited.track, TLSConfig: c.tls,
 	}
 	done := make(chan error, 1)

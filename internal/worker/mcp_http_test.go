@@ -15,7 +15,7 @@ import (
 )
 
 // testHTTPConfig is opts checked, for a test.
-func testHTTPConfig(t *testing.T, opts HTTPOptions) httpConfig {
+func testHTTPConfig(t testing.TB, opts HTTPOptions) httpConfig {
 	t.Helper()
 	c, err := opts.check()
 	if err != nil {
@@ -49,7 +49,7 @@ func newMCPRequest(t *testing.T, url, body string) *http.Request {
 func testHandler(t *testing.T, opts HTTPOptions) (*mcp.Server, *httptest.Server) {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	hs := httptest.NewServer(httpHandler(server, testHTTPConfig(t, opts)))
+	hs := httptest.NewServer(httpHandler(server, testHTTPConfig(t, opts), ""))
 	t.Cleanup(func() {
 		hs.Close()
 		for ss := range server.Sessions() {
@@ -75,7 +75,7 @@ func TestHTTPSessionsExpireWhenIdle(t *testing.T) {
 	defer func(d time.Duration) { httpSessionIdle = d }(httpSessionIdle)
 	httpSessionIdle = 200 * time.Millisecond
 	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	hs := httptest.NewServer(httpHandler(server, testHTTPConfig(t, HTTPOptions{})))
+	hs := httptest.NewServer(httpHandler(server, testHTTPConfig(t, HTTPOptions{}), ""))
 	defer hs.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()

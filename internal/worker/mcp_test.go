@@ -214,6 +214,7 @@ func TestNewMCPServerRefusesBadOptions(t *testing.T) {
 		{"a negative page size", MCPOptions{URL: "ws://127.0.0.1:1", Transport: stdio, PageSize: -1}, false, "MCP page size -1"},
 		{"a namespace and a Dev", MCPOptions{Namespace: "shop", Transport: stdio}, true, `serves the Dev's worker, in the default namespace; leave MCPOptions.Namespace empty (got "shop")`},
 		{"a blank namespace", MCPOptions{URL: "ws://127.0.0.1:1", Namespace: " ", Transport: stdio}, false, `MCPOptions.Namespace " " is blank`},
+		{"authentication over stdio", MCPOptions{URL: "ws://127.0.0.1:1", Transport: stdio, Auth: testAuth(t)}, false, "MCPOptions.Auth checks bearer tokens over HTTP"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.dev {
