@@ -43,7 +43,11 @@ func (r *Registry) encodedRead(ctx context.Context, in readResourceInput) (any, 
 	if err != nil {
 		return indexEnvelope(r.indexOf(l, err)), nil // the error line, as read renders it
 	}
-	return r.encodedOnce(&r.indexAnswer, l, func(Budgets) any { return indexEnvelope(r.indexOf(l, nil)) })
+	answer, err := r.encodedOnce(&r.indexAnswer, l, func(Budgets) any { return indexEnvelope(r.indexOf(l, nil)) })
+	if err != nil {
+		return nil, err
+	}
+	return answer, iii.HoldBytes(ctx, len(answer))
 }
 
 // indexEnvelope is the resources-read answer for the index text.
