@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
@@ -41,22 +42,7 @@ func heapInUse() uint64 {
 func TestFetchStormIsBoundedAndLeavesNothing(t *testing.T) {
 	const inFlight = 4 << 20
 	srv := iiitest.NewServer(t)
-	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
-	write(t, cfgPath, "skills: []\nmax_bytes_in_flight: 4194304\n")
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := New(config.Resolve(cfg, config.ModeWorker), Options{URL: srv.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- w.Run(context.Background()) }()
-	t.Cleanup(func() {
-		w.Close() //nolint:errcheck // the run's error is checked below when the test gets there
-		<-ran
-	})
+	w := runWorkerWith(t, srv.URL(), "skills: []\nmax_bytes_in_flight: 4194304\n")
 	caller := iii.New(iii.Options{URL: srv.URL(), Name: "caller", CallTimeout: 3 * time.Minute})
 	caller.Start()
 	t.Cleanup(func() { caller.Close() })
@@ -129,4 +115,29 @@ func TestFetchStormIsBoundedAndLeavesNothing(t *testing.T) {
 	if after := heapInUse(); after > baseline+8<<20 {
 		t.Errorf("heap in use %d MiB after the storm, %d MiB before: something keeps the answers", after>>20, baseline>>20)
 	}
+}
+
+// runWorkerWith runs a worker of the engine at url with the config file
+// text yaml, until the test ends.
+func runWorkerWith(t *testing.T, url, yaml string) *Worker {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	write(t, path, yaml)
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(config.Resolve(cfg, config.ModeWorker), Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(context.Background()) }()
+	t.Cleanup(func() {
+		w.Close() //nolint:errcheck // Run's error says the same
+		if err := <-ran; err != nil && !errors.Is(err, ErrClosed) {
+			t.Errorf("the worker's run: %v", err)
+		}
+	})
+	return w
 }
