@@ -47,7 +47,10 @@ func (r *Registry) encodedRead(ctx context.Context, in readResourceInput) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return answer, iii.HoldBytes(ctx, len(answer))
+	if err := iii.HoldBytes(ctx, len(answer)); err != nil {
+		return nil, err
+	}
+	return answer, nil
 }
 
 // indexEnvelope is the resources-read answer for the index text.
