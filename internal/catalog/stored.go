@@ -75,8 +75,15 @@ func (v *View) PutSkill(ctx context.Context, row SkillRow) error {
 
 // DeleteSkill removes the stored skill id and reports whether there was
 // one.
+//
+// The id's read count goes with it (D64), even when a file of the same id
+// is served in its place: that file's reads count from nought.
 func (v *View) DeleteSkill(ctx context.Context, id string) (removed bool, err error) {
-	return v.skillRows.delete(ctx, id)
+	removed, err = v.skillRows.delete(ctx, id)
+	if err == nil {
+		v.forgetRead(id)
+	}
+	return removed, err
 }
 
 // StoredSkill returns the body stored at id, from the catalog when it can

@@ -186,6 +186,7 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 	if err != nil {
 		return l, err
 	}
+	changed := false
 	if stateKeyed {
 		v.mu.Lock()
 		if v.hasLast && v.last.key.fs == key.fs && sameSkills(v.last.Skills, l.Skills) {
@@ -195,10 +196,14 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 		} else {
 			v.gens++
 			l.gen = v.gens
+			changed = true
 		}
 		l.key, l.keyed = key, true
 		v.last, v.hasLast = l, true
 		v.mu.Unlock()
+	}
+	if changed || !stateKeyed {
+		v.keepReadsOf(l)
 	}
 	return l, nil
 }

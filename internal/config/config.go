@@ -27,6 +27,10 @@ const (
 	// DefaultMaxResponseBytes bounds every response the worker builds:
 	// 16 MiB, well under the engine's 64 MiB frame (docs/decisions.md D26).
 	DefaultMaxResponseBytes = 16 << 20
+	// DefaultMaxBytesInFlight bounds the bytes of the responses being
+	// built and sent at once, across callers: four responses of the
+	// largest size (docs/decisions.md D64).
+	DefaultMaxBytesInFlight = 4 * DefaultMaxResponseBytes
 	// DefaultMaxFrameBytes bounds one inbound engine frame: 1 GiB, so a
 	// state::list of a scope over the engine's usual 64 MiB still arrives
 	// (docs/decisions.md D22).
@@ -101,6 +105,11 @@ type Config struct {
 	// refused, the index is cut with a note, any other result over it is
 	// an unavailable error (docs/decisions.md D26).
 	MaxResponseBytes int `yaml:"max_response_bytes"`
+	// MaxBytesInFlight bounds the bytes of the large responses being built
+	// and sent at once, whoever asked: a caller past it waits, at most
+	// a few seconds, then gets unavailable; 0 is no bound
+	// (docs/decisions.md D64).
+	MaxBytesInFlight int `yaml:"max_bytes_in_flight"`
 	// MaxFrameBytes bounds one frame the worker accepts from the engine;
 	// a bigger one ends the connection (docs/decisions.md D22).
 	MaxFrameBytes int `yaml:"max_frame_bytes"`
@@ -219,6 +228,7 @@ func Default() Config {
 		MaxFiles:       DefaultMaxFiles,
 
 		MaxResponseBytes: DefaultMaxResponseBytes,
+		MaxBytesInFlight: DefaultMaxBytesInFlight,
 		MaxFrameBytes:    DefaultMaxFrameBytes,
 		CacheBytes:       DefaultCacheBytes,
 		FSPollMS:         DefaultFSPollMS,

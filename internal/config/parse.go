@@ -48,7 +48,7 @@ func parse(data []byte, p parser) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp), got %s", p.at(root), yamlnode.Describe(root))
+		return Default(), fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp), got %s", p.at(root), yamlnode.Describe(root))
 	}
 	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
 		switch key {
@@ -77,6 +77,8 @@ func parse(data []byte, p parser) (cfg Config, err error) {
 			p.wholeNumber(v, maxFilesRule, &cfg.MaxFiles)
 		case "max_response_bytes":
 			p.wholeNumber(v, maxResponseBytesRule, &cfg.MaxResponseBytes)
+		case "max_bytes_in_flight":
+			p.wholeNumber(v, maxBytesInFlightRule, &cfg.MaxBytesInFlight)
 		case "max_frame_bytes":
 			p.wholeNumber(v, maxFrameBytesRule, &cfg.MaxFrameBytes)
 		case "cache_bytes":

@@ -19,6 +19,7 @@ func TestDefault(t *testing.T) {
 		MaxFiles:       100000,
 
 		MaxResponseBytes: 16 << 20,
+		MaxBytesInFlight: 64 << 20,
 		MaxFrameBytes:    1 << 30,
 		CacheBytes:       256 << 20,
 		FSPollMS:         2000,
@@ -69,6 +70,7 @@ page_size: 100
 index_max_tokens: 2000
 max_files: 5000
 max_response_bytes: 1048576
+max_bytes_in_flight: 8388608
 max_frame_bytes: 134217728
 cache_bytes: 0
 fs_poll_ms: 500
@@ -90,6 +92,7 @@ mcp: {sections_allow: ["docs::status", "ops::*"]}
 				MaxFiles:       5000,
 
 				MaxResponseBytes: 1 << 20,
+				MaxBytesInFlight: 8 << 20,
 				MaxFrameBytes:    128 << 20,
 				CacheBytes:       0,
 				FSPollMS:         500,
@@ -211,7 +214,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp), got a list",
 		},
 		{
 			name: "mcp of the wrong types",
@@ -413,6 +416,11 @@ func TestValidate(t *testing.T) {
 			name: "negative cache_bytes",
 			cfg:  with(func(c *Config) { c.CacheBytes = -1 }),
 			want: "`cache_bytes` must be a whole number of bytes from 0 (keep no bodies) to 2147483647 (default 268435456, 256 MiB), got -1",
+		},
+		{
+			name: "negative max_bytes_in_flight",
+			cfg:  with(func(c *Config) { c.MaxBytesInFlight = -1 }),
+			want: "`max_bytes_in_flight` must be a whole number of bytes from 0 (no bound) to 2147483647 (default 67108864, 64 MiB), got -1",
 		},
 		{
 			name: "max_frame_bytes too small",

@@ -44,6 +44,7 @@ var settings = []setting{
 	{"allow_paths", listSchema("Directories outside the globs' roots that symbolic links may point into.", true), func(c *Config) any { return c.AllowPaths }},
 	{"max_files", intSchema(maxFilesRule), func(c *Config) any { return c.MaxFiles }},
 	{"max_response_bytes", intSchema(maxResponseBytesRule), func(c *Config) any { return c.MaxResponseBytes }},
+	{"max_bytes_in_flight", intSchema(maxBytesInFlightRule), func(c *Config) any { return c.MaxBytesInFlight }},
 	{"max_frame_bytes", intSchema(maxFrameBytesRule), func(c *Config) any { return c.MaxFrameBytes }},
 	{"cache_bytes", intSchema(cacheBytesRule), func(c *Config) any { return c.CacheBytes }},
 	{"roots", listSchema("Folders of Agent Skills, in precedence order.", true), func(c *Config) any {

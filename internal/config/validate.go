@@ -15,6 +15,8 @@ var (
 		"`max_files` must be a whole number of directory entries from 1 to %d (default %d)", MaxMaxFiles, DefaultMaxFiles)}
 	maxResponseBytesRule = intRule{key: "max_response_bytes", min: MinMaxResponseBytes, max: MaxMaxResponseBytes, text: fmt.Sprintf(
 		"`max_response_bytes` must be a whole number of bytes from %d (1 KiB) to %d (63 MiB) (default %d, 16 MiB)", MinMaxResponseBytes, MaxMaxResponseBytes, DefaultMaxResponseBytes)}
+	maxBytesInFlightRule = intRule{key: "max_bytes_in_flight", min: 0, max: MaxMaxFrameBytes, text: fmt.Sprintf(
+		"`max_bytes_in_flight` must be a whole number of bytes from 0 (no bound) to %d (default %d, 64 MiB)", MaxMaxFrameBytes, DefaultMaxBytesInFlight)}
 	cacheBytesRule = intRule{key: "cache_bytes", min: 0, max: MaxMaxFrameBytes, text: fmt.Sprintf(
 		"`cache_bytes` must be a whole number of bytes from 0 (keep no bodies) to %d (default %d, 256 MiB)", MaxMaxFrameBytes, DefaultCacheBytes)}
 	fsPollRule = intRule{key: "fs_poll_ms", min: 100, max: 3600000, text: fmt.Sprintf(
@@ -60,6 +62,7 @@ var intRules = []struct {
 	{stateTimeoutRule, func(c *Config) int64 { return c.StateTimeoutMS }},
 	{maxFilesRule, func(c *Config) int64 { return int64(c.MaxFiles) }},
 	{maxResponseBytesRule, func(c *Config) int64 { return int64(c.MaxResponseBytes) }},
+	{maxBytesInFlightRule, func(c *Config) int64 { return int64(c.MaxBytesInFlight) }},
 	{maxFrameBytesRule, func(c *Config) int64 { return int64(c.MaxFrameBytes) }},
 	{cacheBytesRule, func(c *Config) int64 { return int64(c.CacheBytes) }},
 	{fsPollRule, func(c *Config) int64 { return int64(c.FSPollMS) }},

@@ -48,6 +48,11 @@ const (
 	descSkillsDiagnostics = "Reports every skill and prompt file found and what became of it (loaded, skipped, shadowed, warning, with the reason), the roots, the tool skills, the catalog and its cache, the engine link, the file watch and the reads per skill since boot."
 )
 
+// ReportedReads is how many skills' read counts skills::diagnostics
+// reports at most, the most read first; reads_omitted counts the others
+// (D64), so the answer stays small however many skills are read.
+const ReportedReads = 1000
+
 // emptyInput is the request of skills::diagnostics: nothing.
 type emptyInput struct{}
 
@@ -98,7 +103,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 	if w := d.view.Watch(); w != nil {
 		rep.Watch.Mode = w.Mode()
 	}
-	rep.Reads = d.view.Reads()
+	rep.Reads, rep.ReadsOmitted = d.view.TopReads(ReportedReads)
 	if d.add != nil {
 		d.add(&rep)
 	}

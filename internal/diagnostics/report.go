@@ -47,6 +47,10 @@ type Report struct {
 	Reads   map[string]uint64 `json:"reads"`
 	Search  *Search           `json:"search,omitempty"`      // absent offline and without an embedder
 	Live    *LiveConfig       `json:"live_config,omitempty"` // absent offline and without the engine's configuration worker
+
+	// ReadsOmitted is how many skills have a read count beside the
+	// ReportedReads most read that Reads holds (D64).
+	ReadsOmitted int `json:"reads_omitted,omitempty"`
 }
 
 // Search is how skill::search ranks, when it has more than the lexical

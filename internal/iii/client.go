@@ -66,6 +66,12 @@ type Options struct {
 	// OversizeHint, when set, says how to ask for less of a function's
 	// result; its text replaces "ask for less" in the error.
 	OversizeHint func(functionID string) string
+	// MaxBytesInFlight bounds the bytes the handlers hold with HoldBytes
+	// at once, across invocations, each until its result has been written
+	// (docs/decisions.md D64); 0 is no bound.
+	MaxBytesInFlight int64
+	// bytesWait replaces BytesInFlightWait (tests).
+	bytesWait time.Duration
 
 	ReconnectInitial time.Duration // first reconnect delay; doubles per failed attempt
 	ReconnectMax     time.Duration // cap of the reconnect delay
@@ -101,6 +107,7 @@ func (o Options) withDefaults() Options {
 	setDefault(&o.IdleTimeout, DefaultIdleTimeout)
 	setDefault(&o.HandshakeTimeout, DefaultHandshakeTimeout)
 	setDefault(&o.WriteTimeout, DefaultWriteTimeout)
+	setDefault(&o.bytesWait, BytesInFlightWait)
 	return o
 }
 
@@ -130,6 +137,8 @@ type Client struct {
 	handlers    sync.WaitGroup // handler goroutines
 	streaming   atomic.Int32   // CallEach calls waiting: inbound messages are looked into (receive)
 	maxResult   atomic.Int64   // Options.MaxResultBytes, or SetMaxResultBytes's
+	bytes       *byteBudget    // Options.MaxBytesInFlight; nil: no bound
+	memory      sync.WaitGroup // the goroutine that returns memory after a burst (inflight.go)
 
 	mu           sync.Mutex
 	started      bool
@@ -170,6 +179,7 @@ func New(opts Options) *Client {
 	c.superCtx, c.superCancel = context.WithCancel(c.ctx)
 	c.metadata = c.metadataFrame()
 	c.maxResult.Store(int64(opts.MaxResultBytes))
+	c.bytes = newByteBudget(opts.MaxBytesInFlight)
 	return c
 }
 
@@ -184,6 +194,10 @@ func (c *Client) Start() {
 	c.started = true
 	c.supervisor.Add(1)
 	go c.supervise()
+	if c.bytes != nil {
+		c.memory.Add(1)
+		go c.returnMemory()
+	}
 }
 
 // WaitReady blocks until the current connection has completed its
@@ -337,6 +351,7 @@ func (c *Client) Close() error {
 	c.cancel()
 	c.supervisor.Wait()
 	c.handlers.Wait()
+	c.memory.Wait()
 	return nil
 }
 

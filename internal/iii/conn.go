@@ -40,6 +40,7 @@ type conn struct {
 
 	mu       sync.Mutex
 	queue    [][]byte
+	sent     []func() // called once the frames queued with them have been written or dropped
 	dead     bool
 	cause    error // first write failure
 	greeted  bool  // workerregistered arrived
@@ -53,13 +54,21 @@ func newConn(ws *websocket.Conn, nc *wsbatch.Conn, t connTiming) *conn {
 
 // send queues one text frame. It reports false when the connection has
 // ended.
-func (cn *conn) send(frame []byte) bool {
+func (cn *conn) send(frame []byte) bool { return cn.sendThen(frame, nil) }
+
+// sendThen is send, calling sent (when not nil) once the frame has been
+// written, or dropped with the connection; it is not called when
+// sendThen reports false.
+func (cn *conn) sendThen(frame []byte, sent func()) bool {
 	cn.mu.Lock()
 	if cn.dead {
 		cn.mu.Unlock()
 		return false
 	}
 	cn.queue = append(cn.queue, frame)
+	if sent != nil {
+		cn.sent = append(cn.sent, sent)
+	}
 	cn.mu.Unlock()
 	select {
 	case cn.wake <- struct{}{}:
@@ -94,7 +103,12 @@ func (cn *conn) serve(ctx context.Context, onMessage func(io.Reader) error) erro
 
 	cn.mu.Lock()
 	cn.dead, cn.queue = true, nil
+	dropped := cn.sent
+	cn.sent = nil
 	cn.mu.Unlock()
+	for _, f := range dropped {
+		f()
+	}
 	close(cn.readerDone)
 	cn.ws.Close()
 	cn.writer.Wait()
@@ -203,13 +217,17 @@ func (cn *conn) writeLoop(ctx context.Context) {
 func (cn *conn) flush() error {
 	for {
 		cn.mu.Lock()
-		q := cn.queue
-		cn.queue = nil
+		q, sent := cn.queue, cn.sent
+		cn.queue, cn.sent = nil, nil
 		cn.mu.Unlock()
 		if len(q) == 0 {
 			return nil
 		}
-		if err := wsbatch.WriteText(cn.ws, cn.nc, q, cn.timing.write); err != nil {
+		err := wsbatch.WriteText(cn.ws, cn.nc, q, cn.timing.write)
+		for _, f := range sent {
+			f()
+		}
+		if err != nil {
 			return err
 		}
 	}

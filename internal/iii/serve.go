@@ -42,24 +42,33 @@ func (c *Client) runHandler(cn *conn, fn Function, m wire.InvokeFunction) {
 	defer c.handlerDone()
 	req := Request{FunctionID: m.FunctionID, InvocationID: m.InvocationID, Data: m.Data,
 		Metadata: m.Metadata, Traceparent: m.Traceparent, Baggage: m.Baggage}
-	result, err := c.callHandler(c.ctx, fn, req)
-	c.safeReply(cn, m, result, err)
+	ctx := c.ctx
+	var hold *invocationHold
+	if c.bytes != nil {
+		hold = &invocationHold{budget: c.bytes, wait: c.opts.bytesWait}
+		ctx = context.WithValue(ctx, holdKey{}, hold)
+	}
+	result, err := c.callHandler(ctx, fn, req)
+	c.safeReply(cn, m, result, err, hold.release)
 }
 
 // safeReply is reply with a last line of defence: building the reply runs
 // code the handler chose (a result's MarshalJSON, an error's methods, a
 // typed nil error), and a panic there must not take the worker down. The
 // caller then gets invocation_failed.
-func (c *Client) safeReply(cn *conn, m wire.InvokeFunction, result any, err error) {
+//
+// sent is called once the reply has been written, or dropped, or when
+// there is none: the invocation's bytes in flight are given back then.
+func (c *Client) safeReply(cn *conn, m wire.InvokeFunction, result any, err error, sent func()) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.log.Error("building the reply panicked", zap.String("function_id", m.FunctionID),
 				zap.Any("panic", v), zap.ByteString("stack", debug.Stack()))
-			c.reply(cn, m, nil, &Error{Code: CodeInvocationFailed,
-				Message: fmt.Sprintf("handler %s returned a result or error that could not be encoded: %v", m.FunctionID, v)})
+			c.replyThen(cn, m, nil, &Error{Code: CodeInvocationFailed,
+				Message: fmt.Sprintf("handler %s returned a result or error that could not be encoded: %v", m.FunctionID, v)}, sent)
 		}
 	}()
-	c.reply(cn, m, result, err)
+	c.replyThen(cn, m, result, err, sent)
 }
 
 // callHandler turns a handler panic into an invocation_failed error; the
@@ -89,13 +98,21 @@ func (c *Client) handlerDone() {
 // sent. A result that cannot be encoded becomes an invocation_failed error
 // so the caller still gets an answer.
 func (c *Client) reply(cn *conn, m wire.InvokeFunction, result any, err error) {
+	c.replyThen(cn, m, result, err, func() {})
+}
+
+// replyThen is reply, calling sent once the frame has been written or
+// dropped, or at once when nothing is sent.
+func (c *Client) replyThen(cn *conn, m wire.InvokeFunction, result any, err error, sent func()) {
 	if m.InvocationID == "" {
 		if err != nil {
 			c.log.Debug("invocation without id failed", zap.String("function_id", m.FunctionID), zap.Error(err))
 		}
+		sent()
 		return
 	}
-	if !cn.send(c.resultFrame(m, result, err)) {
+	if !cn.sendThen(c.resultFrame(m, result, err), sent) {
+		sent()
 		c.log.Debug("result dropped: its connection has ended",
 			zap.String("function_id", m.FunctionID), zap.String("invocation_id", m.InvocationID))
 	}

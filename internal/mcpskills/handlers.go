@@ -10,6 +10,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/paging"
 )
 
@@ -95,6 +96,9 @@ func (x *Extension) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mc
 			} else {
 				b, err = x.skillMD(ctx, src)
 			}
+			if err == nil {
+				err = iii.HoldBytes(ctx, len(b)) // its bytes in flight (D64)
+			}
 			if err != nil {
 				return mcpSkillsReadOutput{}, err
 			}
@@ -121,6 +125,9 @@ func (x *Extension) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mc
 			}
 			if err != nil {
 				return mcpSkillsReadOutput{}, contract.UnavailableMsg(fmt.Errorf("read %s: %w", f.Path, err))
+			}
+			if err := iii.HoldBytes(ctx, len(b)); err != nil {
+				return mcpSkillsReadOutput{}, err
 			}
 			return mcpSkillsReadOutput{Contents: []mcpSkillsReadContent{fileContent(uri, rel, b)}}, nil
 		}

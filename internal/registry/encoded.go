@@ -43,7 +43,14 @@ func (r *Registry) encodedRead(ctx context.Context, in readResourceInput) (any, 
 	if err != nil {
 		return indexEnvelope(r.indexOf(l, err)), nil // the error line, as read renders it
 	}
-	return r.encodedOnce(&r.indexAnswer, l, func(Budgets) any { return indexEnvelope(r.indexOf(l, nil)) })
+	answer, err := r.encodedOnce(&r.indexAnswer, l, func(Budgets) any { return indexEnvelope(r.indexOf(l, nil)) })
+	if err != nil {
+		return nil, err
+	}
+	if err := iii.HoldBytes(ctx, len(answer)); err != nil {
+		return nil, err
+	}
+	return answer, nil
 }
 
 // indexEnvelope is the resources-read answer for the index text.

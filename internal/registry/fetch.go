@@ -7,6 +7,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/iii"
 )
 
 type fetchSkillInput struct {
@@ -36,6 +37,19 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 	for _, uri := range uris {
 		count[uri]++
 	}
+	// The document's bytes in flight (D64), held before anything is read
+	// as far as the catalog knows the sizes, the rest once they are known.
+	foreseen := 0
+	for uri, n := range count {
+		if u, err := Parse(uri); err == nil && u.Kind == KindSkill {
+			if size, ok := r.view.BodySize(u.Key); ok {
+				foreseen += n * int(size)
+			}
+		}
+	}
+	if err := iii.HoldBytes(ctx, foreseen); err != nil {
+		return "", err
+	}
 	texts := make(map[string]string, len(count))
 	// The response is one JSON string: its quotes, the separators, and per
 	// uri its heading and text as they will be escaped on the wire.
@@ -58,6 +72,9 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 			return "", contract.Invalidf("skill::fetch response would exceed %s (at least %s for %d uris, %d distinct); fetch fewer uris",
 				formatBytes(maxResponse), formatBytes(wire), len(uris), len(count))
 		}
+	}
+	if err := iii.HoldBytes(ctx, size-foreseen); err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	b.Grow(size)

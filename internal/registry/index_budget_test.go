@@ -87,3 +87,28 @@ func TestCustomSectionNamesRootsThroughFolds(t *testing.T) {
 		t.Errorf("globs only: heading %q, want 0.2's", got)
 	}
 }
+
+// A fold line's length is measured without writing it; the measure is
+// what writeFold writes.
+func TestFoldSizeIsTheWrittenLength(t *testing.T) {
+	for _, bl := range []bullet{
+		{depth: 1, fold: &fold{parent: "acme", exists: true, count: 1}},
+		{depth: 3, fold: &fold{parent: "a/b/c", count: 12345}},
+		{depth: 499, fold: &fold{parent: strings.Repeat("c/", 498) + "c", exists: true, count: 1}},
+	} {
+		var b strings.Builder
+		bl.writeFold(&b)
+		if bl.foldSize() != b.Len() {
+			t.Errorf("foldSize %d, written %d: %q", bl.foldSize(), b.Len(), b.String())
+		}
+	}
+	for _, c := range []struct {
+		id   string
+		n    int
+		want string
+	}{{"a/b/c", 1, "a"}, {"a/b/c", 2, "a/b"}, {"a/b/c", 3, "a/b/c"}, {"a", 1, "a"}} {
+		if got := prefixOf(c.id, c.n); got != c.want {
+			t.Errorf("prefixOf(%q, %d) = %q, want %q", c.id, c.n, got, c.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/paging"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
@@ -166,9 +167,14 @@ func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err
 	}
 	switch u.Kind {
 	case KindIndex:
-		return contract.MIMEMarkdown, r.index(ctx), nil
+		text := r.index(ctx)
+		return contract.MIMEMarkdown, text, iii.HoldBytes(ctx, len(text))
 	case KindSection:
-		return r.section(ctx, u.FunctionID)
+		mime, text, err := r.section(ctx, u.FunctionID)
+		if err == nil {
+			err = iii.HoldBytes(ctx, len(text))
+		}
+		return mime, text, err
 	default:
 		body, err := r.skillBody(ctx, u.Key)
 		return contract.MIMEMarkdown, body, err
@@ -197,12 +203,24 @@ func (r *Registry) skillBodyOf(ctx context.Context, key string) (string, error) 
 	if ids.ValidateSkillID(key) != nil {
 		return "", skillNotFound(key)
 	}
+	// The body's bytes in flight (D64): held before it is read when the
+	// catalog knows its size, else once it is read.
+	size, sized := r.view.BodySize(key)
+	if sized {
+		if err := iii.HoldBytes(ctx, int(size)); err != nil {
+			return "", err
+		}
+	}
 	body, found, err := r.view.Body(ctx, key)
 	switch {
 	case err != nil:
 		return "", err
 	case !found:
 		return "", skillNotFound(key)
+	case !sized:
+		if err := iii.HoldBytes(ctx, len(body)); err != nil {
+			return "", err
+		}
 	}
 	r.view.NoteRead(key)
 	return body, nil

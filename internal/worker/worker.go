@@ -101,9 +101,10 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	w.client = iii.New(iii.Options{
 		URL: opts.URL, Name: opts.Name, Namespace: opts.Namespace, Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
-		MaxResultBytes: cfg.MaxResponseBytes,
-		OversizeHint:   contract.OversizeHint,
-		MaxFrameBytes:  int64(cfg.MaxFrameBytes),
+		MaxResultBytes:   cfg.MaxResponseBytes,
+		OversizeHint:     contract.OversizeHint,
+		MaxFrameBytes:    int64(cfg.MaxFrameBytes),
+		MaxBytesInFlight: int64(cfg.MaxBytesInFlight),
 	})
 	triggerTypes := []iii.TriggerType{
 		changeTrigger(contract.SkillsOnChange, contract.SkillsOnChangeDescription, log),
