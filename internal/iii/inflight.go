@@ -209,16 +209,32 @@ func (c *Client) BytesInFlight() int64 {
 	return c.bytes.inUse()
 }
 
+// memoryReturnGap is the least time between two returns of the heap's
+// free memory: debug.FreeOSMemory is a full collection, and a worker
+// under steady large traffic drains its bytes in flight many times a
+// second. A burst that ends within the gap is returned at its end (the
+// drained signal waits in its buffer).
+const memoryReturnGap = 5 * time.Second
+
 // returnMemory gives the heap's free memory back to the system after each
-// burst of bytes in flight, until the client closes.
+// burst of bytes in flight, at most once every memoryReturnGap, until the
+// client closes.
 func (c *Client) returnMemory() {
 	defer c.memory.Done()
+	gap := time.NewTimer(0)
+	defer gap.Stop()
 	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-gap.C:
+		}
 		select {
 		case <-c.ctx.Done():
 			return
 		case <-c.bytes.drained:
 			debug.FreeOSMemory()
+			gap.Reset(memoryReturnGap)
 		}
 	}
 }
