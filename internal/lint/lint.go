@@ -7,7 +7,6 @@
 package lint
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -125,8 +124,7 @@ type checker struct {
 
 func (c *checker) line(s string, n int, first bool) {
 	c.hidden(s, n, first)
-	c.lower = appendLower(c.lower[:0], s)
-	c.phrases(s, c.lower, n)
+	c.phrases(s, n)
 }
 
 // appendLower appends s with its ASCII letters in lower case: byte
@@ -167,14 +165,3 @@ func excerpt(s string, lo, hi int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-// containsAny reports whether line holds one of the anchors: the cheap test
-// that decides whether a rule's expressions run on a line at all.
-func containsAny(line []byte, anchors [][]byte) bool {
-	for _, a := range anchors {
-		if bytes.Contains(line, a) {
-			return true
-		}
-	}
-	return false
-}
