@@ -82,3 +82,10 @@ func lintPrompt(row PromptRow) *lint.Report {
 	}
 	return lint.Check(text)
 }
+
+// RefuseFile is the refusal of a skill file read outside the view's own
+// reads (the v0.3 roots functions, which scan roots themselves) under
+// withhold, when its bytes raw are flagged; else nil.
+func (v *View) RefuseFile(id string, raw []byte) error {
+	return v.refuseSkill(id, func() *lint.Report { return lint.Check(string(raw)) })
+}
