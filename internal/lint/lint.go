@@ -143,9 +143,9 @@ func appendLower(dst []byte, s string) []byte {
 // excerpt is s[lo:hi] widened to whole runes, clipped to 80 bytes, with
 // every rune that is not printable written as U+XXXX.
 func excerpt(s string, lo, hi int) string {
-	const max = 80
-	if hi-lo > max {
-		hi = lo + max
+	const most = 80
+	if hi-lo > most {
+		hi = lo + most
 	}
 	for lo > 0 && !utf8Start(s[lo]) {
 		lo--
