@@ -11,16 +11,21 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
+	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/toolset"
 )
 
-const doctorUsage = `Usage: skills doctor [--config ./config.yaml] [--dev] [--json]
+const doctorUsage = `Usage: skills doctor [--config ./config.yaml] [--dev] [--json] [--lint-all]
 
 Reads the config and every file its globs and roots find, without an engine,
 and reports what the worker would make of them: the config's unknown
 (most often misspelt) keys, each file loaded, skipped
 (with the reason), shadowed or served with a warning; each root; each tool
-skill and its approval. Exits 1 when something is skipped or broken, a key
+skill and its approval; and what the content checks flag in each file
+(hidden Unicode, instructions aimed at the agent, credential paths,
+download-and-run lines, an oversized frontmatter), counted per rule with
+the first few of each (--lint-all lists every one). Findings are no
+problem for the exit status. Exits 1 when something is skipped or broken, a key
 is unknown or the file named by --config (or, without it, by $III_CONFIG)
 does not exist, so it can gate a deployment. Without either, a missing
 ./config.yaml is no problem: the worker boots with the defaults then. A
@@ -41,6 +46,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	configPath := fs.String("config", "config.yaml", "config file the worker uses")
 	dev := fs.Bool("dev", false, "diagnose as skills dev serves: the usual Agent Skills folders when the config has no roots")
 	asJSON := fs.Bool("json", false, "print the report as JSON (the shape of skills::diagnostics)")
+	lintAll := fs.Bool("lint-all", false, "list every file the content checks flag, not the first few per rule")
 	if help, err := parseFlags(fs, args, doctorUsage, c.io); help || err != nil {
 		return err
 	}
@@ -63,6 +69,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	}
 	rep := diagnostics.FromScan(scan)
 	rep.Config = &file
+	rep.Lint = diagnostics.LintFiles(src, scan, lint.Mode(cfg.Lint.Flagged))
 	found, err := findToolSkills(cfg)
 	if err != nil {
 		return err
@@ -74,7 +81,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 			return err
 		}
 		fmt.Fprintln(c.io.out, string(b))
-	} else if err := rep.WriteText(c.io.out); err != nil {
+	} else if err := rep.WriteTextLint(c.io.out, *lintAll); err != nil {
 		return err
 	}
 	if rep.Problems() > 0 {

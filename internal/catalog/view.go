@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -39,6 +41,10 @@ type Meta struct {
 	// SHA256 is the hex digest of those bytes; "" for a file that could
 	// not be read.
 	SHA256 string
+	// Lint is what the content checks found in those bytes (lint.Check,
+	// docs/decisions.md D65); nil when nothing. It follows from the bytes,
+	// so two Metas with one SHA256 have the same findings (sameSkills).
+	Lint *lint.Report
 }
 
 // MetaOf is the Meta of the skill id whose stored body is text. Its
@@ -51,7 +57,7 @@ func MetaOf(id, text string) Meta {
 	sum := skillmd.Summarize(id, d)
 	sum.Title, sum.Desc = strings.Clone(sum.Title), strings.Clone(sum.Desc)
 	return Meta{Name: d.Name, Description: d.Description, Summary: sum,
-		Size: int64(len(text)), SHA256: sha256Hex([]byte(text))}
+		Size: int64(len(text)), SHA256: sha256Hex([]byte(text)), Lint: lint.Check(text)}
 }
 
 // Skill is one entry of the view.
@@ -69,6 +75,7 @@ type Skill struct {
 // Listing is the view at one version.
 type Listing struct {
 	Skills   []Skill          // sorted by id; one entry per id
+	Withheld []Skill          // flagged entries lint.flagged withholds, sorted by id (D65)
 	Shadowed []fsource.Skill  // files whose id a stored row serves
 	Skips    []fsource.Skip   // files not served, and files served with a warning
 	Files    fsource.Snapshot // the file scan the listing was built from
@@ -123,6 +130,9 @@ type ViewConfig struct {
 	// BodyCacheBytes bounds the file bodies kept in memory (each checked
 	// against its file's Stamp on every read); 0 keeps none.
 	BodyCacheBytes int64
+	// Flagged is what the view does with content the lint flags
+	// (lint.flagged, docs/decisions.md D65); "" is lint.DefaultMode.
+	Flagged lint.Mode
 }
 
 // View merges the stored skills with the files. It is safe for
@@ -134,9 +144,10 @@ type View struct {
 	watch                 *fsource.Watch
 	readThrough           *rowCache
 	skillMetas            *byStamp[Meta]
-	promptSums            *byStamp[string]
+	promptSums            *byStamp[promptRead]
 	bodies                *fileBodies
 	reads                 readCounts
+	flagged               lint.Mode
 
 	mu      sync.Mutex
 	last    Listing // the last keyed listing, reused while its key holds
@@ -154,7 +165,8 @@ func NewView(cfg ViewConfig) *View {
 		skillRows:  store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
 		promptRows: store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
 		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
-		skillMetas: newByStamp[Meta](), promptSums: newByStamp[string](), bodies: newFileBodies(cfg.BodyCacheBytes),
+		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
+		flagged: cmp.Or(cfg.Flagged, lint.DefaultMode),
 	}
 }
 
@@ -189,7 +201,7 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 	changed := false
 	if stateKeyed {
 		v.mu.Lock()
-		if v.hasLast && v.last.key.fs == key.fs && sameSkills(v.last.Skills, l.Skills) {
+		if v.hasLast && v.last.key.fs == key.fs && sameSkills(v.last.Skills, l.Skills) && sameSkills(v.last.Withheld, l.Withheld) {
 			// The same files and the same entries under a newer scope
 			// version: the content, and so its generation, is the last one.
 			l = v.last
@@ -211,10 +223,13 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 // sameSkills reports whether two listings' entries are equal: every field
 // a surface reads, and for a file, the same file unchanged (by its Stamp).
 // With the same file scan, equal entries mean equal listings: the shadowed
-// files and the skips follow from them.
+// files and the skips follow from them. The lint's findings follow from
+// the digest, so they are not compared.
 func sameSkills(a, b []Skill) bool {
 	return slices.EqualFunc(a, b, func(x, y Skill) bool {
-		return x.ID == y.ID && x.Origin == y.Origin && x.RegisteredAt == y.RegisteredAt && x.Meta == y.Meta && x.File.Same(y.File)
+		mx, my := x.Meta, y.Meta
+		mx.Lint, my.Lint = nil, nil
+		return x.ID == y.ID && x.Origin == y.Origin && x.RegisteredAt == y.RegisteredAt && mx == my && x.File.Same(y.File)
 	})
 }
 
@@ -245,6 +260,9 @@ func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
 		f := served[j]
 		l.Skills = append(l.Skills, Skill{ID: f.ID, Origin: OriginFS, RegisteredAt: Timestamp(f.ModTime), Meta: metas[j], File: f})
 		j++
+	}
+	if v.flagged == lint.Withhold {
+		l.Skills, l.Withheld = withhold(l.Skills, func(s Skill) bool { return s.Lint != nil })
 	}
 	return l
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/lint"
 )
 
 // Body returns what iii://{id} serves: the stored row's body, else the
@@ -28,6 +29,10 @@ func (v *View) Body(ctx context.Context, id string) (body string, found bool, er
 	body, stamp, err := v.bodies.read(sk.Path, v.src.ReadBody)
 	if err == nil && !stamp.Equal(sk.Stamp) {
 		v.Refresh(ctx)
+		// Changed since the listing Lookup judged: judge what is served.
+		if err := v.refuseSkill(id, func() *lint.Report { return lint.Check(body) }); err != nil {
+			return "", false, err
+		}
 	}
 	if errors.Is(err, fs.ErrNotExist) && v.watch != nil {
 		// Removed since the files were last scanned; another file may
@@ -56,16 +61,23 @@ type Found struct {
 // stored row wins, else the listed file with that id. A failure to read
 // the stored row is returned, never passed over to a file that a row may
 // shadow. Every point read of a skill (Body, the MCP Skills extension)
-// goes through it, so the precedence of listings and of reads is one.
+// goes through it, so the precedence of listings and of reads is one, and
+// so does the refusal of a flagged skill under lint.flagged: withhold.
 func (v *View) Lookup(ctx context.Context, id string) (Found, bool, error) {
 	text, found, err := v.StoredSkill(ctx, id)
 	if err != nil {
 		return Found{}, false, err
 	}
 	if found {
+		if err := v.refuseSkill(id, func() *lint.Report { return lint.Check(text) }); err != nil {
+			return Found{}, false, err
+		}
 		return Found{Origin: OriginState, Text: text}, true, nil
 	}
 	if f, ok := v.FileSkill(ctx, id); ok {
+		if err := v.refuseSkill(id, func() *lint.Report { return v.fileLint(f) }); err != nil {
+			return Found{}, false, err
+		}
 		return Found{Origin: OriginFS, File: f}, true, nil
 	}
 	return Found{}, false, nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -84,12 +85,26 @@ func fileMetaOf(f fsource.Skill, src *fsource.Source) Meta {
 	raw, body, err := src.ReadSkill(f.Path)
 	if raw != nil {
 		m.SHA256 = sha256Hex(raw)
-		d := skillmd.Parse(string(raw))
+		text := string(raw)
+		d := skillmd.Parse(text)
 		m.Name, m.Description = d.Name, d.Description
+		m.Lint = lint.Check(text)
 	}
 	if err != nil {
 		body = ""
 	}
 	m.Summary = skillmd.Summarize(f.ID, skillmd.Doc{Name: m.Name, Description: m.Description, Body: body})
 	return m
+}
+
+// get is the value kept for the file at path while its stamp holds.
+func (c *byStamp[T]) get(path string, stamp fsource.Stamp) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.byPath[path]
+	if !ok || !m.stamp.Equal(stamp) {
+		var zero T
+		return zero, false
+	}
+	return m.value, true
 }

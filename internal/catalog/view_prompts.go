@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/lint"
 )
 
 // The prompts view merges the stored prompts with the prompt files by
@@ -25,11 +26,16 @@ type Prompt struct {
 	// read), or a stored prompt's name, description, arguments and
 	// function_id, not when it was registered.
 	SHA256 string
+	// Lint is what the content checks found (docs/decisions.md D65): in
+	// a file's bytes, or in a stored prompt's description and its
+	// arguments' (lintPrompt); nil when nothing.
+	Lint *lint.Report
 }
 
 // PromptListing is the prompts view at one moment.
 type PromptListing struct {
 	Prompts  []Prompt         // sorted by name; one entry per name
+	Withheld []Prompt         // flagged prompts lint.flagged withholds, sorted by name (D65)
 	Shadowed []fsource.Prompt // files whose name a stored row serves
 	Skips    []fsource.Skip   // files not served, and files served with a warning
 }
@@ -53,22 +59,35 @@ func (v *View) Prompts(ctx context.Context) (PromptListing, error) {
 	var served []fsource.Prompt
 	served, l.Shadowed = shadow(files.Prompts, func(f fsource.Prompt) string { return f.Name },
 		rows, func(r PromptRow) string { return r.Name })
-	sums := v.promptSums.values(listedOf(served, promptFile), func(i int) string {
-		b, err := v.src.ReadFile(served[i].Path)
-		if err != nil {
-			return ""
-		}
-		return sha256Hex(b)
+	reads := v.promptSums.values(listedOf(served, promptFile), func(i int) promptRead {
+		return readPrompt(v.src, served[i].Path)
 	})
 	l.Prompts = make([]Prompt, 0, len(rows)+len(served))
 	for _, r := range rows {
-		l.Prompts = append(l.Prompts, Prompt{Name: r.Name, Origin: OriginState, Row: r, SHA256: promptDigest(r)})
+		l.Prompts = append(l.Prompts, Prompt{Name: r.Name, Origin: OriginState, Row: r, SHA256: promptDigest(r), Lint: lintPrompt(r)})
 	}
 	for i, f := range served {
-		l.Prompts = append(l.Prompts, Prompt{Name: f.Name, Origin: OriginFS, File: f, SHA256: sums[i]})
+		l.Prompts = append(l.Prompts, Prompt{Name: f.Name, Origin: OriginFS, File: f, SHA256: reads[i].sha256, Lint: reads[i].lint})
 	}
 	slices.SortStableFunc(l.Prompts, func(a, b Prompt) int { return strings.Compare(a.Name, b.Name) })
+	if v.flagged == lint.Withhold {
+		l.Prompts, l.Withheld = withhold(l.Prompts, func(p Prompt) bool { return p.Lint != nil })
+	}
 	return l, err
+}
+
+// promptRead is what a listing reads of a prompt file, once per Stamp.
+type promptRead struct {
+	sha256 string // "" when the file cannot be read
+	lint   *lint.Report
+}
+
+func readPrompt(src *fsource.Source, path string) promptRead {
+	b, err := src.ReadFile(path)
+	if err != nil {
+		return promptRead{}
+	}
+	return promptRead{sha256: sha256Hex(b), lint: lint.Check(string(b))}
 }
 
 // Prompt finds one prompt by the view's rule without listing them all: a
@@ -82,10 +101,16 @@ func (v *View) Prompt(ctx context.Context, name string) (Prompt, bool, error) {
 		return Prompt{}, false, err
 	}
 	if found {
+		if err := v.refusePrompt(name, func() *lint.Report { return lintPrompt(row) }); err != nil {
+			return Prompt{}, false, err
+		}
 		return Prompt{Name: name, Origin: OriginState, Row: row}, true, nil
 	}
 	files := v.Files(ctx).Prompts
 	if i := slices.IndexFunc(files, func(f fsource.Prompt) bool { return f.Name == name }); i >= 0 {
+		if err := v.refusePrompt(name, func() *lint.Report { return readPrompt(v.src, files[i].Path).lint }); err != nil {
+			return Prompt{}, false, err
+		}
 		return Prompt{Name: name, Origin: OriginFS, File: files[i]}, true, nil
 	}
 	return Prompt{}, false, nil

@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/iii-hq/skills-go/internal/lint"
 )
 
 // Defaults, as in the reference worker's config.rs and --manifest.
@@ -145,6 +147,8 @@ type Config struct {
 	Search Search `yaml:"search"`
 	// MCP configures skills mcp, the MCP server (docs/mcp.md).
 	MCP MCP `yaml:"mcp"`
+	// Lint configures the content checks (docs/decisions.md D65).
+	Lint Lint `yaml:"lint"`
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
@@ -204,6 +208,16 @@ type MCP struct {
 	SectionsAllow []string `yaml:"sections_allow"`
 }
 
+// Lint is the lint: block.
+type Lint struct {
+	// Flagged is what the worker does with a skill or prompt the content
+	// checks flag: "serve" it as if unflagged, "note" the findings in its
+	// skills::list and prompts::list entries (the default), or "withhold"
+	// it (not listed; a read is refused naming the rule). Unflagged
+	// content is served as before in every mode.
+	Flagged string `yaml:"flagged"`
+}
+
 // DefaultToolsMaxConcurrent is tools.max_concurrent's default.
 const DefaultToolsMaxConcurrent = 4
 
@@ -225,6 +239,7 @@ func Default() Config {
 		Tools:          Tools{EnvAllow: []string{}, MaxConcurrent: DefaultToolsMaxConcurrent},
 		Search:         Search{EmbedTimeoutMS: DefaultEmbedTimeoutMS},
 		MCP:            MCP{SectionsAllow: []string{}},
+		Lint:           Lint{Flagged: string(lint.DefaultMode)},
 		MaxFiles:       DefaultMaxFiles,
 
 		MaxResponseBytes: DefaultMaxResponseBytes,

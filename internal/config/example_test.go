@@ -22,14 +22,15 @@ func ExampleParse() {
 // warning offers when none is near. Docs point here rather than count
 // them; README.md's Configuration table says what each one does.
 func ExampleUnknownKey() {
-	cfg, _ := config.Parse([]byte("zzzzzzzz: 1\nscopes:\n  zzzzzzzz: x\ntools:\n  zzzzzzzz: 1\nsearch:\n  zzzzzzzz: 1\nmcp:\n  zzzzzzzz: 1\n"))
+	cfg, _ := config.Parse([]byte("zzzzzzzz: 1\nscopes:\n  zzzzzzzz: x\ntools:\n  zzzzzzzz: 1\nsearch:\n  zzzzzzzz: 1\nmcp:\n  zzzzzzzz: 1\nlint:\n  zzzzzzzz: 1\n"))
 	for _, u := range cfg.UnknownKeys {
 		fmt.Println(strings.Join(u.Known, " "))
 	}
 	// Output:
-	// scopes state_timeout_ms skills prompts base_dir allow_paths max_files max_response_bytes max_bytes_in_flight max_frame_bytes cache_bytes roots index_max_tokens page_size tools fs_poll_ms search mcp
+	// scopes state_timeout_ms skills prompts base_dir allow_paths max_files max_response_bytes max_bytes_in_flight max_frame_bytes cache_bytes roots index_max_tokens page_size tools fs_poll_ms search mcp lint
 	// scopes.skills scopes.prompts
 	// tools.enabled tools.workdir tools.env_allow tools.max_concurrent
 	// search.embedder search.embed_timeout_ms
 	// mcp.sections_allow
+	// lint.flagged
 }

@@ -48,7 +48,7 @@ func parse(data []byte, p parser) (cfg Config, err error) {
 		return cfg, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp), got %s", p.at(root), yamlnode.Describe(root))
+		return Default(), fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp, lint), got %s", p.at(root), yamlnode.Describe(root))
 	}
 	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
 		switch key {
@@ -89,6 +89,8 @@ func parse(data []byte, p parser) (cfg Config, err error) {
 			p.search(v, &cfg.Search)
 		case "mcp":
 			p.mcp(v, &cfg.MCP)
+		case "lint":
+			p.lint(v, &cfg.Lint)
 		}
 	})
 	if len(p.problems) > 0 {
@@ -211,6 +213,22 @@ func (p *parser) mcp(v *yaml.Node, out *MCP) {
 	p.mapping(v, "mcp.", mcpKeys, func(key string, mv *yaml.Node) {
 		if key == "sections_allow" {
 			p.strings(mv, "mcp.sections_allow", "function ids", "docs::*", "function id", &out.SectionsAllow)
+		}
+	})
+}
+
+func (p *parser) lint(v *yaml.Node, out *Lint) {
+	v = yamlnode.Resolve(v)
+	if yamlnode.IsNull(v) {
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		p.fail(v, "`lint` must be a mapping with a `flagged` key, got %s", yamlnode.Describe(v))
+		return
+	}
+	p.mapping(v, "lint.", lintKeys, func(key string, lv *yaml.Node) {
+		if key == "flagged" {
+			p.str(lv, "lint.flagged", "serve, note or withhold", &out.Flagged)
 		}
 	})
 }

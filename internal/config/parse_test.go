@@ -25,6 +25,7 @@ func TestDefault(t *testing.T) {
 		FSPollMS:         2000,
 		Search:           Search{EmbedTimeoutMS: 2000},
 		MCP:              MCP{SectionsAllow: []string{}},
+		Lint:             Lint{Flagged: "note"},
 	}
 	if diff := cmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default() (-want +got):\n%s", diff)
@@ -76,6 +77,7 @@ cache_bytes: 0
 fs_poll_ms: 500
 search: {embedder: embeddings::embed, embed_timeout_ms: 500}
 mcp: {sections_allow: ["docs::status", "ops::*"]}
+lint: {flagged: withhold}
 `,
 			want: Config{
 				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
@@ -98,6 +100,7 @@ mcp: {sections_allow: ["docs::status", "ops::*"]}
 				FSPollMS:         500,
 				Search:           Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 500},
 				MCP:              MCP{SectionsAllow: []string{"docs::status", "ops::*"}},
+				Lint:             Lint{Flagged: "withhold"},
 			},
 		},
 		{
@@ -214,7 +217,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp, lint), got a list",
 		},
 		{
 			name: "mcp of the wrong types",
@@ -225,6 +228,16 @@ func TestParseErrors(t *testing.T) {
 			name: "mcp not a mapping",
 			yaml: "mcp: [docs::*]\n",
 			want: "line 1: `mcp` must be a mapping with a `sections_allow` key, got a list",
+		},
+		{
+			name: "lint not a mapping",
+			yaml: "lint: withhold\n",
+			want: "line 1: `lint` must be a mapping with a `flagged` key, got str \"withhold\"",
+		},
+		{
+			name: "lint.flagged not a string",
+			yaml: "lint:\n  flagged: [note]\n",
+			want: "line 2: `lint.flagged` must be a string (serve, note or withhold), got a list (quote the value)",
 		},
 		{
 			name: "search of the wrong types",
@@ -467,6 +480,13 @@ func TestValidate(t *testing.T) {
 				"`mcp.sections_allow[2]` " + sectionPatternProblem + ", got \"do*cs::*\"; " +
 				"`mcp.sections_allow[3]` " + sectionPatternProblem + ", got \"a::b\\x00\"; " +
 				"`mcp.sections_allow[4]` " + sectionPatternProblem + ", got \"**\"",
+		},
+		{name: "lint.flagged serve", cfg: with(func(c *Config) { c.Lint.Flagged = "serve" })},
+		{name: "lint.flagged withhold", cfg: with(func(c *Config) { c.Lint.Flagged = "withhold" })},
+		{
+			name: "lint.flagged unknown",
+			cfg:  with(func(c *Config) { c.Lint.Flagged = "block" }),
+			want: "`lint.flagged` must be one of serve, note, withhold (default note), got \"block\"",
 		},
 		{name: "an embedder", cfg: with(func(c *Config) { c.Search = Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 10} })},
 		{

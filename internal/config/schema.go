@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/iii-hq/skills-go/internal/lint"
 )
 
 // The config as a JSON value: what the worker registers with the engine's
@@ -65,6 +67,8 @@ var settings = []setting{
 	{"search.embed_timeout_ms", intSchema(embedTimeoutRule), func(c *Config) any { return c.Search.EmbedTimeoutMS }},
 	{"mcp.sections_allow", map[string]any{"type": "array", "items": map[string]any{"type": "string", "pattern": sectionPatternSchema},
 		"description": "Functions whose iii://fn sections MCP clients may read although not exposed to MCP: function ids, or prefixes ending in *."}, func(c *Config) any { return c.MCP.SectionsAllow }},
+	{"lint.flagged", map[string]any{"type": "string", "enum": lintModes(),
+		"description": "What the worker does with content the checks flag: serve it, note the findings in skills::list and prompts::list, or withhold it."}, func(c *Config) any { return c.Lint.Flagged }},
 }
 
 // groups describe the keys that hold a mapping.
@@ -73,6 +77,15 @@ var groups = map[string]string{
 	"tools":  "The typed tools of SKILL.md files.",
 	"search": "skill::search's optional embedder.",
 	"mcp":    "skills mcp, the MCP server.",
+	"lint":   "The content checks of skills and prompts.",
+}
+
+func lintModes() []any {
+	out := make([]any, len(lint.Modes))
+	for i, m := range lint.Modes {
+		out[i] = string(m)
+	}
+	return out
 }
 
 func intSchema(r intRule) map[string]any {

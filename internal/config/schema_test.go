@@ -14,7 +14,7 @@ import (
 func TestSettingsAreEveryKey(t *testing.T) {
 	var want []string
 	for _, k := range topKeys {
-		sub := map[string][]string{"scopes": scopeKeys, "tools": toolKeys, "search": searchKey, "mcp": mcpKeys}[k]
+		sub := map[string][]string{"scopes": scopeKeys, "tools": toolKeys, "search": searchKey, "mcp": mcpKeys, "lint": lintKeys}[k]
 		if sub == nil {
 			want = append(want, k)
 		}

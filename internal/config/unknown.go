@@ -49,6 +49,7 @@ var (
 	toolKeys  = yamlKeys(reflect.TypeFor[Tools]())
 	searchKey = yamlKeys(reflect.TypeFor[Search]())
 	mcpKeys   = yamlKeys(reflect.TypeFor[MCP]())
+	lintKeys  = yamlKeys(reflect.TypeFor[Lint]())
 )
 
 // yamlKeys lists the keys of struct type t's yaml tags, in field order.

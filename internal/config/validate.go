@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/lint"
 )
 
 // What the whole-number keys accept, for Parse and Validate.
@@ -118,6 +119,9 @@ func (c Config) Validate() error {
 				problems = append(problems, fmt.Sprintf("`%s[%d]` must be a directory path (a non-blank string), got %q", list.key, i, p))
 			}
 		}
+	}
+	if p := lint.CheckMode(c.Lint.Flagged); p != "" {
+		problems = append(problems, p)
 	}
 	for i, p := range c.MCP.SectionsAllow {
 		if problem := checkSectionPattern(p); problem != "" {

@@ -82,13 +82,15 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		}
 		rep.MarkShadowedByState(fsource.KindSkill, func(id string) bool { return hidden[id] })
 	}
-	if pl, err := d.view.Prompts(ctx); err == nil {
+	pl, perr := d.view.Prompts(ctx)
+	if perr == nil {
 		names := make(map[string]bool, len(pl.Shadowed))
 		for _, p := range pl.Shadowed {
 			names[p.Name] = true
 		}
 		rep.MarkShadowedByState(fsource.KindPrompt, func(name string) bool { return names[name] })
 	}
+	rep.Lint = lintOf(d.view.Flagged(), l, pl)
 	if m := d.view.SkillsScope(); m != nil {
 		used, budget, hits, misses := m.Stats()
 		c := &Catalog{Skills: m.Len(), Bytes: used, CacheBytes: budget, CacheHits: hits, CacheMisses: misses}

@@ -45,12 +45,12 @@ type Report struct {
 	Engine  *Engine           `json:"engine,omitempty"`  // absent offline
 	Watch   Watch             `json:"watch"`
 	Reads   map[string]uint64 `json:"reads"`
-	Search  *Search           `json:"search,omitempty"`      // absent offline and without an embedder
-	Live    *LiveConfig       `json:"live_config,omitempty"` // absent offline and without the engine's configuration worker
-
 	// ReadsOmitted is how many skills have a read count beside the
 	// ReportedReads most read that Reads holds (D64).
-	ReadsOmitted int `json:"reads_omitted,omitempty"`
+	ReadsOmitted int         `json:"reads_omitted,omitempty"`
+	Search       *Search     `json:"search,omitempty"`      // absent offline and without an embedder
+	Live         *LiveConfig `json:"live_config,omitempty"` // absent offline and without the engine's configuration worker
+	Lint         *Lint       `json:"lint,omitempty"`        // the content checks (D65)
 }
 
 // Search is how skill::search ranks, when it has more than the lexical
@@ -168,8 +168,12 @@ func (r Report) Problems() int {
 	return n
 }
 
-// WriteText prints the report for a terminal: problems first.
-func (r Report) WriteText(w io.Writer) error {
+// WriteText prints the report for a terminal: problems first; the
+// content checks' findings by rule, the first few of each.
+func (r Report) WriteText(w io.Writer) error { return r.WriteTextLint(w, false) }
+
+// WriteTextLint is WriteText, listing every flagged entry when all.
+func (r Report) WriteTextLint(w io.Writer, all bool) error {
 	if c := r.Config; c != nil {
 		line := fmt.Sprintf("CONFIG  %s  %s", c.Status, c.Path)
 		if c.Reason != "" {
@@ -212,6 +216,9 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Status, name, t.Reason)
 	}
 	fmt.Fprintf(tw, "WATCH\t%s\n", r.Watch.Mode)
+	if r.Lint != nil {
+		r.Lint.writeText(tw, all)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

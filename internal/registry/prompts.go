@@ -60,9 +60,10 @@ type promptEntry struct {
 	// Additive (docs/decisions.md D41): an fs prompt's file size and its
 	// cost to read; the hex SHA-256 of what defines the prompt: the file,
 	// or a state prompt's name, description, arguments and handler.
-	Bytes  *int64 `json:"bytes,omitempty" jsonschema_description:"fs entries: the file's size in bytes, frontmatter included."`
-	Tokens *int64 `json:"tokens,omitempty" jsonschema_description:"fs entries: bytes/4 rounded up, what the file costs an agent to read."`
-	SHA256 string `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the file (fs) or of the registration's name, description, arguments and function_id (state); changes exactly when the prompt does."`
+	Bytes  *int64     `json:"bytes,omitempty" jsonschema_description:"fs entries: the file's size in bytes, frontmatter included."`
+	Tokens *int64     `json:"tokens,omitempty" jsonschema_description:"fs entries: bytes/4 rounded up, what the file costs an agent to read."`
+	SHA256 string     `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the file (fs) or of the registration's name, description, arguments and function_id (state); changes exactly when the prompt does."`
+	Lint   []lintNote `json:"lint,omitempty" jsonschema_description:"Only on prompts the content checks flagged, under lint.flagged: note: each rule and the line it flagged. skills::diagnostics has the details."`
 }
 
 type mcpListOutput struct {
@@ -174,12 +175,12 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 	for i, p := range l.Prompts {
 		if p.Origin == originState {
 			out.Prompts[i] = promptEntry{Name: p.Name, FunctionID: p.Row.FunctionID, Arguments: len(p.Row.Arguments), RegisteredAt: p.Row.RegisteredAt, Origin: originState,
-				SHA256: p.SHA256}
+				SHA256: p.SHA256, Lint: r.lintNotes(p.Lint)}
 			continue
 		}
 		size, tokens := p.File.Size, tokensOf(p.File.Size)
 		out.Prompts[i] = promptEntry{Name: p.Name, RegisteredAt: catalog.Timestamp(p.File.ModTime), Origin: originFS,
-			Bytes: &size, Tokens: &tokens, SHA256: p.SHA256}
+			Bytes: &size, Tokens: &tokens, SHA256: p.SHA256, Lint: r.lintNotes(p.Lint)}
 	}
 	return out, nil
 }

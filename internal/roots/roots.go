@@ -21,6 +21,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -150,6 +151,9 @@ func (r *Roots) rootsIndexFn(ctx context.Context, data json.RawMessage) (any, er
 	}
 	out := rootsIndexOutput{Skills: []rootEntry{}}
 	for _, sk := range skillFiles(skills) {
+		if r.withheld(src, sk) {
+			continue
+		}
 		e := rootEntryOf(sk, src.ReadBody)
 		if filter != "" && !strings.Contains(strings.ToLower(e.ID), filter) &&
 			!strings.Contains(strings.ToLower(e.Title), filter) && !strings.Contains(strings.ToLower(e.Description), filter) {
@@ -185,6 +189,9 @@ func (r *Roots) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, err
 	raw, err := src.ReadFile(sk.Path)
 	if err != nil {
 		return nil, contract.UnavailableMsg(fmt.Errorf("read failed: %s — %v", sk.Path, err))
+	}
+	if err := r.view.RefuseFile(sk.ID, raw); err != nil {
+		return nil, err
 	}
 	_, body, _ := skillmd.SplitFrontmatter(raw)
 	e := rootEntryOf(sk, src.ReadBody)
@@ -288,6 +295,16 @@ func skillFiles(skills []fsource.Skill) []fsource.Skill {
 		}
 	}
 	return out
+}
+
+// withheld reports whether lint.flagged withholds the file sk: the roots
+// functions list what the view would (docs/decisions.md D65).
+func (r *Roots) withheld(src *fsource.Source, sk fsource.Skill) bool {
+	if r.view.Flagged() != lint.Withhold {
+		return false
+	}
+	raw, err := src.ReadFile(sk.Path)
+	return err == nil && r.view.RefuseFile(sk.ID, raw) != nil
 }
 
 // rootEntryOf is a SKILL.md as the roots functions show it: its title is

@@ -28,6 +28,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/registry"
 	"github.com/iii-hq/skills-go/internal/tools"
 	"github.com/iii-hq/skills-go/internal/toolset"
@@ -133,6 +134,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		Skills: skillsScope, Prompts: promptsScope, Caller: w.client,
 		SkillsScope: cfg.Scopes.Skills, PromptsScope: cfg.Scopes.Prompts, Timeout: cfg.StateTimeout(),
 		Source: src, Watch: w.watch, BodyCacheBytes: int64(cfg.CacheBytes),
+		Flagged: lint.Mode(cfg.Lint.Flagged),
 	})
 	w.reg = registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,
@@ -298,6 +300,7 @@ func (w *Worker) announceReady(ctx context.Context) {
 	}
 	w.log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(w.functions), w.triggerTypes), zap.String("worker_id", w.client.WorkerID()))
 	w.surfaces.diag.LogFSHealth(ctx)
+	w.surfaces.diag.LogLint(ctx)
 }
 
 // Close stops the worker, as the end of Run's context does, and waits
