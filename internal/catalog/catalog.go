@@ -62,9 +62,11 @@ type Catalog struct {
 	wg     sync.WaitGroup
 
 	mu          sync.Mutex
-	dropped     map[string]int      // scope -> loads in a row cut short by a lost connection
-	mode        string              // "", "live" or "read-through"
-	modeChanged chan struct{}       // closed and replaced when mode is set
+	dropped     map[string]int // scope -> loads in a row cut short by a lost connection
+	mode        string         // "", "live" or "read-through"
+	modeChanged chan struct{}  // closed and replaced when mode is set
+	settled     chan struct{}  // closed once the first connection's scopes are served (Settled)
+	settleOnce  sync.Once
 	reported    bool                // the read-through fallback was logged
 	undecodable map[string][32]byte // scope NUL key -> sha256 of the bad value last logged
 }
@@ -106,6 +108,7 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 		undecodable: map[string][32]byte{},
 
 		modeChanged: make(chan struct{}),
+		settled:     make(chan struct{}),
 	}
 	c.holdState()
 	// A scope loaded on a connection vouches for nothing once it ends,
@@ -422,6 +425,16 @@ func (c *Catalog) setMode(mode string) {
 	close(c.modeChanged)
 	c.modeChanged = make(chan struct{})
 }
+
+// Settled returns a channel closed once the catalog first serves every
+// scope as it will: loaded (live, whether each load succeeded or gave
+// up), or read-through. What reads every entry once at boot (the content
+// checks' boot log) waits for it, so as not to read the whole scope
+// through the engine beside the load.
+func (c *Catalog) Settled() <-chan struct{} { return c.settled }
+
+// settle closes Settled's channel, the first time.
+func (c *Catalog) settle() { c.settleOnce.Do(func() { close(c.settled) }) }
 
 // ModeChanged returns a channel closed the next time the catalog decides
 // its mode: on every connection, and when the state trigger type appears

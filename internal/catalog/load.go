@@ -66,12 +66,15 @@ func (c *Catalog) followConnections(ctx context.Context, connections <-chan stri
 				watch.stop()
 				c.setMode(ModeLive)
 				c.loadAll(ctx, current)
+				c.settle()
 			case stateTypeAbsent:
 				c.setMode(ModeReadThrough)
+				c.settle()
 				watch.start()
 			default:
 				watch.stop()
 				c.setMode(ModeReadThrough)
+				c.settle()
 			}
 		case <-c.reload:
 			if current != "" && c.Mode() == ModeLive {

@@ -75,6 +75,9 @@ func (c *checker) hidden(s string, n int, first bool) {
 		prev = r
 		i += size
 	}
+	if found == nil {
+		return
+	}
 	for _, rule := range []string{RuleBidi, RuleInvisible, RuleTag, RulePrivateUse, RuleControl} {
 		if rs := found[rule]; len(rs) > 0 {
 			c.report.add(Finding{Rule: rule, Line: n, Detail: codePoints(rs)})

@@ -283,7 +283,8 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 // announceReady logs "skills ready" once the engine has every function,
-// then the files' health.
+// then the files' health, then, once the catalog has its scopes, what the
+// content checks flagged.
 func (w *Worker) announceReady(ctx context.Context) {
 	if w.client.WaitReady(ctx) != nil {
 		return
@@ -300,7 +301,14 @@ func (w *Worker) announceReady(ctx context.Context) {
 	}
 	w.log.Info(fmt.Sprintf("skills ready: %d functions + %d custom trigger types", len(w.functions), w.triggerTypes), zap.String("worker_id", w.client.WorkerID()))
 	w.surfaces.diag.LogFSHealth(ctx)
-	w.surfaces.diag.LogLint(ctx)
+	// The content checks' log reads every entry: once the catalog has
+	// its scopes, not through the engine beside their load (a 100,000-skill
+	// scope read twice at once).
+	select {
+	case <-w.cat.Settled():
+		w.surfaces.diag.LogLint(ctx)
+	case <-ctx.Done():
+	}
 }
 
 // Close stops the worker, as the end of Run's context does, and waits
