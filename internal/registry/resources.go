@@ -52,7 +52,7 @@ type resource struct {
 	// Meta is MCP's _meta: only on a skill the content checks flagged,
 	// under lint.flagged: note, its notes at contract.MetaKeyLint
 	// (docs/decisions.md D65); absent everywhere else.
-	Meta map[string]any `json:"_meta,omitempty"`
+	Meta map[string]any `json:"_meta,omitempty" jsonschema_description:"Only on entries the content checks flagged, under lint.flagged: note: dev.iii.skills/lint, each rule and the line it flagged. skills::diagnostics has the details."`
 }
 
 type resourceAnnotations struct {
