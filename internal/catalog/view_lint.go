@@ -20,6 +20,39 @@ import (
 // Flagged is lint.flagged: what the view does with flagged content.
 func (v *View) Flagged() lint.Mode { return v.flagged }
 
+// LintNote is a flagged entry's finding as the listings note it under
+// lint.flagged: note (docs/decisions.md D65): the rule and the line, not
+// the excerpt, so a listing never repeats the flagged text.
+type LintNote struct {
+	Rule string `json:"rule"`
+	Line int    `json:"line"`
+}
+
+// LintNotes are the notes of report, or nil when it is clean or the mode
+// is not note: the one place the notes are made, for skills::list and
+// prompts::list (their lint field) and for the MCP listings (LintMeta).
+func (v *View) LintNotes(report *lint.Report) []LintNote {
+	if report == nil || v.flagged != lint.Note {
+		return nil
+	}
+	notes := make([]LintNote, len(report.Findings))
+	for i, f := range report.Findings {
+		notes[i] = LintNote{Rule: f.Rule, Line: f.Line}
+	}
+	return notes
+}
+
+// LintMeta is the _meta object of an MCP listing's entry for report:
+// {contract.MetaKeyLint: LintNotes(report)}, or nil (no _meta at all,
+// so an unflagged entry is as before) when there are no notes.
+func (v *View) LintMeta(report *lint.Report) map[string]any {
+	notes := v.LintNotes(report)
+	if notes == nil {
+		return nil
+	}
+	return map[string]any{contract.MetaKeyLint: notes}
+}
+
 // withhold splits entries, keeping their order, into those served and
 // those flagged.
 func withhold[T any](entries []T, flagged func(T) bool) (served, held []T) {

@@ -68,7 +68,7 @@ var settings = []setting{
 	{"mcp.sections_allow", map[string]any{"type": "array", "items": map[string]any{"type": "string", "pattern": sectionPatternSchema},
 		"description": "Functions whose iii://fn sections MCP clients may read although not exposed to MCP: function ids, or prefixes ending in *."}, func(c *Config) any { return c.MCP.SectionsAllow }},
 	{"lint.flagged", map[string]any{"type": "string", "enum": lintModes(),
-		"description": "What the worker does with content the checks flag: serve it, note the findings in skills::list and prompts::list, or withhold it."}, func(c *Config) any { return c.Lint.Flagged }},
+		"description": "What the worker does with content the checks flag: serve it, note the findings in the listings (skills::list and prompts::list, and the MCP lists in _meta), or withhold it."}, func(c *Config) any { return c.Lint.Flagged }},
 }
 
 // groups describe the keys that hold a mapping.

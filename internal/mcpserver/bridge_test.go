@@ -22,6 +22,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/mcpskills"
 	"github.com/iii-hq/skills-go/internal/registry"
 	"github.com/iii-hq/skills-go/internal/roots"
@@ -52,6 +53,19 @@ func newRig(t *testing.T, opts ...Option) *rig { return newRigTB(t, 0, opts...) 
 // newRigTB is newRig with the registry's page_size (0: no pages).
 func newRigTB(t testing.TB, registryPageSize int, opts ...Option) *rig {
 	t.Helper()
+	return newRigWith(t, rigConfig{registryPageSize: registryPageSize}, opts...)
+}
+
+// rigConfig is what a rig's worker is configured with beyond the default.
+type rigConfig struct {
+	registryPageSize int       // the registry's page_size (0: no pages)
+	flagged          lint.Mode // lint.flagged ("": the default)
+	now              time.Time // the registry's clock (zero: time.Now)
+}
+
+// newRigWith is newRig with the worker configured by rc.
+func newRigWith(t testing.TB, rc rigConfig, opts ...Option) *rig {
+	t.Helper()
 	srv := iiitest.NewServerWith(t, engine.Options{FunctionsPollInterval: 20 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
@@ -61,8 +75,16 @@ func newRigTB(t testing.TB, registryPageSize int, opts ...Option) *rig {
 	promptsChanged := worker.ProvideTriggerType(iii.TriggerType{ID: contract.PromptsOnChange, Description: contract.PromptsOnChangeDescription})
 	skills, prompts := catalog.NewSkillsScope("skills", 1<<20), catalog.NewPromptsScope("prompts")
 	cat := catalog.New(worker, 5*time.Second, nil, skills, prompts)
-	reg := registry.New(registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
-		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged, PageSize: registryPageSize})
+	regCfg := registry.Config{Caller: worker, SkillsMirror: skills, PromptsMirror: prompts,
+		SkillsChanged: skillsChanged, PromptsChanged: promptsChanged, PageSize: rc.registryPageSize}
+	if rc.flagged != "" {
+		regCfg.View = catalog.NewView(catalog.ViewConfig{Skills: skills, Prompts: prompts, Caller: worker,
+			SkillsScope: "skills", PromptsScope: "prompts", Timeout: 5 * time.Second, Flagged: rc.flagged})
+	}
+	if !rc.now.IsZero() {
+		regCfg.Now = func() time.Time { return rc.now }
+	}
+	reg := registry.New(regCfg)
 	// The worker's functions, in its order (internal/worker's surfaces).
 	functions := append(reg.Functions(), roots.New(roots.Config{View: reg.View()}).Functions()...)
 	functions = append(functions, search.NewSearcher(search.SearcherConfig{View: reg.View()}).Function(), diagnostics.New(diagnostics.Config{View: reg.View()}).Function())

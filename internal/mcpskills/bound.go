@@ -1,6 +1,6 @@
 package mcpskills
 
-import ()
+import "encoding/json"
 
 // listEnvelopeBytes bounds what a listing page holds besides its entries:
 // the object, the key and a nextCursor (an id of at most 1,024 bytes,
@@ -13,6 +13,10 @@ func (s mcpSkill) jsonBound() int {
 	n := len(`{"uri":,"frontmatter":,"resources":[]}`) + jsonStringBound(s.URI) + rawJSONBound(s.Frontmatter)
 	for _, f := range s.Resources {
 		n += len(`{"uri":,"digest":,"size":},`) + jsonStringBound(f.URI) + jsonStringBound(f.Digest) + 20
+	}
+	if s.Meta != nil { // a flagged skill's notes: a few rules and lines
+		b, _ := json.Marshal(s.Meta) // notes always marshal
+		n += len(`,"_meta":`) + len(b)
 	}
 	return n
 }

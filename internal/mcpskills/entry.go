@@ -21,9 +21,20 @@ import (
 	"github.com/iii-hq/skills-go/internal/yamlnode"
 )
 
-// mcpSkillEntry builds a skill's entry: its frontmatter and every file
-// with its digest.
+// mcpSkillEntry builds a skill's entry: its frontmatter, every file with
+// its digest and, on a flagged skill under lint.flagged: note, the
+// content checks' notes in _meta (docs/decisions.md D65).
 func (x *Extension) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill, error) {
+	entry, err := x.filesEntry(ctx, src)
+	if err != nil {
+		return mcpSkill{}, err
+	}
+	entry.Meta = x.view.LintMeta(src.lint)
+	return entry, nil
+}
+
+// filesEntry is a skill's entry without its _meta.
+func (x *Extension) filesEntry(ctx context.Context, src skillSource) (mcpSkill, error) {
 	if src.folder == "" {
 		return x.synthEntry(ctx, src)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/paging"
 )
 
@@ -119,6 +120,11 @@ type mcpSkill struct {
 	Frontmatter json.RawMessage `json:"frontmatter"` // a JSON object, encoded once
 
 	Resources []mcpSkillFile `json:"resources"`
+
+	// Meta is MCP's _meta: only on a skill the content checks flagged,
+	// under lint.flagged: note, its notes at contract.MetaKeyLint
+	// (docs/decisions.md D65); absent everywhere else.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // mcpSkillFile is the extension's SkillResource: one file with the
@@ -153,6 +159,8 @@ type skillSource struct {
 	textSHA     string // hex SHA-256 of a stored skill's text, from the view
 	description string
 	unserved    string // why the skill is not an MCP skill; "" when it is
+
+	lint *lint.Report // what the content checks found in the view's bytes of it
 }
 
 func skillURI(id string) string { return SkillScheme + id + "/" + skillFile }

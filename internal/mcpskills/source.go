@@ -77,7 +77,7 @@ func (x *Extension) viewSkillSource(sk catalog.Skill) (skillSource, bool) {
 	f := sk.File
 	switch {
 	case sk.Origin == catalog.OriginFS && f.Root != "" && f.SkillFile:
-		src := skillSource{id: sk.ID, folder: filepath.Dir(f.Path), path: f.Path}
+		src := skillSource{id: sk.ID, folder: filepath.Dir(f.Path), path: f.Path, lint: sk.Lint}
 		if last := path.Base(sk.ID); sk.Name != last {
 			src.unserved = fmt.Sprintf("its frontmatter name %s is not its folder name %s", ids.Quote(sk.Name), ids.Quote(last))
 		}
@@ -85,7 +85,7 @@ func (x *Extension) viewSkillSource(sk catalog.Skill) (skillSource, bool) {
 	case sk.Origin == catalog.OriginFS && f.Root != "":
 		return skillSource{}, false
 	}
-	src := skillSource{id: sk.ID, origin: sk.Origin, path: f.Path, description: synthDescription(sk.Summary)}
+	src := skillSource{id: sk.ID, origin: sk.Origin, path: f.Path, description: synthDescription(sk.Summary), lint: sk.Lint}
 	if sk.Origin == catalog.OriginState {
 		src.textSHA = sk.SHA256
 	}

@@ -60,10 +60,10 @@ type promptEntry struct {
 	// Additive (docs/decisions.md D41): an fs prompt's file size and its
 	// cost to read; the hex SHA-256 of what defines the prompt: the file,
 	// or a state prompt's name, description, arguments and handler.
-	Bytes  *int64     `json:"bytes,omitempty" jsonschema_description:"fs entries: the file's size in bytes, frontmatter included."`
-	Tokens *int64     `json:"tokens,omitempty" jsonschema_description:"fs entries: bytes/4 rounded up, what the file costs an agent to read."`
-	SHA256 string     `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the file (fs) or of the registration's name, description, arguments and function_id (state); changes exactly when the prompt does."`
-	Lint   []lintNote `json:"lint,omitempty" jsonschema_description:"Only on prompts the content checks flagged, under lint.flagged: note: each rule and the line it flagged. skills::diagnostics has the details."`
+	Bytes  *int64             `json:"bytes,omitempty" jsonschema_description:"fs entries: the file's size in bytes, frontmatter included."`
+	Tokens *int64             `json:"tokens,omitempty" jsonschema_description:"fs entries: bytes/4 rounded up, what the file costs an agent to read."`
+	SHA256 string             `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the file (fs) or of the registration's name, description, arguments and function_id (state); changes exactly when the prompt does."`
+	Lint   []catalog.LintNote `json:"lint,omitempty" jsonschema_description:"Only on prompts the content checks flagged, under lint.flagged: note: each rule and the line it flagged. skills::diagnostics has the details."`
 }
 
 type mcpListOutput struct {
@@ -75,6 +75,10 @@ type mcpPrompt struct {
 	Name        string              `json:"name"`
 	Description string              `json:"description"`
 	Arguments   []catalog.PromptArg `json:"arguments"`
+	// Meta is MCP's _meta: only on a prompt the content checks flagged,
+	// under lint.flagged: note, its notes at contract.MetaKeyLint
+	// (docs/decisions.md D65); absent everywhere else.
+	Meta map[string]any `json:"_meta,omitempty" jsonschema_description:"Only on entries the content checks flagged, under lint.flagged: note: dev.iii.skills/lint, each rule and the line it flagged. skills::diagnostics has the details."`
 }
 
 // promptChange is the prompts::on-change payload.
@@ -219,9 +223,9 @@ func (r *Registry) allMCPPrompts(ctx context.Context) mcpListOutput {
 	out := mcpListOutput{Prompts: make([]mcpPrompt, len(l.Prompts))}
 	for i, p := range l.Prompts {
 		if p.Origin == originState {
-			out.Prompts[i] = mcpPrompt{Name: p.Name, Description: p.Row.Description, Arguments: p.Row.Arguments}
+			out.Prompts[i] = mcpPrompt{Name: p.Name, Description: p.Row.Description, Arguments: p.Row.Arguments, Meta: r.view.LintMeta(p.Lint)}
 		} else {
-			out.Prompts[i] = mcpPrompt{Name: p.Name, Description: p.File.Description, Arguments: []catalog.PromptArg{}}
+			out.Prompts[i] = mcpPrompt{Name: p.Name, Description: p.File.Description, Arguments: []catalog.PromptArg{}, Meta: r.view.LintMeta(p.Lint)}
 		}
 	}
 	if cacheable && err == nil {

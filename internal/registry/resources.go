@@ -49,6 +49,10 @@ type resource struct {
 	Title       string               `json:"title,omitempty"`
 	Size        *int64               `json:"size,omitempty"`
 	Annotations *resourceAnnotations `json:"annotations,omitempty"`
+	// Meta is MCP's _meta: only on a skill the content checks flagged,
+	// under lint.flagged: note, its notes at contract.MetaKeyLint
+	// (docs/decisions.md D65); absent everywhere else.
+	Meta map[string]any `json:"_meta,omitempty" jsonschema_description:"Only on entries the content checks flagged, under lint.flagged: note: dev.iii.skills/lint, each rule and the line it flagged. skills::diagnostics has the details."`
 }
 
 type resourceAnnotations struct {
@@ -57,9 +61,10 @@ type resourceAnnotations struct {
 
 // skillResource is a skill's entry in resources-list: the 0.2 keys, the
 // description the index shows (frontmatter description, else the first
-// paragraph; additive, for MCP clients), then D41's fields.
-func skillResource(id string, sum skillmd.Summary, size int64, lastModified string) resource {
-	r := resource{URI: Scheme + id, Name: sum.Title, Description: sum.Description(), MimeType: contract.MIMEMarkdown, Title: sum.Title, Size: &size}
+// paragraph; additive, for MCP clients), then D41's fields and, on a
+// flagged skill under lint.flagged: note, meta (D65).
+func skillResource(id string, sum skillmd.Summary, size int64, lastModified string, meta map[string]any) resource {
+	r := resource{URI: Scheme + id, Name: sum.Title, Description: sum.Description(), MimeType: contract.MIMEMarkdown, Title: sum.Title, Size: &size, Meta: meta}
 	if lastModified != "" {
 		r.Annotations = &resourceAnnotations{LastModified: lastModified}
 	}
@@ -133,7 +138,7 @@ func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error
 	for _, origin := range []string{originState, originFS} {
 		for _, s := range l.Skills {
 			if s.Origin == origin {
-				out.Resources = append(out.Resources, skillResource(s.ID, s.Summary, s.Size, s.RegisteredAt))
+				out.Resources = append(out.Resources, skillResource(s.ID, s.Summary, s.Size, s.RegisteredAt, r.view.LintMeta(s.Lint)))
 			}
 		}
 	}

@@ -52,13 +52,13 @@ type listSkillsOutput struct {
 }
 
 type skillEntry struct {
-	ID           string     `json:"id"`
-	Bytes        int64      `json:"bytes" jsonschema:"minimum=0" jsonschema_description:"Body length in bytes (for fs entries: file size, frontmatter included)."`
-	RegisteredAt string     `json:"registered_at" jsonschema_description:"RFC 3339 UTC time of the last registration (for fs entries: file modification time, or empty when unknown)."`
-	Origin       string     `json:"origin" jsonschema:"enum=state,enum=fs" jsonschema_description:"'state' for state-backed entries, 'fs' for filesystem-backed."`
-	Tokens       int64      `json:"tokens" jsonschema:"minimum=0" jsonschema_description:"What reading it costs an agent: bytes/4, rounded up."`
-	SHA256       string     `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the bytes counted by bytes (the body; for fs entries the whole file). Absent for a file that cannot be read."`
-	Lint         []lintNote `json:"lint,omitempty" jsonschema_description:"Only on entries the content checks flagged, under lint.flagged: note: each rule and the line it flagged. skills::diagnostics has the details."`
+	ID           string             `json:"id"`
+	Bytes        int64              `json:"bytes" jsonschema:"minimum=0" jsonschema_description:"Body length in bytes (for fs entries: file size, frontmatter included)."`
+	RegisteredAt string             `json:"registered_at" jsonschema_description:"RFC 3339 UTC time of the last registration (for fs entries: file modification time, or empty when unknown)."`
+	Origin       string             `json:"origin" jsonschema:"enum=state,enum=fs" jsonschema_description:"'state' for state-backed entries, 'fs' for filesystem-backed."`
+	Tokens       int64              `json:"tokens" jsonschema:"minimum=0" jsonschema_description:"What reading it costs an agent: bytes/4, rounded up."`
+	SHA256       string             `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the bytes counted by bytes (the body; for fs entries the whole file). Absent for a file that cannot be read."`
+	Lint         []catalog.LintNote `json:"lint,omitempty" jsonschema_description:"Only on entries the content checks flagged, under lint.flagged: note: each rule and the line it flagged. skills::diagnostics has the details."`
 }
 
 // skillChange is the skills::on-change payload.

@@ -1,0 +1,10 @@
+package contract
+
+// MetaKeyLint is the _meta key under which the MCP listings
+// (resources-list, prompts::mcp-list, the MCP Skills extension's
+// skills/list and skills/get) note a flagged entry's findings under
+// lint.flagged: note (docs/decisions.md D65): [{"rule", "line"}, …], the
+// shape of the lint field of skills::list and prompts::list. The prefix
+// is reverse DNS, as MCP asks of _meta keys, and not one MCP reserves
+// (those whose second label is modelcontextprotocol or mcp).
+const MetaKeyLint = "dev.iii.skills/lint"
