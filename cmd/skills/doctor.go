@@ -25,8 +25,11 @@ skill and its approval; and what the content checks flag in each file
 (hidden Unicode, instructions aimed at the agent, credential paths,
 download-and-run lines, an oversized frontmatter), counted per rule with
 the first few of each (--lint-all lists every one). Findings are no
-problem for the exit status. Exits 1 when something is skipped or broken, a key
-is unknown or the file named by --config (or, without it, by $III_CONFIG)
+problem for the exit status. Every config problem is reported: a key whose
+value cannot be used (it keeps its default, as in the worker) or a file that
+is not YAML keys (the defaults apply), and the files are checked all the
+same. Exits 1 when something is skipped or broken, a config value is
+invalid, a key is unknown or the file named by --config (or, without it, by $III_CONFIG)
 does not exist, so it can gate a deployment. Without either, a missing
 ./config.yaml is no problem: the worker boots with the defaults then. A
 relative glob or root that finds nothing is a warning on stderr naming the
@@ -55,9 +58,6 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	}
 	loc := locateConfig(*configPath, fs.Changed("config"))
 	loaded, err := config.LoadAt(loc)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("skills doctor: %w%s", err, envNote(loc))
-	}
 	file := configReport(loc, loaded, err)
 	cfg := config.Resolve(loaded, modeOf(*dev))
 	src := newSource(cfg, cfg.Skills, cfg.Prompts)
@@ -69,6 +69,7 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	}
 	rep := diagnostics.FromScan(scan)
 	rep.Config = &file
+	rep.ConfigProblems = diagnostics.ConfigProblems(loaded.Problems)
 	rep.Lint = diagnostics.LintFiles(src, scan, lint.Mode(cfg.Lint.Flagged))
 	found, err := findToolSkills(cfg)
 	if err != nil {
@@ -118,12 +119,17 @@ func envNote(loc config.Location) string {
 }
 
 // configReport is what became of the config file: read (with any unknown
-// keys), absent from the default path (the worker boots with the defaults
+// keys), unreadable as YAML keys (a problem: the worker boots with the
+// defaults), absent from the default path (the worker boots with the defaults
 // then, so that is no problem), or missing where --config or $III_CONFIG
 // said (a problem: the path is most likely wrong). loadErr is Load's
-// error, nil or not-exist.
+// error.
 func configReport(loc config.Location, cfg config.Config, loadErr error) diagnostics.ConfigFile {
 	switch {
+	case loadErr != nil && !errors.Is(loadErr, os.ErrNotExist):
+		// The worker logs this and boots with the defaults: so does doctor.
+		return diagnostics.ConfigFile{Path: loc.Path, Status: diagnostics.ConfigInvalid,
+			Reason: loadErr.Error() + envNote(loc) + "; the defaults apply, as they do for the worker"}
 	case loadErr != nil && loc.Named():
 		return diagnostics.ConfigFile{Path: loc.Path, Status: diagnostics.ConfigMissing,
 			Reason: missingReason(loc)}

@@ -123,6 +123,54 @@ func TestDoctorConfigProblems(t *testing.T) {
 	}
 }
 
+// skills doctor reports every config value that cannot be used, each
+// with its key, line, value and what is allowed, keeps the rest of the
+// file (the glob still finds its file, as in the worker) and exits 1; a
+// file that is not YAML is a problem too, and the files are still
+// checked, with the defaults (D66).
+func TestDoctorReportsEveryBadValueAndGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "good.md"), "# Good\n")
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgPath, "state_timeout_ms: \"10s\"\nskills: [\"*.md\"]\nmax_files: -1\n")
+	ctx := context.Background()
+
+	code, out, errOut := runCmd(t, ctx, "doctor", "--config", cfgPath)
+	if code != 1 {
+		t.Errorf("bad values: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"CONFIG  loaded",
+		"invalid  state_timeout_ms", "line 1: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got str \"10s\"; `state_timeout_ms` keeps its default",
+		"invalid  max_files", "line 3: `max_files` must be a whole number of directory entries from 1 to 2147483647 (default 100000), got -1; `max_files` keeps its default",
+		"loaded  skill  good",
+		"2 problems: see the reasons above.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCmd(t, ctx, "doctor", "--json", "--config", cfgPath)
+	var rep struct {
+		ConfigProblems []struct {
+			Key    string
+			Line   int
+			Reason string
+		} `json:"config_problems"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || len(rep.ConfigProblems) != 2 ||
+		rep.ConfigProblems[0].Key != "state_timeout_ms" || rep.ConfigProblems[0].Line != 1 {
+		t.Errorf("--json: %v, exit %d, config_problems %+v\n%s", err, code, rep.ConfigProblems, out)
+	}
+
+	writeFile(t, cfgPath, "skills: a: b\n")
+	code, out, errOut = runCmd(t, ctx, "doctor", "--config", cfgPath)
+	if code != 1 || !strings.Contains(out, "CONFIG  invalid  "+cfgPath+"  (config "+cfgPath+": invalid YAML: mapping values are not allowed in this context; the defaults apply") ||
+		!strings.Contains(out, "FILES (0)") || !strings.Contains(out, "1 problem: see the reasons above.") {
+		t.Errorf("invalid YAML: exit %d, want 1, the file named and the files checked\n%s%s", code, out, errOut)
+	}
+}
+
 // A tool skill whose frontmatter lacks version is one invalid row naming
 // the skill (no empty tool name after it) and a reason naming its tools
 // and the line to add.

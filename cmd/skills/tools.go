@@ -68,6 +68,14 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 		return fmt.Errorf("skills tools: config %s: %s", loc.Path, missingReason(loc))
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("skills tools: %s: %w%s", loc.Path, err, envNote(loc))
+	case len(loaded.Problems) > 0:
+		// Approvals are not written under a config that does not say
+		// what the operator meant: every problem at once (D66).
+		texts := make([]string, len(loaded.Problems))
+		for i, p := range loaded.Problems {
+			texts[i] = p.String()
+		}
+		return fmt.Errorf("skills tools: config %s: %s%s", loc.Path, strings.Join(texts, "; "), envNote(loc))
 	}
 	cfg := config.Resolve(loaded, modeOf(*dev))
 	src := newSource(cfg, cfg.Skills, nil)

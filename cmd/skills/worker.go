@@ -75,8 +75,9 @@ func (c workerCommand) Run(ctx context.Context, args []string) error {
 }
 
 // loadConfig loads the config at loc, or logs one warning and returns the
-// defaults: a bad config never blocks boot. Each unknown key of a config
-// that loads is one more warning.
+// defaults: a bad config never blocks boot. Each value of a config that
+// loads that could not be used (it keeps its default, D66) and each
+// unknown key is one more warning.
 func loadConfig(loc config.Location, log *zap.Logger) config.Config {
 	cfg, err := config.LoadAt(loc)
 	if err != nil {
@@ -91,6 +92,10 @@ func loadConfig(loc config.Location, log *zap.Logger) config.Config {
 	log.Info("loaded config from "+loc.String(),
 		zap.String("skills_scope", cfg.Scopes.Skills), zap.String("prompts_scope", cfg.Scopes.Prompts),
 		zap.Strings("skills", cfg.Skills), zap.Strings("prompts", cfg.Prompts), zap.String("glob_base", cfg.GlobBase()))
+	for _, p := range cfg.Problems {
+		// The rest of the file applies; this key keeps its default (D66).
+		log.Warn("config "+loc.Path+": "+p.String(), zap.String("path", loc.Path), zap.Int("line", p.Line), zap.String("key", p.Key))
+	}
 	for _, u := range cfg.UnknownKeys {
 		// The rest of the file applies: 0.2 ignored unknown keys.
 		log.Warn("config "+loc.Path+": "+u.String(), zap.String("path", loc.Path), zap.Int("line", u.Line), zap.String("key", u.Key))

@@ -295,3 +295,40 @@ func TestWorkerWarnsOfUnknownConfigKeys(t *testing.T) {
 		t.Errorf("the known keys of a config with unknown ones must apply: no row in scope typo-skills")
 	}
 }
+
+// One bad value keeps only its key at the default (D66): the worker logs
+// it at start with its key and line, the rest of the file applies (the
+// glob is served) and skills::diagnostics reports it.
+func TestWorkerBadValueFallsBackPerKey(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "alpha.md"), "# Alpha\n")
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgPath, "state_timeout_ms: \"10s\"\nskills: [\"*.md\"]\n")
+	srv := iiitest.NewServer(t)
+	worker := startWorker(t, srv, "--config", cfgPath)
+	worker.stdout.waitFor(t, "line 1: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got str \"10s\"; `state_timeout_ms` keeps its default")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.WaitFunction(ctx, "skills::diagnostics"); err != nil {
+		t.Fatal(err)
+	}
+	caller := newCaller(t, srv)
+	res, err := caller.Call(ctx, "skills::list", map[string]any{})
+	if err != nil || !strings.Contains(string(res), `"id":"alpha"`) {
+		t.Errorf("skills::list = %s, %v; want alpha from the config's glob", res, err)
+	}
+	res, err = caller.Call(ctx, "skills::diagnostics", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		ConfigProblems []struct {
+			Key    string
+			Line   int
+			Reason string
+		} `json:"config_problems"`
+	}
+	if err := json.Unmarshal(res, &rep); err != nil || len(rep.ConfigProblems) != 1 || rep.ConfigProblems[0].Key != "state_timeout_ms" || rep.ConfigProblems[0].Line != 1 {
+		t.Errorf("skills::diagnostics config_problems = %+v (%v)\n%s", rep.ConfigProblems, err, res)
+	}
+}

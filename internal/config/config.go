@@ -160,6 +160,10 @@ type Config struct {
 	// file order (most often misspellings); Parse lists them, the caller
 	// warns. Never read from YAML.
 	UnknownKeys []UnknownKey `yaml:"-"`
+	// Problems are the keys of the file whose values could not be used,
+	// each kept at its default (Load; docs/decisions.md D66); the caller
+	// warns. Never read from YAML.
+	Problems []Problem `yaml:"-"`
 }
 
 // Tools is the tools: block.

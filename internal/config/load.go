@@ -12,13 +12,17 @@ import (
 // its absolute directory in Dir (a relative path is made absolute against
 // the current directory).
 //
-// On any failure (missing or unreadable file, invalid YAML, a wrong type
-// anywhere, an invalid value) Load returns Default() and an error saying
-// what was wrong, with which key and what is allowed. The defaults do not
-// record the file's directory: like the reference worker, a worker that
-// loaded no config resolves globs against the current directory (the
-// defaults have no globs anyway). A missing file's error matches
-// fs.ErrNotExist.
+// A key whose value cannot be used (a wrong type, a value out of range, a
+// repeated key) keeps its default and is listed in Config.Problems with
+// its line, the value and what is allowed; the rest of the file applies
+// (docs/decisions.md D66): the caller warns, as for UnknownKeys.
+//
+// On a failure to read the file at all (missing or unreadable, invalid
+// YAML, not a mapping of keys) Load returns Default() and an error saying
+// what was wrong. The defaults do not record the file's directory: like
+// the reference worker, a worker that loaded no config resolves globs
+// against the current directory (the defaults have no globs anyway). A
+// missing file's error matches fs.ErrNotExist.
 func Load(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -27,17 +31,21 @@ func Load(path string) (Config, error) {
 		}
 		return Default(), fmt.Errorf("read config %s: %w", path, err)
 	}
-	cfg, err := Parse(data)
-	if err == nil {
-		err = cfg.Validate()
-	}
+	p := &parser{lines: true}
+	cfg, problems, err := parse(data, p)
 	if err != nil {
 		return Default(), fmt.Errorf("config %s: %w", path, err)
+	}
+	for _, pr := range cfg.validate() {
+		pr.Line = p.keyLines[pr.Key]
+		cfg.fallBack(pr.Key)
+		problems = append(problems, pr)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Default(), fmt.Errorf("config %s: cannot make the path absolute: %w", path, err)
 	}
 	cfg.Dir = filepath.Dir(abs)
+	cfg.Problems = problems
 	return cfg, nil
 }

@@ -83,26 +83,6 @@ func TestLoadFailuresReturnDefaults(t *testing.T) {
 			want: "config {dir}/syntax.yaml: invalid YAML: line 2: mapping values are not allowed in this context",
 		},
 		{
-			name: "wrong type",
-			path: writeConfig(t, dir, "type.yaml", "scopes:\n  skills: x\nstate_timeout_ms: soon\n"),
-			want: "config {dir}/type.yaml: line 3: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got str \"soon\"",
-		},
-		{
-			name: "zero timeout",
-			path: writeConfig(t, dir, "zero.yaml", "state_timeout_ms: 0\n"),
-			want: "config {dir}/zero.yaml: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got 0",
-		},
-		{
-			name: "negative timeout",
-			path: writeConfig(t, dir, "negative.yaml", "state_timeout_ms: -100\n"),
-			want: "config {dir}/negative.yaml: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got -100",
-		},
-		{
-			name: "blank scope",
-			path: writeConfig(t, dir, "blank.yaml", "scopes:\n  prompts: '  '\n"),
-			want: "config {dir}/blank.yaml: `scopes.prompts` must name an iii-state scope (a non-blank string), got \"  \"",
-		},
-		{
 			name: "binary junk",
 			path: writeConfig(t, dir, "junk.yaml", "\x7fELF\x02\x01\x01\x00"),
 			want: "config {dir}/junk.yaml: invalid YAML: control characters are not allowed",
@@ -202,16 +182,50 @@ func TestAllowDirs(t *testing.T) {
 	}
 }
 
-func TestLoadRejectsInvalidHardeningKeys(t *testing.T) {
+// One bad value keeps its key at the default and the rest of the file
+// applies (D66): each problem names the key, its line, the value and what
+// is allowed.
+func TestLoadBadValueFallsBackPerKey(t *testing.T) {
 	dir := t.TempDir()
-	path := writeConfig(t, dir, "config.yaml", "max_files: -1\nallow_paths: ['  ']\n")
+	path := writeConfig(t, dir, "config.yaml", "scopes:\n  skills: mine\n  prompts: '  '\n"+
+		"state_timeout_ms: \"10s\"\nmax_files: -1\nallow_paths: ['  ']\nskills: [\"docs/*.md\"]\npage_size: 5\n"+
+		"tools: {max_concurrent: 0, enabled: true}\nfs_poll_ms: 500\nfs_poll_ms: 700\n")
 	cfg, err := Load(path)
-	want := "config " + path + ": `max_files` must be a whole number of directory entries from 1 to 2147483647 (default 100000), got -1; " +
-		"`allow_paths[0]` must be a directory path (a non-blank string), got \"  \""
-	if err == nil || err.Error() != want {
-		t.Errorf("Load error = %v, want %s", err, want)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
 	}
-	if diff := cmp.Diff(Default(), cfg); diff != "" {
-		t.Errorf("config on error is not Default (-want +got):\n%s", diff)
+	want := Default()
+	want.Scopes.Skills = "mine"
+	want.Skills = []string{"docs/*.md"}
+	want.PageSize = 5
+	want.Tools.Enabled = true
+	want.Dir = dir
+	want.UnknownKeys = cfg.UnknownKeys
+	want.Problems = []Problem{
+		{Key: "state_timeout_ms", Line: 4, Message: "`state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got str \"10s\""},
+		{Key: "fs_poll_ms", Line: 11, Message: "key `fs_poll_ms` is repeated (first at line 10)"},
+		{Key: "scopes.prompts", Line: 3, Message: "`scopes.prompts` must name an iii-state scope (a non-blank string), got \"  \""},
+		{Key: "max_files", Line: 5, Message: "`max_files` must be a whole number of directory entries from 1 to 2147483647 (default 100000), got -1"},
+		{Key: "tools.max_concurrent", Line: 9, Message: "`tools.max_concurrent` must be a whole number of commands from 1 to 64 (default 4), got 0"},
+		{Key: "allow_paths", Line: 6, Message: "`allow_paths[0]` must be a directory path (a non-blank string), got \"  \""},
+	}
+	if diff := cmp.Diff(want, cfg); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	if got, want := cfg.Problems[0].String(), "line 4: `state_timeout_ms` must be a whole number of milliseconds from 1 to 9223372036854, got str \"10s\"; `state_timeout_ms` keeps its default"; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+}
+
+// A roots key whose value cannot be used is as if absent, so skills dev
+// still serves the conventional folders (D49).
+func TestLoadBadRootsIsAsIfAbsent(t *testing.T) {
+	path := writeConfig(t, t.TempDir(), "config.yaml", "roots: ./skills\n")
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if cfg.RootsSet || len(cfg.Roots) != 0 || len(cfg.Problems) != 1 || cfg.Problems[0].Key != "roots" {
+		t.Errorf("roots = %v, set %v, problems %v; want none, unset, one for roots", cfg.Roots, cfg.RootsSet, cfg.Problems)
 	}
 }

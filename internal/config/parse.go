@@ -21,34 +21,51 @@ import (
 // an error naming the key, its line and what is allowed. An empty
 // document is the defaults. Parse does not Validate value ranges.
 func Parse(data []byte) (cfg Config, err error) {
-	return parse(data, parser{lines: true})
+	return strict(parse(data, &parser{lines: true}))
 }
 
-// parse is Parse with p, whose lines say whether problems name their
+// strict is a parse's result as Parse and ParseValue answer it: any
+// problem is an error and the defaults, as 0.2 did.
+func strict(cfg Config, problems []Problem, err error) (Config, error) {
+	if err != nil {
+		return cfg, err
+	}
+	if len(problems) > 0 {
+		return Default(), errors.New(joinProblems(problems))
+	}
+	return cfg, nil
+}
+
+// parse reads data with p, whose lines say whether problems name their
 // line (a file's do; a configuration entry's value has no lines to name).
-func parse(data []byte, p parser) (cfg Config, err error) {
+// A problem with a key's value is returned with the key, which keeps its
+// default (Config.fallBack); err is for a document that cannot be read
+// as keys at all (invalid YAML, not a mapping), and comes with Default.
+// p also records the line of every key it saw, for Load to place
+// Validate's problems.
+func parse(data []byte, p *parser) (cfg Config, problems []Problem, err error) {
 	defer func() {
 		// yaml.v3 has panicked on hostile input in the past; a bad config
 		// must never stop the worker from booting.
 		if r := recover(); r != nil {
-			cfg, err = Default(), fmt.Errorf("YAML parser failed: %v", r)
+			cfg, problems, err = Default(), nil, fmt.Errorf("YAML parser failed: %v", r)
 		}
 	}()
 	cfg = Default()
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		return Default(), fmt.Errorf("invalid YAML: %s", strings.ReplaceAll(msg, "\n", " "))
+		return Default(), nil, fmt.Errorf("invalid YAML: %s", strings.ReplaceAll(msg, "\n", " "))
 	}
 	if len(doc.Content) == 0 {
-		return cfg, nil
+		return cfg, nil, nil
 	}
 	root := yamlnode.Resolve(doc.Content[0])
 	if yamlnode.IsNull(root) {
-		return cfg, nil
+		return cfg, nil, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp, lint), got %s", p.at(root), yamlnode.Describe(root))
+		return Default(), nil, fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp, lint), got %s", p.at(root), yamlnode.Describe(root))
 	}
 	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
 		switch key {
@@ -93,23 +110,29 @@ func parse(data []byte, p parser) (cfg Config, err error) {
 			p.lint(v, &cfg.Lint)
 		}
 	})
-	if len(p.problems) > 0 {
-		return Default(), errors.New(strings.Join(p.problems, "; "))
+	for _, pr := range p.problems {
+		cfg.fallBack(pr.Key)
 	}
 	cfg.UnknownKeys = p.unknown
-	return cfg, nil
+	return cfg, p.problems, nil
 }
 
 // parser collects every problem in a document, so that one warning tells
 // the operator everything to fix.
 type parser struct {
 	lines    bool // problems start with "line N: "
-	problems []string
+	problems []Problem
 	unknown  []UnknownKey
+	keyLines map[string]int // dotted key → its line, for Validate's problems
 }
 
-func (p *parser) fail(n *yaml.Node, format string, args ...any) {
-	p.problems = append(p.problems, p.at(n)+fmt.Sprintf(format, args...))
+// fail records a problem with key's value n.
+func (p *parser) fail(n *yaml.Node, key, format string, args ...any) {
+	pr := Problem{Key: key, Message: fmt.Sprintf(format, args...)}
+	if p.lines {
+		pr.Line = n.Line
+	}
+	p.problems = append(p.problems, pr)
 }
 
 // at is where a problem is: "line N: ", or "" without lines.
@@ -132,10 +155,14 @@ func (p *parser) mapping(m *yaml.Node, prefix string, known []string, fn func(ke
 			continue // not a key this worker knows
 		}
 		if line, dup := seen[k.Value]; dup {
-			p.fail(k, "key `%s%s` is repeated (first at line %d)", prefix, k.Value, line)
+			p.fail(k, prefix+k.Value, "key `%s%s` is repeated (first at line %d)", prefix, k.Value, line)
 			continue
 		}
 		seen[k.Value] = k.Line
+		if p.keyLines == nil {
+			p.keyLines = map[string]int{}
+		}
+		p.keyLines[prefix+k.Value] = k.Line
 		fn(k.Value, v)
 	}
 }
@@ -146,7 +173,7 @@ func (p *parser) scopes(v *yaml.Node, out *Scopes) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		p.fail(v, "`scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got %s", yamlnode.Describe(v))
+		p.fail(v, "scopes", "`scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got %s", yamlnode.Describe(v))
 		return
 	}
 	p.mapping(v, "scopes.", scopeKeys, func(key string, sv *yaml.Node) {
@@ -165,7 +192,7 @@ func (p *parser) tools(v *yaml.Node, out *Tools) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		p.fail(v, "`tools` must be a mapping with `enabled`, `workdir`, `env_allow` and `max_concurrent` keys, got %s", yamlnode.Describe(v))
+		p.fail(v, "tools", "`tools` must be a mapping with `enabled`, `workdir`, `env_allow` and `max_concurrent` keys, got %s", yamlnode.Describe(v))
 		return
 	}
 	p.mapping(v, "tools.", toolKeys, func(key string, tv *yaml.Node) {
@@ -188,7 +215,7 @@ func (p *parser) search(v *yaml.Node, out *Search) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		p.fail(v, "`search` must be a mapping with `embedder` and `embed_timeout_ms` keys, got %s", yamlnode.Describe(v))
+		p.fail(v, "search", "`search` must be a mapping with `embedder` and `embed_timeout_ms` keys, got %s", yamlnode.Describe(v))
 		return
 	}
 	p.mapping(v, "search.", searchKey, func(key string, sv *yaml.Node) {
@@ -207,7 +234,7 @@ func (p *parser) mcp(v *yaml.Node, out *MCP) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		p.fail(v, "`mcp` must be a mapping with a `sections_allow` key, got %s", yamlnode.Describe(v))
+		p.fail(v, "mcp", "`mcp` must be a mapping with a `sections_allow` key, got %s", yamlnode.Describe(v))
 		return
 	}
 	p.mapping(v, "mcp.", mcpKeys, func(key string, mv *yaml.Node) {
@@ -223,7 +250,7 @@ func (p *parser) lint(v *yaml.Node, out *Lint) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		p.fail(v, "`lint` must be a mapping with a `flagged` key, got %s", yamlnode.Describe(v))
+		p.fail(v, "lint", "`lint` must be a mapping with a `flagged` key, got %s", yamlnode.Describe(v))
 		return
 	}
 	p.mapping(v, "lint.", lintKeys, func(key string, lv *yaml.Node) {
@@ -240,7 +267,7 @@ func (p *parser) boolean(v *yaml.Node, key string, out *bool) {
 		return
 	}
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || v.Decode(out) != nil {
-		p.fail(v, "`%s` must be true or false, got %s", key, yamlnode.Describe(v))
+		p.fail(v, key, "`%s` must be true or false, got %s", key, yamlnode.Describe(v))
 	}
 }
 
@@ -251,7 +278,7 @@ func (p *parser) timeout(v *yaml.Node, out *int64) {
 	}
 	var ms int64
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&ms) != nil {
-		p.fail(v, "%s, got %s", stateTimeoutRule.text, yamlnode.Describe(v))
+		p.fail(v, stateTimeoutRule.key, "%s, got %s", stateTimeoutRule.text, yamlnode.Describe(v))
 		return
 	}
 	*out = ms
@@ -276,14 +303,14 @@ func (p *parser) strings(v *yaml.Node, key, plural, example, singular string, ou
 		return
 	}
 	if v.Kind != yaml.SequenceNode {
-		p.fail(v, "`%s` must be a list of %s (e.g. `%s: [\"%s\"]`), got %s", key, plural, key, example, yamlnode.Describe(v))
+		p.fail(v, key, "`%s` must be a list of %s (e.g. `%s: [\"%s\"]`), got %s", key, plural, key, example, yamlnode.Describe(v))
 		return
 	}
 	list := make([]string, 0, len(v.Content))
 	for _, item := range v.Content {
 		item = yamlnode.Resolve(item)
 		if item.Kind != yaml.ScalarNode || item.ShortTag() != "!!str" {
-			p.fail(item, "`%s` entries must be %s strings, got %s (quote the value)", key, singular, yamlnode.Describe(item))
+			p.fail(item, key, "`%s` entries must be %s strings, got %s (quote the value)", key, singular, yamlnode.Describe(item))
 			continue
 		}
 		list = append(list, item.Value)
@@ -300,7 +327,7 @@ func (p *parser) wholeNumber(v *yaml.Node, rule intRule, out *int) {
 	}
 	var n int64
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&n) != nil || n < math.MinInt32 || n > math.MaxInt32 {
-		p.fail(v, "%s, got %s", rule.text, yamlnode.Describe(v))
+		p.fail(v, rule.key, "%s, got %s", rule.text, yamlnode.Describe(v))
 		return
 	}
 	*out = int(n)
@@ -314,7 +341,7 @@ func (p *parser) str(v *yaml.Node, key, what string, out *string) {
 		return
 	}
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
-		p.fail(v, "`%s` must be a string (%s), got %s (quote the value)", key, what, yamlnode.Describe(v))
+		p.fail(v, key, "`%s` must be a string (%s), got %s (quote the value)", key, what, yamlnode.Describe(v))
 		return
 	}
 	*out = v.Value

@@ -171,7 +171,7 @@ func Value(cfg Config) map[string]any {
 // the key, the value and what is allowed, without a line. Dir is not set:
 // the caller knows which directory relative paths mean.
 func ParseValue(value json.RawMessage) (Config, error) {
-	cfg, err := parse(value, parser{})
+	cfg, err := strict(parse(value, &parser{}))
 	if err == nil {
 		err = cfg.Validate()
 	}

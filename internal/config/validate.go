@@ -93,22 +93,31 @@ func (r intRule) check(n int64) string {
 // and roots entries. It reports every problem, each naming the key,
 // the value and what is allowed.
 func (c Config) Validate() error {
-	var problems []string
+	if problems := c.validate(); len(problems) > 0 {
+		return errors.New(joinProblems(problems))
+	}
+	return nil
+}
+
+// validate is Validate's problems, each with its key (without line).
+func (c Config) validate() []Problem {
+	var problems []Problem
+	add := func(key, msg string) { problems = append(problems, Problem{Key: key, Message: msg}) }
 	for _, s := range []struct{ key, value string }{
 		{"scopes.skills", c.Scopes.Skills},
 		{"scopes.prompts", c.Scopes.Prompts},
 	} {
 		if strings.TrimSpace(s.value) == "" {
-			problems = append(problems, fmt.Sprintf("`%s` must name an iii-state scope (a non-blank string), got %q", s.key, s.value))
+			add(s.key, fmt.Sprintf("`%s` must name an iii-state scope (a non-blank string), got %q", s.key, s.value))
 		}
 	}
 	for _, r := range intRules {
 		if p := r.rule.check(r.value(&c)); p != "" {
-			problems = append(problems, p)
+			add(r.rule.key, p)
 		}
 	}
 	if p := checkEmbedder(c.Search.Embedder); p != "" {
-		problems = append(problems, p)
+		add("search.embedder", p)
 	}
 	for _, list := range []struct {
 		key   string
@@ -116,22 +125,19 @@ func (c Config) Validate() error {
 	}{{"allow_paths", c.AllowPaths}, {"roots", c.Roots}, {"tools.env_allow", c.Tools.EnvAllow}} {
 		for i, p := range list.paths {
 			if strings.TrimSpace(p) == "" {
-				problems = append(problems, fmt.Sprintf("`%s[%d]` must be a directory path (a non-blank string), got %q", list.key, i, p))
+				add(list.key, fmt.Sprintf("`%s[%d]` must be a directory path (a non-blank string), got %q", list.key, i, p))
 			}
 		}
 	}
 	if p := lint.CheckMode(c.Lint.Flagged); p != "" {
-		problems = append(problems, p)
+		add("lint.flagged", p)
 	}
 	for i, p := range c.MCP.SectionsAllow {
 		if problem := checkSectionPattern(p); problem != "" {
-			problems = append(problems, fmt.Sprintf("`mcp.sections_allow[%d]` %s, got %q", i, problem, p))
+			add("mcp.sections_allow", fmt.Sprintf("`mcp.sections_allow[%d]` %s, got %q", i, problem, p))
 		}
 	}
-	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "; "))
-	}
-	return nil
+	return problems
 }
 
 // sectionPatternSchema is the JSON Schema pattern of an

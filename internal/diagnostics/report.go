@@ -33,18 +33,22 @@ const (
 	ConfigLoaded  = "loaded"  // the file was read
 	ConfigDefault = "default" // no file at the default path: the defaults apply, as the worker's
 	ConfigMissing = "missing" // the file named with --config does not exist
+	ConfigInvalid = "invalid" // the file is not YAML keys: the defaults apply, as the worker's
 )
 
 // Report is the whole diagnosis. Fields may be added.
 type Report struct {
-	Config  *ConfigFile       `json:"config,omitempty"` // absent from skills::diagnostics
-	Files   []File            `json:"files"`
-	Roots   []Root            `json:"roots"`
-	Tools   []Tool            `json:"tools"`
-	Catalog *Catalog          `json:"catalog,omitempty"` // absent offline
-	Engine  *Engine           `json:"engine,omitempty"`  // absent offline
-	Watch   Watch             `json:"watch"`
-	Reads   map[string]uint64 `json:"reads"`
+	Config *ConfigFile `json:"config,omitempty"` // absent from skills::diagnostics
+	// ConfigProblems are the config file's keys whose values could not
+	// be used, each kept at its default (D66).
+	ConfigProblems []ConfigProblem   `json:"config_problems,omitempty"`
+	Files          []File            `json:"files"`
+	Roots          []Root            `json:"roots"`
+	Tools          []Tool            `json:"tools"`
+	Catalog        *Catalog          `json:"catalog,omitempty"` // absent offline
+	Engine         *Engine           `json:"engine,omitempty"`  // absent offline
+	Watch          Watch             `json:"watch"`
+	Reads          map[string]uint64 `json:"reads"`
 	// ReadsOmitted is how many skills have a read count beside the
 	// ReportedReads most read that Reads holds (D64).
 	ReadsOmitted int         `json:"reads_omitted,omitempty"`
@@ -86,6 +90,14 @@ type UnknownKey struct {
 	Key    string `json:"key"`
 	Line   int    `json:"line"`
 	Reason string `json:"reason"`
+}
+
+// ConfigProblem is a key of the config file whose value could not be
+// used: the key kept its default, the rest of the file applies (D66).
+type ConfigProblem struct {
+	Key    string `json:"key"`
+	Line   int    `json:"line,omitempty"`
+	Reason string `json:"reason"` // the value, what is allowed, and that the default applies
 }
 
 // File is one file the globs and roots found.
@@ -140,13 +152,14 @@ type Watch struct {
 }
 
 // Problems counts what an operator should look at: a config file named
-// but missing, unknown config keys, files skipped, roots that exist but
+// but missing or not YAML keys, unknown config keys, config values that
+// fell back to their defaults, files skipped, roots that exist but
 // cannot be read, invalid tool skills.
 func (r Report) Problems() int {
-	n := 0
+	n := len(r.ConfigProblems)
 	if r.Config != nil {
 		n += len(r.Config.UnknownKeys)
-		if r.Config.Status == ConfigMissing {
+		if r.Config.Status == ConfigMissing || r.Config.Status == ConfigInvalid {
 			n++
 		}
 	}
@@ -188,6 +201,9 @@ func (r Report) WriteTextLint(w io.Writer, all bool) error {
 		for _, u := range c.UnknownKeys {
 			fmt.Fprintf(tw, "  unknown\t%s\t%s\n", u.Key, u.Reason)
 		}
+	}
+	for _, p := range r.ConfigProblems {
+		fmt.Fprintf(tw, "  invalid\t%s\t%s\n", p.Key, p.Reason)
 	}
 	files := slices.Clone(r.Files)
 	rank := map[string]int{Skipped: 0, Warning: 1, Shadowed: 2, Loaded: 3}

@@ -80,6 +80,9 @@ type Worker struct {
 	changes      *changeQueue
 	functions    []iii.Function
 	triggerTypes int
+	// configProblems are the config file's values that kept their
+	// defaults (D66), for skills::diagnostics; fixed at New.
+	configProblems []diagnostics.ConfigProblem
 
 	runOnce
 }
@@ -98,7 +101,8 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	w := &Worker{url: opts.URL, log: log, changes: newChangeQueue(), runOnce: newRunOnce()}
+	w := &Worker{url: opts.URL, log: log, changes: newChangeQueue(), runOnce: newRunOnce(),
+		configProblems: diagnostics.ConfigProblems(cfg.Problems)}
 	w.client = iii.New(iii.Options{
 		URL: opts.URL, Name: opts.Name, Namespace: opts.Namespace, Description: buildinfo.Description,
 		Version: buildinfo.Version, Logger: log.Named("iii"),
@@ -170,8 +174,8 @@ func newToolSet(cfg config.Config, client *iii.Client, src *fsource.Source, log 
 }
 
 // diagnose adds to skills::diagnostics what only the worker knows: the
-// engine link, the catalog's mode, the tool skills (D42) and the
-// embedder search calls (D50).
+// engine link, the catalog's mode, the tool skills (D42), the embedder
+// search calls (D50) and the config values that kept their defaults (D66).
 func (w *Worker) diagnose(rep *diagnostics.Report) {
 	if st, ok := w.surfaces.search.EmbedderStatus(); ok {
 		rep.Search = &diagnostics.Search{Embedder: embedderRow(st)}
@@ -184,6 +188,7 @@ func (w *Worker) diagnose(rep *diagnostics.Report) {
 		rep.Tools = toolset.Rows(w.tools.Entries())
 	}
 	rep.Live = w.live.status()
+	rep.ConfigProblems = w.configProblems
 }
 
 // Run serves the registry until ctx ends or Close is called (nil: a
