@@ -32,8 +32,8 @@ same. Exits 1 when something is skipped or broken, a config value is
 invalid, a key is unknown or the file named by --config (or, without it, by $III_CONFIG)
 does not exist, so it can gate a deployment. Without either, a missing
 ./config.yaml is no problem: the worker boots with the defaults then. A
-relative glob or root that finds nothing is a warning on stderr naming the
-directory it was resolved against (under $III_CONFIG, the working
+glob or root that finds nothing is a warning on stderr (and under unmatched
+in --json); a relative one names the directory it was resolved against (under $III_CONFIG, the working
 directory: run doctor where the worker runs). skills::diagnostics answers
 the same report from a running worker, with the engine, the catalog and
 the reads added.
@@ -64,10 +64,11 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	scan := diagnostics.Scan{Roots: src.RootDirs()}
 	scan.Skills, scan.SkillSkips = src.Skills()
 	scan.Prompts, scan.PromptSkips = src.Prompts()
-	for _, w := range unmatchedRelative(loaded, foundOf(scan.Skills, scan.SkillSkips, scan.Prompts, scan.PromptSkips), true) {
-		fmt.Fprintln(c.io.err, "skills doctor: warning: "+w)
-	}
 	rep := diagnostics.FromScan(scan)
+	rep.Unmatched = diagnostics.FindUnmatched(loaded, rep.Files, rep.Roots, true)
+	for _, u := range rep.Unmatched {
+		fmt.Fprintln(c.io.err, "skills doctor: warning: "+u.Reason)
+	}
 	rep.Config = &file
 	rep.ConfigProblems = diagnostics.ConfigProblems(loaded.Problems)
 	rep.Lint = diagnostics.LintFiles(src, scan, lint.Mode(cfg.Lint.Flagged))

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/tools"
 	"github.com/iii-hq/skills-go/internal/toolset"
@@ -80,8 +81,9 @@ func (c toolsCommand) Run(_ context.Context, args []string) error {
 	cfg := config.Resolve(loaded, modeOf(*dev))
 	src := newSource(cfg, cfg.Skills, nil)
 	skills, skips := src.Skills()
-	for _, w := range unmatchedRelative(loaded, foundOf(skills, skips, nil, nil), false) {
-		fmt.Fprintln(c.io.err, "skills tools: warning: "+w)
+	scanned := diagnostics.FromScan(diagnostics.Scan{Skills: skills, SkillSkips: skips, Roots: src.RootDirs()})
+	for _, u := range diagnostics.FindUnmatched(loaded, scanned.Files, scanned.Roots, false) {
+		fmt.Fprintln(c.io.err, "skills tools: warning: "+u.Reason)
 	}
 	found, err := classifyToolSkills(cfg, src, skills)
 	if err != nil {

@@ -332,3 +332,48 @@ func TestWorkerBadValueFallsBackPerKey(t *testing.T) {
 		t.Errorf("skills::diagnostics config_problems = %+v (%v)\n%s", rep.ConfigProblems, err, res)
 	}
 }
+
+// A glob or root that finds nothing, absolute as well as relative, is a
+// warning in the boot log, under unmatched in skills::diagnostics and in
+// skills doctor (D66).
+func TestUnmatchedGlobAndRootAreWarned(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "alpha.md"), "# Alpha\n")
+	absGlob := filepath.Join(dir, "none", "*.md")
+	absRoot := filepath.Join(dir, "no-root")
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgPath, fmt.Sprintf("skills: [\"*.md\", %q]\nroots: [%q, \"rel-root\"]\n", absGlob, absRoot))
+	srv := iiitest.NewServer(t)
+	worker := startWorker(t, srv, "--config", cfgPath)
+	for _, want := range []string{
+		fmt.Sprintf("glob or root finds nothing: the skills glob %q matches nothing", absGlob),
+		fmt.Sprintf("glob or root finds nothing: the root %q finds no skills in %s", absRoot, absRoot),
+		fmt.Sprintf("glob or root finds nothing: the relative root \"rel-root\" finds no skills in %s", filepath.Join(dir, "rel-root")),
+	} {
+		worker.stdout.waitFor(t, want)
+	}
+	if strings.Contains(worker.stdout.String(), `the relative skills glob "*.md"`) {
+		t.Errorf("a glob that matches was warned of:\n%s", worker.stdout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.WaitFunction(ctx, "skills::diagnostics"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := newCaller(t, srv).Call(ctx, "skills::diagnostics", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Unmatched []struct{ Kind, Entry, Path string }
+	}
+	if err := json.Unmarshal(res, &rep); err != nil || len(rep.Unmatched) != 3 ||
+		rep.Unmatched[0].Entry != absGlob || rep.Unmatched[1].Path != absRoot || rep.Unmatched[2].Kind != "root" {
+		t.Errorf("skills::diagnostics unmatched = %+v (%v)", rep.Unmatched, err)
+	}
+	code, out, errOut := runCmd(t, ctx, "doctor", "--config", cfgPath)
+	if code != 0 || !strings.Contains(errOut, fmt.Sprintf("skills doctor: warning: the skills glob %q matches nothing", absGlob)) ||
+		!strings.Contains(errOut, fmt.Sprintf("skills doctor: warning: the root %q finds no skills", absRoot)) {
+		t.Errorf("doctor: exit %d, want 0 and both warned of\n%s%s", code, out, errOut)
+	}
+}

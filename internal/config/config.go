@@ -128,6 +128,10 @@ type Config struct {
 	// one, skills::roots::* scan the upstream worker's default roots
 	// (docs/decisions.md D32). Never read from YAML.
 	RootsSet bool `yaml:"-"`
+	// RootsByMode reports that Roots are the mode's conventional folders
+	// (Resolve, ModeDev), not the file's: a missing one is no surprise,
+	// so it is not warned of (D66). Never read from YAML.
+	RootsByMode bool `yaml:"-"`
 	// IndexMaxTokens bounds iii://skills at this many tokens (bytes/4):
 	// deeper levels fold into one line per parent first; 0 is no bound, as
 	// 0.2 (docs/decisions.md D44).

@@ -49,7 +49,7 @@ func Resolve(cfg Config, mode Mode) Config {
 	}
 	switch mode {
 	case ModeDev:
-		cfg.Roots, cfg.RootsSet = slices.Clone(ConventionalRoots), true
+		cfg.Roots, cfg.RootsSet, cfg.RootsByMode = slices.Clone(ConventionalRoots), true, true
 	case ModeWorker:
 		// Nothing beyond the config: no roots served, RootsSet stays
 		// false so skills::roots::* keep upstream's defaults (D32).

@@ -6,6 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
+	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -14,9 +15,10 @@ import (
 // Diagnoser builds the report of the worker's content view and serves it
 // as skills::diagnostics; it also logs the boot scan (health.go).
 type Diagnoser struct {
-	view *catalog.View
-	add  func(*Report)
-	log  *zap.Logger
+	view   *catalog.View
+	add    func(*Report)
+	log    *zap.Logger
+	served *config.Config
 }
 
 // Config is what a Diagnoser needs.
@@ -28,6 +30,10 @@ type Config struct {
 	Add func(*Report)
 	// Logger receives the boot scan's lines; default: no logging.
 	Logger *zap.Logger
+	// Served is the config the view's globs and roots come from: each
+	// that finds nothing is reported under unmatched and warned of in the
+	// boot scan (D66); nil checks nothing.
+	Served *config.Config
 }
 
 // New returns a Diagnoser over cfg.View. It panics if the view is nil:
@@ -39,7 +45,7 @@ func New(cfg Config) *Diagnoser {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	return &Diagnoser{view: cfg.View, add: cfg.Add, log: cfg.Logger}
+	return &Diagnoser{view: cfg.View, add: cfg.Add, log: cfg.Logger, served: cfg.Served}
 }
 
 // skills::diagnostics (docs/decisions.md D42): what an operator would
@@ -55,6 +61,15 @@ const ReportedReads = 1000
 
 // emptyInput is the request of skills::diagnostics: nothing.
 type emptyInput struct{}
+
+// unmatched are the served config's globs and roots that find nothing
+// in rep's files and roots.
+func (d *Diagnoser) unmatched(rep Report) []Unmatched {
+	if d.served == nil {
+		return nil
+	}
+	return FindUnmatched(*d.served, rep.Files, rep.Roots, true)
+}
 
 // Function is skills::diagnostics.
 func (d *Diagnoser) Function() iii.Function {
@@ -75,6 +90,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		scan.Roots = src.RootDirs()
 	}
 	rep := FromScan(scan)
+	rep.Unmatched = d.unmatched(rep)
 	if err == nil {
 		hidden := make(map[string]bool, len(l.Shadowed))
 		for _, s := range l.Shadowed {

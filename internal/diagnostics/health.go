@@ -10,8 +10,9 @@ import (
 
 // LogFSHealth scans the filesystem overlay once and logs what it found
 // (docs/reference.md#boot-scan plus docs/decisions.md D5): one info line per
-// loaded skill and prompt, one warning per skipped file and per fs entry
-// shadowed by a state row, and a summary. It reads state to find the
+// loaded skill and prompt, one warning per skipped file, per glob or root
+// that finds nothing (D66) and per fs entry shadowed by a state row, and
+// a summary. It reads state to find the
 // shadowed entries, so call it once the engine connection is up; if state
 // cannot be read it says so and reports no shadowed entries.
 func (d *Diagnoser) LogFSHealth(ctx context.Context) {
@@ -36,6 +37,14 @@ func (d *Diagnoser) LogFSHealth(ctx context.Context) {
 			d.log.Warn("skipped fs entry", zap.String("kind", sk.Kind), zap.String("path", sk.Path), zap.String("reason", sk.Reason))
 			skipped++
 		}
+	}
+
+	scan := Scan{Skills: skills, SkillSkips: skillSkips, Prompts: prompts, PromptSkips: promptSkips}
+	if src := d.view.Source(); src != nil {
+		scan.Roots = src.RootDirs()
+	}
+	for _, u := range d.unmatched(FromScan(scan)) {
+		d.log.Warn("glob or root finds nothing: "+u.Reason, zap.String("kind", u.Kind), zap.String("entry", u.Entry), zap.String("path", u.Path))
 	}
 
 	shadowed := 0

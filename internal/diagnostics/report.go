@@ -41,14 +41,17 @@ type Report struct {
 	Config *ConfigFile `json:"config,omitempty"` // absent from skills::diagnostics
 	// ConfigProblems are the config file's keys whose values could not
 	// be used, each kept at its default (D66).
-	ConfigProblems []ConfigProblem   `json:"config_problems,omitempty"`
-	Files          []File            `json:"files"`
-	Roots          []Root            `json:"roots"`
-	Tools          []Tool            `json:"tools"`
-	Catalog        *Catalog          `json:"catalog,omitempty"` // absent offline
-	Engine         *Engine           `json:"engine,omitempty"`  // absent offline
-	Watch          Watch             `json:"watch"`
-	Reads          map[string]uint64 `json:"reads"`
+	ConfigProblems []ConfigProblem `json:"config_problems,omitempty"`
+	// Unmatched are the config's globs and roots that find nothing: a
+	// warning each, not a problem (D66).
+	Unmatched []Unmatched       `json:"unmatched,omitempty"`
+	Files     []File            `json:"files"`
+	Roots     []Root            `json:"roots"`
+	Tools     []Tool            `json:"tools"`
+	Catalog   *Catalog          `json:"catalog,omitempty"` // absent offline
+	Engine    *Engine           `json:"engine,omitempty"`  // absent offline
+	Watch     Watch             `json:"watch"`
+	Reads     map[string]uint64 `json:"reads"`
 	// ReadsOmitted is how many skills have a read count beside the
 	// ReportedReads most read that Reads holds (D64).
 	ReadsOmitted int         `json:"reads_omitted,omitempty"`

@@ -38,7 +38,7 @@ func newSurfaces(reg *registry.Registry, cfg config.Config, client caller, log *
 		reg:    reg,
 		roots:  roots.New(roots.Config{View: view, Configured: cfg.RootsSet}),
 		search: search.NewSearcher(searchCfg),
-		diag:   diagnostics.New(diagnostics.Config{View: view, Add: add, Logger: log.Named("diagnostics")}),
+		diag:   diagnostics.New(diagnostics.Config{View: view, Add: add, Logger: log.Named("diagnostics"), Served: &cfg}),
 		mcp:    mcpskills.New(mcpskills.Config{View: view, PageSize: cfg.PageSize, MaxResponseBytes: cfg.MaxResponseBytes}),
 	}
 }
