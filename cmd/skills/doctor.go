@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -33,8 +34,11 @@ invalid, a key is unknown or the file named by --config (or, without it, by $III
 does not exist, so it can gate a deployment. Without either, a missing
 ./config.yaml is no problem: the worker boots with the defaults then. A
 glob or root that finds nothing is a warning on stderr (and under unmatched
-in --json); a relative one names the directory it was resolved against (under $III_CONFIG, the working
-directory: run doctor where the worker runs). skills::diagnostics answers
+in --json); a relative one names the directory it was resolved against
+(under $III_CONFIG, the working directory: run doctor where the worker
+runs). Without --dev, a note on stderr says when skills dev, run here,
+would also serve skills from the Agent Skills folders (a config without a
+roots key). skills::diagnostics answers
 the same report from a running worker, with the engine, the catalog and
 the reads added.
 
@@ -68,6 +72,11 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	rep.Unmatched = diagnostics.FindUnmatched(loaded, rep.Files, rep.Roots, true)
 	for _, u := range rep.Unmatched {
 		fmt.Fprintln(c.io.err, "skills doctor: warning: "+u.Reason)
+	}
+	if !*dev {
+		if note := devNote(loaded); note != "" {
+			fmt.Fprintln(c.io.err, "skills doctor: note: "+note)
+		}
 	}
 	rep.Config = &file
 	rep.ConfigProblems = diagnostics.ConfigProblems(loaded.Problems)
@@ -149,4 +158,33 @@ func configReport(loc config.Location, cfg config.Config, loadErr error) diagnos
 		c.UnknownKeys = append(c.UnknownKeys, diagnostics.UnknownKey{Key: u.Key, Line: u.Line, Reason: u.String()})
 	}
 	return c
+}
+
+// devNote says so when skills dev, run here, would serve skills that a
+// worker (and doctor without --dev) does not: a config without a roots
+// key, and skills in the Agent Skills folders dev serves then (D30, D66).
+// "" otherwise.
+func devNote(loaded config.Config) string {
+	if loaded.RootsSet {
+		return ""
+	}
+	devCfg := config.Resolve(loaded, config.ModeDev)
+	skills, _ := newSource(devCfg, nil, nil).Skills()
+	if len(skills) == 0 {
+		return ""
+	}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, s := range skills {
+		if !seen[s.Root] {
+			seen[s.Root] = true
+			dirs = append(dirs, s.Root)
+		}
+	}
+	n := fmt.Sprintf("%d skills", len(skills))
+	if len(skills) == 1 {
+		n = "1 skill"
+	}
+	return fmt.Sprintf("skills dev would also serve %s from %s, which this report leaves out: without a roots key only skills dev serves the Agent Skills folders; run skills doctor --dev to check what skills dev serves",
+		n, strings.Join(dirs, ", "))
 }

@@ -250,3 +250,31 @@ func TestDoctorLint(t *testing.T) {
 		t.Errorf("doctor --json lint = %+v", rep.Lint)
 	}
 }
+
+// skills doctor without --dev, in a folder whose ./skills skills dev
+// would serve (no roots key), says so and how to check them (D66); with
+// --dev, or with a roots key, it does not.
+func TestDoctorWithoutDevNotesWhatDevServes(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	writeFile(t, filepath.Join(dir, "config.yaml"), "skills: []\n")
+	if err := os.MkdirAll(filepath.Join(dir, "skills", "pdf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: PDFs.\n---\n# PDF\n")
+	t.Chdir(dir)
+	ctx := context.Background()
+	code, out, errOut := runCmd(t, ctx, "doctor")
+	want := "skills doctor: note: skills dev would also serve 1 skill from " + filepath.Join(dir, "skills") + ", which this report leaves out"
+	if code != 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "run skills doctor --dev") || !strings.Contains(out, "FILES (0)") {
+		t.Errorf("doctor: exit %d, want 0 and the note\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCmd(t, ctx, "doctor", "--dev")
+	if code != 0 || strings.Contains(errOut, "note:") || !strings.Contains(out, "loaded  skill  pdf") {
+		t.Errorf("doctor --dev: exit %d, want 0, no note and pdf loaded\n%s%s", code, out, errOut)
+	}
+	writeFile(t, filepath.Join(dir, "config.yaml"), "roots: []\n")
+	if code, out, errOut = runCmd(t, ctx, "doctor"); code != 0 || strings.Contains(errOut, "note:") {
+		t.Errorf("doctor with a roots key: exit %d, want no note\n%s%s", code, out, errOut)
+	}
+}
