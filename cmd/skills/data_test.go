@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -67,4 +68,30 @@ func TestEngineDataSurvivesSIGKILL(t *testing.T) {
 	if got := string(call(url, "state::get", map[string]string{"scope": "skills", "key": "kept"})); got != `{"id":"kept"}` {
 		t.Errorf("after SIGKILL and a restart, state::get = %s", got)
 	}
+}
+
+// Two real processes on one --data directory: the second (skills dev, as
+// a second make run on another PORT) refuses at start naming the first
+// (its pid and command) and --data; once the first is killed with
+// SIGKILL, the kernel has released the lock and the second starts (D66).
+func TestDataDirRefusesASecondProcess(t *testing.T) {
+	data := t.TempDir()
+	first := startBinary(t, false, func(line string) bool { return strings.Contains(line, "III_URL") },
+		"engine", "--port", "0", "--data", data)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	second := exec.CommandContext(ctx, skillsBinary(t), "dev", "--port", "0", "--data", data, "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	second.Env = append(second.Environ(), "HOME="+t.TempDir())
+	out, err := second.CombinedOutput()
+	exitErr, ok := err.(*exec.ExitError)
+	want := fmt.Sprintf("the data directory %s is in use by another process (pid %d: %s engine --port 0 --data %s)", data, first.cmd.Process.Pid, skillsBinary(t), data)
+	if !ok || exitErr.ExitCode() == 0 || !strings.Contains(string(out), want) || !strings.Contains(string(out), "another directory with --data") {
+		t.Fatalf("second process: %v, want a refusal naming the holder (%s):\n%s", err, want, out)
+	}
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.cmd.Wait()
+	startBinary(t, false, func(line string) bool { return strings.Contains(line, "III_URL") },
+		"dev", "--port", "0", "--data", data, "--config", filepath.Join(t.TempDir(), "none.yaml"))
 }

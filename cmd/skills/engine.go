@@ -56,6 +56,9 @@ func startEngine(ctx context.Context, f engineFlags, log *zap.Logger) (*engine.E
 		if _, ok := errors.AsType[*engine.StateFileError](err); ok {
 			return nil, err
 		}
+		if _, ok := errors.AsType[*engine.DataDirInUseError](err); ok {
+			return nil, err
+		}
 		return nil, fmt.Errorf("start local engine on %s (is another engine already using the port? pick one with --port): %w", f.addr(), err)
 	}
 	log.Info("local iii engine listening; point workers at it with III_URL", zap.String("url", srv.URL()))

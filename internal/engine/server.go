@@ -103,6 +103,7 @@ type Engine struct {
 	startedAt time.Time
 	upgrader  websocket.Upgrader
 	state     *stateStore
+	lock      *dataLock // the data directory's, nil without DataDir; released by Close
 	// stateEvents queues writes for the state trigger type's bindings.
 	stateEvents *eventQueue[stateEvent]
 	// configs and configEvents are the configuration worker's, nil
@@ -152,13 +153,19 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	}
 	store := newStateStore()
 	var statePath string
+	var lock *dataLock // held until Close (D66)
 	if opts.DataDir != "" {
 		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("engine: state directory: %w", err)
 		}
+		var err error
+		if lock, err = lockDataDir(opts.DataDir); err != nil {
+			return nil, err
+		}
 		statePath = filepath.Join(opts.DataDir, StateFile)
 		f, found, err := readStateFile(statePath)
 		if err != nil {
+			lock.release()
 			return nil, &StateFileError{Err: err}
 		}
 		if found {
@@ -168,6 +175,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
+		lock.release()
 		return nil, fmt.Errorf("engine: listen on %s: %w", addr, err)
 	}
 	s := &Engine{
@@ -178,6 +186,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true },
 			WriteBufferSize: wsbatch.FrameBufferSize, WriteBufferPool: wsbatch.BufferPool},
 		state: store,
+		lock:  lock,
 
 		stateEvents: newEventQueue[stateEvent](),
 		sockets:     map[*socket]struct{}{},
@@ -230,6 +239,7 @@ func (s *Engine) Close() {
 	s.stopServing()
 	close(s.quit)
 	s.bg.Wait()
+	s.lock.release() // after the last state write
 	s.log.Info("local engine closed", zap.String("url", s.URL()))
 }
 
