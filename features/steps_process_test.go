@@ -24,9 +24,15 @@ type procState struct {
 	exitCode int    // of the last one-off binary run
 	stdout   string // of the last one-off binary run
 	stderr   string // of the last one-off binary run
+	// others are processes a scenario started besides the worker (an
+	// engine holding a data directory); killed at its end.
+	others []*process
 }
 
 func (p *procState) close() {
+	for _, o := range p.others {
+		_, _ = o.stop(syscall.SIGKILL, stopTimeout)
+	}
 	if p.rec != nil {
 		p.rec.close()
 	}
@@ -106,7 +112,10 @@ func (w *world) processSteps(sc *godog.ScenarioContext) {
 
 // runBinary runs the binary to completion with an environment whose engine
 // URLs point at a listener that counts connection attempts.
-func (w *world) runBinary(args string) error {
+func (w *world) runBinary(args string) error { return w.runBinaryIn("", args) }
+
+// runBinaryIn is runBinary in directory dir ("": the test's).
+func (w *world) runBinaryIn(dir, args string) error {
 	bin, err := w.run.binary()
 	if err != nil {
 		return err
@@ -118,6 +127,7 @@ func (w *world) runBinary(args string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, strings.Fields(w.expand(args))...)
+	cmd.Dir = dir
 	cmd.Env = workerEnv(map[string]string{"III_URL": url, "III_ENGINE_URL": url})
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

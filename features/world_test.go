@@ -98,6 +98,7 @@ func (r *run) initScenario(sc *godog.ScenarioContext) {
 	w.engineSteps(sc)
 	w.toolSteps(sc)
 	w.deploymentSteps(sc)
+	w.configTrapSteps(sc)
 }
 
 func (w *world) begin() error {
