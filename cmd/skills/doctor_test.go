@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 )
 
 // skills doctor reports every file, root and tool skill offline and exits
@@ -151,13 +152,7 @@ func TestDoctorReportsEveryBadValueAndGoesOn(t *testing.T) {
 		}
 	}
 	code, out, _ = runCmd(t, ctx, "doctor", "--json", "--config", cfgPath)
-	var rep struct {
-		ConfigProblems []struct {
-			Key    string
-			Line   int
-			Reason string
-		} `json:"config_problems"`
-	}
+	var rep diagnostics.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || len(rep.ConfigProblems) != 2 ||
 		rep.ConfigProblems[0].Key != "state_timeout_ms" || rep.ConfigProblems[0].Line != 1 {
 		t.Errorf("--json: %v, exit %d, config_problems %+v\n%s", err, code, rep.ConfigProblems, out)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/buildinfo"
+	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
@@ -321,13 +322,7 @@ func TestWorkerBadValueFallsBackPerKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep struct {
-		ConfigProblems []struct {
-			Key    string
-			Line   int
-			Reason string
-		} `json:"config_problems"`
-	}
+	var rep diagnostics.Report
 	if err := json.Unmarshal(res, &rep); err != nil || len(rep.ConfigProblems) != 1 || rep.ConfigProblems[0].Key != "state_timeout_ms" || rep.ConfigProblems[0].Line != 1 {
 		t.Errorf("skills::diagnostics config_problems = %+v (%v)\n%s", rep.ConfigProblems, err, res)
 	}
