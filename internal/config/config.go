@@ -5,8 +5,9 @@
 // serves in each mode (docs/decisions.md D49), and RelativeTo what its
 // relative paths mean (D57).
 // Nothing here logs or touches the network;
-// the caller decides what a bad config means (the worker logs one warning
-// and boots with Default).
+// the caller decides what a bad config means (the worker logs a warning
+// per key in Config.Problems, each kept at its default, D66, or one
+// warning and Default for a file it cannot read as keys).
 package config
 
 import (
