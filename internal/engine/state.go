@@ -19,6 +19,10 @@ type stateStore struct {
 
 	// entries are state::list_entries' open snapshots (state_entries.go).
 	entries *entrySnapshots
+
+	// durable, with Options.DataDir, is the log every write goes through
+	// before it is applied (state_log.go); nil keeps the store in memory.
+	durable *stateLog
 }
 
 type scopeRows struct {
@@ -57,6 +61,35 @@ func (st *stateStore) set(scope, key string, value json.RawMessage) (old json.Ra
 	}
 	rows.index[key] = rows.order.PushBack(&stateRow{key: key, value: value})
 	return nil
+}
+
+// put is set for a state write: with a log, only once the change is on
+// the disk, and not at all (an error naming the file) when it cannot be.
+func (st *stateStore) put(scope, key string, value json.RawMessage) (old json.RawMessage, err error) {
+	if st.durable == nil {
+		return st.set(scope, key, value), nil
+	}
+	old, _, err = st.durable.write(opSet, scope, key, value)
+	return old, err
+}
+
+// del is remove for a state write, durable as put is.
+func (st *stateStore) del(scope, key string) (json.RawMessage, error) {
+	if st.durable == nil {
+		v, _ := st.remove(scope, key)
+		return v, nil
+	}
+	v, _, err := st.durable.write(opDel, scope, key, nil)
+	return v, err
+}
+
+// ensureScope makes a scope exist, empty when it is new.
+func (st *stateStore) ensureScope(scope string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.scopes[scope] == nil {
+		st.scopes[scope] = &scopeRows{index: map[string]*list.Element{}, order: list.New()}
+	}
 }
 
 // get returns the stored value; ok is false for a missing key.
