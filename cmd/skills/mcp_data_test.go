@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 )
 
 // readOverMCP connects the official Go SDK client to a Streamable HTTP
