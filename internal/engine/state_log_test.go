@@ -176,6 +176,7 @@ func TestConcurrentWritersShareAnFsync(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	t.Logf("%d writes for 800 calls", file.wrote.Load())
 	if n := file.wrote.Load(); n >= 800 {
 		t.Errorf("%d writes for 800 calls: no batch was shared", n)
 	}
