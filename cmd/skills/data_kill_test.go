@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -23,16 +21,9 @@ import (
 // acknowledged may or may not be).
 func TestEngineDataLosesNoAcknowledgedWriteToSIGKILL(t *testing.T) {
 	data := t.TempDir()
-	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
 	start := func() (kill func(), c *iii.Client) {
 		t.Helper()
-		var url string
-		run := startBinary(t, false, func(line string) bool {
-			if strings.Contains(line, "III_URL") {
-				url = urlRe.FindString(line)
-			}
-			return url != ""
-		}, "engine", "--port", "0", "--data", data)
+		run, url := startDataEngine(t, data)
 		c = iii.New(iii.Options{URL: url, Name: "kill-test", ReconnectInitial: time.Hour})
 		c.Start()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -14,21 +14,29 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
+// startDataEngine starts the real skills engine --data dir on a free port
+// and returns it with its URL, once it has logged it.
+func startDataEngine(t *testing.T, dir string) (started, string) {
+	t.Helper()
+	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
+	var url string
+	run := startBinary(t, false, func(line string) bool {
+		if strings.Contains(line, "III_URL") {
+			url = urlRe.FindString(line)
+		}
+		return url != ""
+	}, "engine", "--port", "0", "--data", dir)
+	return run, url
+}
+
 // skills engine --data keeps state across a SIGKILL: a write acknowledged
 // is on disk, so killing the process right after it loses nothing, and the
 // first log line says where state lives (D46, D67).
 func TestEngineDataSurvivesSIGKILL(t *testing.T) {
 	data := t.TempDir()
-	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
 	start := func() (*exec.Cmd, string, string) {
 		t.Helper()
-		var url string
-		run := startBinary(t, false, func(line string) bool {
-			if strings.Contains(line, "III_URL") {
-				url = urlRe.FindString(line)
-			}
-			return url != ""
-		}, "engine", "--port", "0", "--data", data)
+		run, url := startDataEngine(t, data)
 		return run.cmd, url, run.first
 	}
 	call := func(url, fn string, data any) json.RawMessage {

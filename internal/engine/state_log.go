@@ -224,7 +224,10 @@ func openStateLog(dir string, st *stateStore, log *zap.Logger, quit <-chan struc
 			log.Info("removed a temporary file a crash left behind", zap.String("path", tmp))
 		}
 	}
-	l := &stateLog{path: path, st: st, log: log, quit: quit, reqs: make(chan *logReq, maxBatch),
+	// reqs is unbuffered: a write is handed over only to a running writer
+	// (one that has stopped never strands it), and the writes parked on
+	// it while an fsync runs are the next batch.
+	l := &stateLog{path: path, st: st, log: log, quit: quit, reqs: make(chan *logReq),
 		done: make(chan struct{}), reopen: open, minCompact: minCompact}
 	oldPath := filepath.Join(dir, StateFile)
 	good, total, err := replayLog(path, st)
