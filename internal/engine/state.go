@@ -13,9 +13,8 @@ import (
 // deleting it removes it, and a scope emptied by deletes stays listed. Get
 // and set are O(1); every call is atomic.
 type stateStore struct {
-	mu      sync.RWMutex
-	scopes  map[string]*scopeRows
-	changes uint64 // counts sets and removes, for the state file's flusher
+	mu     sync.RWMutex
+	scopes map[string]*scopeRows
 
 	// entries are state::list_entries' open snapshots (state_entries.go).
 	entries *entrySnapshots
@@ -32,7 +31,7 @@ type scopeRows struct {
 
 // stateRow is one stored value. Its bytes are never changed in place: set
 // replaces the slice, and every value stored is a slice of its own (an
-// encoder's output, or the state file's decoded copy). A listing can
+// encoder's output, or a decoded copy from the state log or file). A listing can
 // therefore hand out the slices themselves and write them after the
 // lock is released, while the key is set again (docs/decisions.md D52).
 type stateRow struct {
@@ -48,7 +47,6 @@ func newStateStore() *stateStore {
 func (st *stateStore) set(scope, key string, value json.RawMessage) (old json.RawMessage) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.changes++
 	rows := st.scopes[scope]
 	if rows == nil {
 		rows = &scopeRows{index: map[string]*list.Element{}, order: list.New()}
@@ -120,7 +118,6 @@ func (st *stateStore) remove(scope, key string) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
-	st.changes++
 	delete(rows.index, key)
 	rows.order.Remove(el)
 	return el.Value.(*stateRow).value, true

@@ -36,8 +36,8 @@ type stateFileRow struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// snapshot copies the store's content, and the change count it is at.
-func (st *stateStore) snapshot() (stateFileFormat, uint64) {
+// snapshot copies the store's content.
+func (st *stateStore) snapshot() stateFileFormat {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	out := stateFileFormat{Version: 1, Scopes: []stateFileScope{}}
@@ -50,7 +50,7 @@ func (st *stateStore) snapshot() (stateFileFormat, uint64) {
 		}
 		out.Scopes = append(out.Scopes, sc)
 	}
-	return out, st.changes
+	return out
 }
 
 // loadFile replaces the store's content with a file's.

@@ -425,7 +425,7 @@ func (l *stateLog) writeSnapshot() (err error) {
 			_ = os.Remove(tmp)
 		}
 	}()
-	snap, _ := l.st.snapshot()
+	snap := l.st.snapshot()
 	w := bufio.NewWriterSize(f, 1<<20)
 	n, _ := w.WriteString(stateLogMagic)
 	size := int64(n)

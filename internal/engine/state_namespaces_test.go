@@ -426,7 +426,7 @@ func TestOnlyTheDefaultStoreIsPersisted(t *testing.T) {
 	if _, _, err := replayLog(filepath.Join(dir, StateLog), st); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := st.snapshot()
+	f := st.snapshot()
 	want := stateFileFormat{Version: 1, Scopes: []stateFileScope{{Scope: "s", Rows: []stateFileRow{{Key: "in-default", Value: json.RawMessage(`2`)}}}}}
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Errorf("state log (-want +got):\n%s", diff)
