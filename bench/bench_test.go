@@ -51,11 +51,13 @@ type rigOptions struct {
 	// default 256 MiB budget.
 	bodyStore  bool
 	cacheBytes int64
+	// dataDir keeps the engine's state there (skills engine --data).
+	dataDir string
 }
 
 func newRig(tb testing.TB, opts rigOptions) *rig {
 	tb.Helper()
-	srv := iiitest.NewServer(tb)
+	srv := iiitest.NewServerWith(tb, engine.Options{DataDir: opts.dataDir})
 	if opts.seed != nil {
 		opts.seed(srv)
 	}

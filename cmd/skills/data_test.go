@@ -12,25 +12,32 @@ import (
 	"testing"
 	"time"
 
-	"github.com/iii-hq/skills-go/internal/filewait"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
-// skills engine --data keeps state across a SIGKILL: once a write has been
-// flushed (within a second), killing the process loses nothing, and the
-// first log line says where state lives (D46).
+// startDataEngine starts the real skills engine --data dir on a free port
+// and returns it with its URL, once it has logged it.
+func startDataEngine(t *testing.T, dir string) (started, string) {
+	t.Helper()
+	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
+	var url string
+	run := startBinary(t, false, func(line string) bool {
+		if strings.Contains(line, "III_URL") {
+			url = urlRe.FindString(line)
+		}
+		return url != ""
+	}, "engine", "--port", "0", "--data", dir)
+	return run, url
+}
+
+// skills engine --data keeps state across a SIGKILL: a write acknowledged
+// is on disk, so killing the process right after it loses nothing, and the
+// first log line says where state lives (D46, D67).
 func TestEngineDataSurvivesSIGKILL(t *testing.T) {
 	data := t.TempDir()
-	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
 	start := func() (*exec.Cmd, string, string) {
 		t.Helper()
-		var url string
-		run := startBinary(t, false, func(line string) bool {
-			if strings.Contains(line, "III_URL") {
-				url = urlRe.FindString(line)
-			}
-			return url != ""
-		}, "engine", "--port", "0", "--data", data)
+		run, url := startDataEngine(t, data)
 		return run.cmd, url, run.first
 	}
 	call := func(url, fn string, data any) json.RawMessage {
@@ -51,14 +58,10 @@ func TestEngineDataSurvivesSIGKILL(t *testing.T) {
 	}
 
 	cmd, url, first := start()
-	if !strings.Contains(first, "state is kept in "+filepath.Join(data, "state.json")) {
+	if !strings.Contains(first, "state is kept in "+filepath.Join(data, "state.log")) {
 		t.Errorf("first log line %q does not say where state lives", first)
 	}
 	call(url, "state::set", map[string]any{"scope": "skills", "key": "kept", "value": map[string]string{"id": "kept"}})
-	kept := func(b []byte) bool { return strings.Contains(string(b), `"kept"`) }
-	if err := filewait.Until(filepath.Join(data, "state.json"), 5*time.Second, kept); err != nil {
-		t.Fatalf("the write never reached the state file: %v", err)
-	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ type engineFlags struct {
 func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.host, "host", "127.0.0.1", "interface the local engine listens on")
 	fs.IntVar(&f.port, "port", 49134, "port the local engine listens on (the iii default is 49134)")
-	fs.StringVar(&f.data, "data", "", "keep state in DIR/state.json across restarts (default: in memory, lost on exit)")
+	fs.StringVar(&f.data, "data", "", "keep state in DIR/state.log across restarts, each write on disk before it is acknowledged (default: in memory, lost on exit)")
 }
 
 func (f *engineFlags) validate(name string) error {
@@ -45,7 +45,7 @@ func (f *engineFlags) addr() string { return net.JoinHostPort(f.host, strconv.It
 // lives and how to reach it.
 func startEngine(ctx context.Context, f engineFlags, log *zap.Logger) (*engine.Engine, error) {
 	if f.data != "" {
-		log.Info("state is kept in "+filepath.Join(f.data, engine.StateFile)+", written within a second of each change and on shutdown", zap.String("data", f.data))
+		log.Info("state is kept in "+filepath.Join(f.data, engine.StateLog)+"; a write is acknowledged once it is on disk", zap.String("data", f.data))
 	} else {
 		log.Info("state is in memory and lost when this process ends; --data DIR keeps it")
 	}

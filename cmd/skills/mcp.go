@@ -82,7 +82,7 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 	dev := fs.Bool("dev", false, "run a local engine and the skills worker in this process")
 	configPath := fs.String("config", "config.yaml", "with --dev: the worker's config; with --url: read for mcp.sections_allow only")
 	port := fs.Int("port", 0, "with --dev: the local engine's port (0: any free one)")
-	data := fs.String("data", "", "with --dev: keep state in DIR/state.json across restarts")
+	data := fs.String("data", "", "with --dev: keep state in DIR/state.log across restarts, each write on disk before it is acknowledged")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
 	allowUnauthenticated := fs.Bool("allow-unauthenticated", false, "with --http: listen on an address beyond loopback without authentication")
 	authOpts := registerAuthFlags(fs)

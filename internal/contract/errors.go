@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/iii-hq/skills-go/internal/iii"
 )
 
 // Error codes a handler failure carries on the wire (docs/decisions.md
@@ -85,17 +83,20 @@ func UnavailableMsg(err error) *Error {
 }
 
 // describe renders a call failure for "<call>: <cause>". The client's own
-// failures are worded plainly (its errors repeat the function id, which
-// the call prefix already names); a remote failure keeps its wire code,
-// e.g. "SET_ERROR: Failed to set value: …".
+// failures are worded plainly, as their CallFailure method words them
+// (its errors repeat the function id, which the call prefix already
+// names); a remote failure keeps its wire code, e.g. "SET_ERROR: Failed to
+// set value: …".
 func describe(err error) string {
+	if f, ok := errors.AsType[interface {
+		error
+		CallFailure() string
+	}](err); ok {
+		return f.CallFailure()
+	}
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, iii.ErrTimeout):
+	case errors.Is(err, context.DeadlineExceeded):
 		return "invocation timed out"
-	case errors.Is(err, iii.ErrNotConnected):
-		return "not connected to the engine (the worker reconnects on its own; retry shortly)"
-	case errors.Is(err, iii.ErrClosed):
-		return "the worker is shutting down"
 	case errors.Is(err, context.Canceled):
 		return "call cancelled"
 	default:

@@ -46,26 +46,39 @@ func stateSet(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wir
 		return nil, e
 	}
 	value := mustEncode(a["value"])
-	old := s.writeStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key"), value)
+	old, err := s.writeStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key"), value)
+	if err != nil {
+		return nil, stateWriteError("state::set", err)
+	}
 	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
 }
 
+// stateWriteError is a write the store could not persist (--data): the
+// caller learns the file and the cause, and nothing was changed.
+func stateWriteError(fn string, err error) *wire.ErrorBody {
+	return &wire.ErrorBody{Code: "STATE_WRITE_FAILED", Message: fn + ": " + err.Error()}
+}
+
 // writeState is writeStateIn for the default namespace.
-func (s *Engine) writeState(scope, key string, value json.RawMessage) (old json.RawMessage) {
+func (s *Engine) writeState(scope, key string, value json.RawMessage) (old json.RawMessage, err error) {
 	return s.writeStateIn(DefaultNamespace, s.state, scope, key, value)
 }
 
 // writeStateIn stores a value in st, namespace ns's store, and fires
 // state:created or state:updated there; it returns the previous value,
-// nil when the key was new.
-func (s *Engine) writeStateIn(ns string, st *stateStore, scope, key string, value json.RawMessage) (old json.RawMessage) {
-	old = st.set(scope, key, value)
+// nil when the key was new. A write the store cannot persist is an error,
+// changes nothing and fires nothing.
+func (s *Engine) writeStateIn(ns string, st *stateStore, scope, key string, value json.RawMessage) (old json.RawMessage, err error) {
+	old, err = st.put(scope, key, value)
+	if err != nil {
+		return nil, err
+	}
 	event := stateUpdated
 	if old == nil {
 		event = stateCreated
 	}
 	s.stateChanged(ns, event, scope, key, old, value)
-	return old
+	return old, nil
 }
 
 // stateGet returns the stored value; a missing key yields no result at all
@@ -86,16 +99,24 @@ func stateDelete(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *
 	if e != nil {
 		return nil, e
 	}
-	return s.deleteStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key")), nil
+	v, err := s.deleteStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key"))
+	if err != nil {
+		return nil, stateWriteError("state::delete", err)
+	}
+	return v, nil
 }
 
 // deleteStateIn removes a key from st, namespace ns's store, and fires
 // state:deleted there, even when nothing was there (as the engine does);
-// it returns what the key held.
-func (s *Engine) deleteStateIn(ns string, st *stateStore, scope, key string) json.RawMessage {
-	v, _ := st.remove(scope, key)
+// it returns what the key held. A delete the store cannot persist is an
+// error, changes nothing and fires nothing.
+func (s *Engine) deleteStateIn(ns string, st *stateStore, scope, key string) (json.RawMessage, error) {
+	v, err := st.del(scope, key)
+	if err != nil {
+		return nil, err
+	}
 	s.stateChanged(ns, stateDeleted, scope, key, v, nil)
-	return v
+	return v, nil
 }
 
 // stateList returns a scope's values (no keys) in first-write order, as

@@ -357,15 +357,18 @@ func (s *Engine) SetStateIn(ns, scope, key string, value json.RawMessage) error 
 	if err != nil {
 		return fmt.Errorf("engine: set state %s/%s: %w", scope, key, err)
 	}
-	s.writeStateIn(ns, st, scope, key, mustEncode(v))
+	if _, err := s.writeStateIn(ns, st, scope, key, mustEncode(v)); err != nil {
+		return fmt.Errorf("engine: set state %s/%s: %w", scope, key, err)
+	}
 	return nil
 }
 
 // DeleteState deletes a state value of the default namespace's store
 // without going through a socket. Like state::delete, it fires the state
-// trigger, even for a missing key.
+// trigger, even for a missing key. A delete the state log cannot persist
+// (Options.DataDir) changes nothing; the engine logs it.
 func (s *Engine) DeleteState(scope, key string) {
-	_ = s.DeleteStateIn(DefaultNamespace, scope, key) // the default store is always there
+	_ = s.DeleteStateIn(DefaultNamespace, scope, key) // the default store is always there; a refusal is logged
 }
 
 // DeleteStateIn is DeleteState in the store of namespace ns's state
@@ -376,7 +379,9 @@ func (s *Engine) DeleteStateIn(ns, scope, key string) error {
 	if err != nil {
 		return err
 	}
-	s.deleteStateIn(ns, st, scope, key)
+	if _, err := s.deleteStateIn(ns, st, scope, key); err != nil {
+		return fmt.Errorf("engine: delete state %s/%s: %w", scope, key, err)
+	}
 	return nil
 }
 

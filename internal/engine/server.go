@@ -19,7 +19,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -68,11 +67,16 @@ type Options struct {
 	// 0.24's state worker (docs/decisions.md D55).
 	StateListEntries bool
 	// DataDir, when set, keeps the default namespace's state in
-	// DataDir/state.json: loaded at start, written within 500 ms of a
-	// change and on Close (D46). A file that does not decode stops Start
-	// with its path. Other namespaces' state (StartStateIn) stays in
-	// memory.
+	// DataDir/state.log (D67): loaded at start, and every write
+	// acknowledged only once it is fsynced there; a write that cannot be
+	// persisted is refused and changes nothing. A DataDir/state.json (D46)
+	// is loaded once and renamed state.json.migrated. A file that does not
+	// decode stops Start with its path. Other namespaces' state
+	// (StartStateIn) stays in memory.
 	DataDir string
+	// stateLogTesting, for tests, opens DataDir's state log and sets
+	// when it is compacted (nil: as deployed).
+	stateLogTesting *stateLogTesting
 	// Configuration gives the engine the configuration worker's
 	// configuration::* functions and the configuration trigger type, in
 	// memory (docs/engine.md#the-configuration-worker). Off by default:
@@ -152,7 +156,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		opts.NamespaceGrace = defaultNamespaceGrace
 	}
 	store := newStateStore()
-	var statePath string
+	quit := make(chan struct{})
 	var lock *dataLock // held until Close (D66)
 	if opts.DataDir != "" {
 		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
@@ -162,19 +166,19 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 		if lock, err = lockDataDir(opts.DataDir); err != nil {
 			return nil, err
 		}
-		statePath = filepath.Join(opts.DataDir, StateFile)
-		f, found, err := readStateFile(statePath)
+		l, err := openStateLog(opts.DataDir, store, opts.Logger, quit, opts.stateLogTesting)
 		if err != nil {
 			lock.release()
 			return nil, &StateFileError{Err: err}
 		}
-		if found {
-			store.loadFile(f)
-		}
+		store.durable = l
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
+		if store.durable != nil {
+			_ = store.durable.f.Close()
+		}
 		lock.release()
 		return nil, fmt.Errorf("engine: listen on %s: %w", addr, err)
 	}
@@ -190,7 +194,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 
 		stateEvents: newEventQueue[stateEvent](),
 		sockets:     map[*socket]struct{}{},
-		quit:        make(chan struct{}),
+		quit:        quit,
 	}
 	s.registry.withoutStateTrigger = opts.WithoutStateTrigger
 	s.registry.namespaces = opts.Namespaces
@@ -201,10 +205,9 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	s.bg.Add(2)
 	go s.watchFunctions(s.functionIDsSignature())
 	go s.deliverStateEvents()
-	if statePath != "" {
-		_, loaded := store.snapshot()
+	if store.durable != nil {
 		s.bg.Add(1)
-		go s.persist(statePath, loaded)
+		store.durable.start(s.bg.Done)
 	}
 	s.serve(ln)
 	s.log.Info("local engine listening", zap.String("url", s.URL()))

@@ -13,12 +13,15 @@ import (
 // deleting it removes it, and a scope emptied by deletes stays listed. Get
 // and set are O(1); every call is atomic.
 type stateStore struct {
-	mu      sync.RWMutex
-	scopes  map[string]*scopeRows
-	changes uint64 // counts sets and removes, for the state file's flusher
+	mu     sync.RWMutex
+	scopes map[string]*scopeRows
 
 	// entries are state::list_entries' open snapshots (state_entries.go).
 	entries *entrySnapshots
+
+	// durable, with Options.DataDir, is the log every write goes through
+	// before it is applied (state_log.go); nil keeps the store in memory.
+	durable *stateLog
 }
 
 type scopeRows struct {
@@ -28,7 +31,7 @@ type scopeRows struct {
 
 // stateRow is one stored value. Its bytes are never changed in place: set
 // replaces the slice, and every value stored is a slice of its own (an
-// encoder's output, or the state file's decoded copy). A listing can
+// encoder's output, or a decoded copy from the state log or file). A listing can
 // therefore hand out the slices themselves and write them after the
 // lock is released, while the key is set again (docs/decisions.md D52).
 type stateRow struct {
@@ -44,7 +47,6 @@ func newStateStore() *stateStore {
 func (st *stateStore) set(scope, key string, value json.RawMessage) (old json.RawMessage) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.changes++
 	rows := st.scopes[scope]
 	if rows == nil {
 		rows = &scopeRows{index: map[string]*list.Element{}, order: list.New()}
@@ -57,6 +59,35 @@ func (st *stateStore) set(scope, key string, value json.RawMessage) (old json.Ra
 	}
 	rows.index[key] = rows.order.PushBack(&stateRow{key: key, value: value})
 	return nil
+}
+
+// put is set for a state write: with a log, only once the change is on
+// the disk, and not at all (an error naming the file) when it cannot be.
+func (st *stateStore) put(scope, key string, value json.RawMessage) (old json.RawMessage, err error) {
+	if st.durable == nil {
+		return st.set(scope, key, value), nil
+	}
+	old, _, err = st.durable.write(opSet, scope, key, value)
+	return old, err
+}
+
+// del is remove for a state write, durable as put is.
+func (st *stateStore) del(scope, key string) (json.RawMessage, error) {
+	if st.durable == nil {
+		v, _ := st.remove(scope, key)
+		return v, nil
+	}
+	v, _, err := st.durable.write(opDel, scope, key, nil)
+	return v, err
+}
+
+// ensureScope makes a scope exist, empty when it is new.
+func (st *stateStore) ensureScope(scope string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.scopes[scope] == nil {
+		st.scopes[scope] = &scopeRows{index: map[string]*list.Element{}, order: list.New()}
+	}
 }
 
 // get returns the stored value; ok is false for a missing key.
@@ -87,7 +118,6 @@ func (st *stateStore) remove(scope, key string) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
-	st.changes++
 	delete(rows.index, key)
 	rows.order.Remove(el)
 	return el.Value.(*stateRow).value, true

@@ -1,31 +1,22 @@
 package engine
 
 import (
-	"bytes"
 	"container/list"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"time"
-
-	"go.uber.org/zap"
 )
 
-// Local state that lasts (docs/decisions.md D46): with Options.DataDir the
-// state store is kept in DataDir/state.json, loaded at start, written
-// atomically (a temporary file, synced, renamed over the old one) at most
-// flushInterval after a change and once more on Close. A crash loses at
-// most the last interval of writes; a file that does not decode stops the
-// start with its path, and is never loaded in part.
+// The state file of D46, DataDir/state.json, which an engine before D67
+// rewrote whole about once a second. It is read once, when DataDir has no
+// state log yet (state_log.go), and then renamed state.json.migrated; a
+// file that does not decode stops the start with its path, and is never
+// loaded in part.
 
-// StateFile is the file's name inside DataDir.
+// StateFile is the old file's name inside DataDir.
 const StateFile = "state.json"
-
-// flushInterval bounds how long a change waits to reach the disk.
-const flushInterval = 500 * time.Millisecond
 
 // stateFileFormat is the file's layout: every scope ever written (empty
 // ones too, as state::list_groups lists them), with its rows in first-write
@@ -45,8 +36,8 @@ type stateFileRow struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// snapshot copies the store's content, and the change count it is at.
-func (st *stateStore) snapshot() (stateFileFormat, uint64) {
+// snapshot copies the store's content.
+func (st *stateStore) snapshot() stateFileFormat {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	out := stateFileFormat{Version: 1, Scopes: []stateFileScope{}}
@@ -59,7 +50,7 @@ func (st *stateStore) snapshot() (stateFileFormat, uint64) {
 		}
 		out.Scopes = append(out.Scopes, sc)
 	}
-	return out, st.changes
+	return out
 }
 
 // loadFile replaces the store's content with a file's.
@@ -123,71 +114,4 @@ func readStateFile(path string) (stateFileFormat, bool, error) {
 		}
 	}
 	return f, true, nil
-}
-
-// writeStateFile replaces the file at path atomically and durably.
-func writeStateFile(path string, f stateFileFormat) error {
-	// Without HTML escaping: json.Marshal would write a stored "<" as
-	// "\u003c", and the value would no longer be the bytes state::list
-	// answered with before the restart (docs/decisions.md D52).
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(f); err != nil {
-		return err
-	}
-	b := buf.Bytes()
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+StateFile+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) //nolint:errcheck // gone after the rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close() //nolint:errcheck // the write failed
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close() //nolint:errcheck // the sync failed
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil { // the rename itself reaches the disk
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}
-
-// persist writes the state file whenever the store changed, until quit;
-// then once more.
-func (s *Engine) persist(path string, saved uint64) {
-	defer s.bg.Done()
-	t := time.NewTicker(flushInterval)
-	defer t.Stop()
-	flush := func() {
-		snap, changes := s.state.snapshot()
-		if changes == saved {
-			return
-		}
-		if err := writeStateFile(path, snap); err != nil {
-			s.log.Warn("state not written to disk; will try again", zap.String("path", path), zap.Error(err))
-			return
-		}
-		saved = changes
-	}
-	for {
-		select {
-		case <-t.C:
-			flush()
-		case <-s.quit:
-			flush()
-			return
-		}
-	}
 }

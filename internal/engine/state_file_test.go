@@ -2,13 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/iii-hq/skills-go/internal/filewait"
 )
 
 // State written through the protocol survives a Close and a new Start on
@@ -35,8 +32,7 @@ func TestStateLastsAcrossRestarts(t *testing.T) {
 }
 
 // A value with characters json.Marshal escapes as HTML lists the same
-// bytes after a restart as before it, and a file written with those
-// escapes (as this engine wrote it before) loads in the canonical form.
+// bytes after a restart as before it.
 func TestStateValuesKeepTheirBytesAcrossRestarts(t *testing.T) {
 	dir := t.TempDir()
 	s := newTestServerWith(t, Options{DataDir: dir})
@@ -48,53 +44,59 @@ func TestStateValuesKeepTheirBytesAcrossRestarts(t *testing.T) {
 	if got := string(dial(t, again).callOK("state::list", `{"scope":"s"}`)); got != before {
 		t.Errorf("state::list after a restart = %s, before it %s", got, before)
 	}
-	again.Close()
+}
 
-	old := `{"version":1,"scopes":[{"scope":"s","rows":[{"key":"a","value":{"u":1, "t":"\u003cb\u003e \u0026"}}]}]}`
+// A state.json an engine before D67 wrote is loaded once into the state
+// log, in the canonical form (a file written with HTML escapes, as this
+// engine wrote it before, lists the same bytes as a write through
+// state::set), and renamed state.json.migrated; a later start reads the
+// log only.
+func TestStateFileIsMigratedOnce(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"version":1,"scopes":[{"scope":"s","rows":[{"key":"a","value":{"u":1, "t":"\u003cb\u003e \u0026"}}]},{"scope":"empty","rows":[]}]}`
 	if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	third := newTestServerWith(t, Options{DataDir: dir})
-	if got, want := string(dial(t, third).callOK("state::list", `{"scope":"s"}`)), `[{"t":"<b> &","u":1}]`; got != want {
+	s := newTestServerWith(t, Options{DataDir: dir})
+	p := dial(t, s)
+	if got, want := string(p.callOK("state::list", `{"scope":"s"}`)), `[{"t":"<b> &","u":1}]`; got != want {
 		t.Errorf("state::list of an escaped state file = %s, want %s", got, want)
 	}
-}
-
-// A change reaches the disk within the flush interval, without a Close:
-// what a crash can lose is bounded.
-func TestStateIsFlushedWithoutAClose(t *testing.T) {
-	dir := t.TempDir()
-	s := newTestServerWith(t, Options{DataDir: dir})
-	if err := s.SetState("skills", "k", json.RawMessage(`{"id":"k"}`)); err != nil {
-		t.Fatal(err)
+	p.callOK("state::set", `{"scope":"s","key":"b","value":2}`)
+	s.Close()
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); !os.IsNotExist(err) {
+		t.Errorf("state.json is still there after the migration (%v)", err)
 	}
-	path := filepath.Join(dir, StateFile)
-	var (
-		f     stateFileFormat
-		found bool
-		err   error
-	)
-	flushed := func([]byte) bool { // read as the engine reads it at start
-		f, found, err = readStateFile(path)
-		return err == nil && found && len(f.Scopes) == 1 && len(f.Scopes[0].Rows) == 1
+	if b, err := os.ReadFile(filepath.Join(dir, StateFile+".migrated")); err != nil || string(b) != old {
+		t.Errorf("state.json.migrated = %q, %v; want the old file as it was", b, err)
 	}
-	if werr := filewait.Until(path, 5*flushInterval, flushed); werr != nil {
-		t.Fatalf("the change was not on disk: %v (%+v, %v, %v)", werr, f, found, err)
+	again := newTestServerWith(t, Options{DataDir: dir})
+	q := dial(t, again)
+	if got, want := string(q.callOK("state::list", `{"scope":"s"}`)), `[{"t":"<b> &","u":1},2]`; got != want {
+		t.Errorf("state::list after the second start = %s, want %s", got, want)
+	}
+	if got := string(q.callOK("state::list_groups", `{}`)); !strings.Contains(got, `"empty"`) {
+		t.Errorf("list_groups = %s, want the old file's empty scope", got)
 	}
 }
 
-// A state file that does not decode stops the start with its path and
-// is left as it was; nothing is loaded half.
+// A state file (or a state log without its header) that does not decode
+// stops the start with its path and is left as it was; nothing is loaded
+// half.
 func TestCorruptStateFileStopsTheStart(t *testing.T) {
 	for name, content := range map[string]string{
 		"torn":          `{"version":1,"scopes":[{"scope":"skills","rows":[{"key":"a","value":{"id":`,
 		"other version": `{"version":2,"scopes":[]}`,
 		"repeated key":  `{"version":1,"scopes":[{"scope":"s","rows":[{"key":"a","value":1},{"key":"a","value":2}]}]}`,
 		"not json":      `hello`,
+		"log":           `not a state log`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, StateFile)
+			if name == "log" {
+				path = filepath.Join(dir, StateLog)
+			}
 			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}

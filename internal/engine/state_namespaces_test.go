@@ -406,7 +406,7 @@ func TestNamespaceStateWorkerWithALateDefaultOne(t *testing.T) {
 	}
 }
 
-// Only the default namespace's store is kept in the state file (D46):
+// Only the default namespace's store is kept in the state log (D67):
 // another namespace's state lives in memory and is gone after a new
 // Start on the same directory.
 func TestOnlyTheDefaultStoreIsPersisted(t *testing.T) {
@@ -422,13 +422,14 @@ func TestOnlyTheDefaultStoreIsPersisted(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	f, found, err := readStateFile(filepath.Join(dir, StateFile))
-	if err != nil || !found {
-		t.Fatalf("state file: found=%v, %v", found, err)
+	st := newStateStore()
+	if _, _, err := replayLog(filepath.Join(dir, StateLog), st); err != nil {
+		t.Fatal(err)
 	}
+	f := st.snapshot()
 	want := stateFileFormat{Version: 1, Scopes: []stateFileScope{{Scope: "s", Rows: []stateFileRow{{Key: "in-default", Value: json.RawMessage(`2`)}}}}}
 	if diff := cmp.Diff(want, f); diff != "" {
-		t.Errorf("state file (-want +got):\n%s", diff)
+		t.Errorf("state log (-want +got):\n%s", diff)
 	}
 
 	again := newStateNamespacesServer(t, Options{DataDir: dir})

@@ -114,7 +114,7 @@ func (s *Engine) StartState() {
 // Options.Namespaces, and a namespace that is not blank; either mistake is
 // an error and changes nothing. Once a namespace has its state worker,
 // another call for it does nothing, and a Restart keeps it. Only the
-// default namespace's store is kept in the state file (Options.DataDir):
+// default namespace's store is kept in the state log (Options.DataDir):
 // the others live in memory (docs/engine.md).
 func (s *Engine) StartStateIn(ns string) error {
 	if ns != DefaultNamespace {

@@ -35,15 +35,28 @@ const (
 )
 
 // Client-side failures of outbound calls. They never travel on the wire.
+// Each also says, through its CallFailure method, how a function's error
+// words it after the call's name ("state::get: invocation timed out"), so
+// that what words errors (internal/contract) need not import this client.
 var (
 	// ErrNotConnected is returned by calls made while no engine connection
 	// is up: they fail fast instead of waiting for a reconnect.
-	ErrNotConnected = errors.New("iii: not connected to the engine")
+	ErrNotConnected error = &callFailure{"iii: not connected to the engine", "not connected to the engine (the worker reconnects on its own; retry shortly)"}
 	// ErrTimeout is returned when a call's result does not arrive in time.
-	ErrTimeout = errors.New("iii: invocation timed out")
+	ErrTimeout error = &callFailure{"iii: invocation timed out", "invocation timed out"}
 	// ErrClosed is returned by calls on, or pending during, Close.
-	ErrClosed = errors.New("iii: client closed")
+	ErrClosed error = &callFailure{"iii: client closed", "the worker is shutting down"}
 )
+
+// callFailure is one of the client's own failures: text is its error,
+// plain what it means to the caller of a function that made the call.
+type callFailure struct{ text, plain string }
+
+func (e *callFailure) Error() string { return e.text }
+
+// CallFailure is the failure in the words a function's error uses after
+// the name of the call that failed.
+func (e *callFailure) CallFailure() string { return e.plain }
 
 // coder is implemented by domain errors that carry their own wire code.
 type coder interface{ ErrorCode() string }

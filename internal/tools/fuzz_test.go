@@ -64,7 +64,7 @@ func FuzzTemplate(f *testing.F) {
 			if len(w) == 1 && w[0].Param == "" && w[0].Literal == EndOfOptions {
 				break
 			}
-			if w[0].Param == "q" && onlyQ(w) {
+			if len(w) > 0 && w[0].Param == "q" && onlyQ(w) {
 				leads = true
 			}
 		}
