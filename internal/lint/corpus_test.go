@@ -34,7 +34,10 @@ func corpusDirs() []string {
 	if d := os.Getenv("SKILLS_PUBLIC_CORPUS"); d != "" {
 		dirs = append(dirs, d)
 	}
-	return append(dirs, filepath.Join("..", "..", "..", "shared", "public-skills-corpus", "skills"))
+	// Where the search tests find it too (.ci/run names both suites when
+	// neither finds it).
+	return append(dirs, filepath.Join("..", "search", "testdata", "public", "skills"),
+		filepath.Join("..", "..", "..", "shared", "public-skills-corpus", "skills"))
 }
 
 // corpusFile is one served file: its id, path and bytes.
