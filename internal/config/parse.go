@@ -167,16 +167,23 @@ func (p *parser) mapping(m *yaml.Node, prefix string, known []string, fn func(ke
 	}
 }
 
-func (p *parser) scopes(v *yaml.Node, out *Scopes) {
+// section parses v, the mapping of the top-level key name whose keys are
+// known, calling fn for each key it holds: null is as if absent, and
+// anything but a mapping is one problem saying it must be want.
+func (p *parser) section(v *yaml.Node, name, want string, known []string, fn func(key string, v *yaml.Node)) {
 	v = yamlnode.Resolve(v)
 	if yamlnode.IsNull(v) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		p.fail(v, "scopes", "`scopes` must be a mapping with `skills` and `prompts` keys naming iii-state scopes, got %s", yamlnode.Describe(v))
+		p.fail(v, name, "`%s` must be %s, got %s", name, want, yamlnode.Describe(v))
 		return
 	}
-	p.mapping(v, "scopes.", scopeKeys, func(key string, sv *yaml.Node) {
+	p.mapping(v, name+".", known, fn)
+}
+
+func (p *parser) scopes(v *yaml.Node, out *Scopes) {
+	p.section(v, "scopes", "a mapping with `skills` and `prompts` keys naming iii-state scopes", scopeKeys, func(key string, sv *yaml.Node) {
 		switch key {
 		case "skills":
 			p.str(sv, "scopes.skills", "an iii-state scope name", &out.Skills)
@@ -187,15 +194,7 @@ func (p *parser) scopes(v *yaml.Node, out *Scopes) {
 }
 
 func (p *parser) tools(v *yaml.Node, out *Tools) {
-	v = yamlnode.Resolve(v)
-	if yamlnode.IsNull(v) {
-		return
-	}
-	if v.Kind != yaml.MappingNode {
-		p.fail(v, "tools", "`tools` must be a mapping with `enabled`, `workdir`, `env_allow` and `max_concurrent` keys, got %s", yamlnode.Describe(v))
-		return
-	}
-	p.mapping(v, "tools.", toolKeys, func(key string, tv *yaml.Node) {
+	p.section(v, "tools", "a mapping with `enabled`, `workdir`, `env_allow` and `max_concurrent` keys", toolKeys, func(key string, tv *yaml.Node) {
 		switch key {
 		case "enabled":
 			p.boolean(tv, "tools.enabled", &out.Enabled)
@@ -210,15 +209,7 @@ func (p *parser) tools(v *yaml.Node, out *Tools) {
 }
 
 func (p *parser) search(v *yaml.Node, out *Search) {
-	v = yamlnode.Resolve(v)
-	if yamlnode.IsNull(v) {
-		return
-	}
-	if v.Kind != yaml.MappingNode {
-		p.fail(v, "search", "`search` must be a mapping with `embedder` and `embed_timeout_ms` keys, got %s", yamlnode.Describe(v))
-		return
-	}
-	p.mapping(v, "search.", searchKey, func(key string, sv *yaml.Node) {
+	p.section(v, "search", "a mapping with `embedder` and `embed_timeout_ms` keys", searchKey, func(key string, sv *yaml.Node) {
 		switch key {
 		case "embedder":
 			p.str(sv, "search.embedder", "the id of an iii function that embeds texts", &out.Embedder)
@@ -229,15 +220,7 @@ func (p *parser) search(v *yaml.Node, out *Search) {
 }
 
 func (p *parser) mcp(v *yaml.Node, out *MCP) {
-	v = yamlnode.Resolve(v)
-	if yamlnode.IsNull(v) {
-		return
-	}
-	if v.Kind != yaml.MappingNode {
-		p.fail(v, "mcp", "`mcp` must be a mapping with a `sections_allow` key, got %s", yamlnode.Describe(v))
-		return
-	}
-	p.mapping(v, "mcp.", mcpKeys, func(key string, mv *yaml.Node) {
+	p.section(v, "mcp", "a mapping with a `sections_allow` key", mcpKeys, func(key string, mv *yaml.Node) {
 		if key == "sections_allow" {
 			p.strings(mv, "mcp.sections_allow", "function ids", "docs::*", "function id", &out.SectionsAllow)
 		}
@@ -245,15 +228,7 @@ func (p *parser) mcp(v *yaml.Node, out *MCP) {
 }
 
 func (p *parser) lint(v *yaml.Node, out *Lint) {
-	v = yamlnode.Resolve(v)
-	if yamlnode.IsNull(v) {
-		return
-	}
-	if v.Kind != yaml.MappingNode {
-		p.fail(v, "lint", "`lint` must be a mapping with a `flagged` key, got %s", yamlnode.Describe(v))
-		return
-	}
-	p.mapping(v, "lint.", lintKeys, func(key string, lv *yaml.Node) {
+	p.section(v, "lint", "a mapping with a `flagged` key", lintKeys, func(key string, lv *yaml.Node) {
 		if key == "flagged" {
 			p.str(lv, "lint.flagged", "serve, note or withhold", &out.Flagged)
 		}
