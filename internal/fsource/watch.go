@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 )
 
@@ -84,11 +83,14 @@ type Watch struct {
 	mu      sync.Mutex
 	snap    Snapshot
 	stamps  dirStamps // the directories the snapshot read, as they were just before
+	covered uint64    // the notifier's count when the snapshot's rescan began
+	exact   bool      // every directory read is watched by an exact notifier
 	mode    string
 	changed chan struct{} // closed and replaced when snap changes
 
-	watcher     *fsnotify.Watcher
-	watchedDirs int // directories asked to be watched, for the log
+	watcher     notifier
+	watchedDirs int  // directories asked to be watched, for the log; under scanMu
+	watchFailed bool // some directory could not be watched (warned once); under scanMu
 	cancel      context.CancelFunc
 	done        chan struct{}
 }
@@ -107,12 +109,9 @@ func NewWatch(src *Source, opts WatchOptions) *Watch {
 // Start takes the first snapshot and starts following changes. ctx bounds
 // the first scan only.
 func (w *Watch) Start(ctx context.Context) {
-	stamps := w.src.stampDirs()
-	snap := w.scan(ctx)
-	snap.Version = 1
 	mode := ModePoll
 	if !w.opts.ForcePoll {
-		if watcher, err := fsnotify.NewWatcher(); err != nil {
+		if watcher, err := newNotifier(); err != nil {
 			w.log.Warn("file watching unavailable; polling instead", zap.Error(err), zap.Duration("every", w.opts.PollInterval))
 		} else {
 			w.watcher = watcher
@@ -125,8 +124,15 @@ func (w *Watch) Start(ctx context.Context) {
 			}
 		}
 	}
+	// Watches were set before the first scan, from a count of 0, so a
+	// change during it is counted and the first listing after it rescans
+	// (D68).
+	exact := w.watcher != nil && w.watcher.Exact()
+	stamps := w.src.stampDirs()
+	snap := w.scan(ctx)
+	snap.Version = 1
 	w.mu.Lock()
-	w.snap, w.stamps, w.mode = snap, stamps, mode
+	w.snap, w.stamps, w.exact, w.mode = snap, stamps, exact, mode
 	w.mu.Unlock()
 	w.log.Info("watching fs sources", zap.String("mode", mode), zap.Int("directories", w.watchedDirs))
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -154,29 +160,52 @@ func (w *Watch) Snapshot() Snapshot {
 	return w.snap
 }
 
-// Fresh returns the snapshot after making sure no directory it read has
-// changed since: each is stat'ed (a directory's mtime moves when an entry
-// is added, removed or renamed), and a change found rescans at once. So a
-// file added just before a call is listed by that call, as when the
-// overlay globbed on every call, for the price of one stat per directory;
-// the watcher still announces it (D21). Edits to files already listed need
-// no rescan: their bodies are read fresh.
+// Fresh returns the snapshot after making sure nothing it read has
+// changed since, and rescans at once when something has (D21, D68):
+//   - the kernel's event queue: the notifier reads whatever is pending and
+//     counts it; a count past the one the snapshot's scan began from means
+//     a file under a watched directory was written, made, removed or
+//     changed in its attributes since, in place (same inode, new bytes)
+//     included. On Linux the watch owns the queue, so a write that
+//     returned before the call is counted by it;
+//   - where the queue cannot say (poll mode, a directory the kernel could
+//     not watch, systems where fsnotify owns the queue), each directory
+//     the snapshot read is stat'ed too: a directory's mtime moves when an
+//     entry is added, removed or renamed.
+//
+// So a file added or written just before a call is listed as it is by
+// that call, for one read of the queue (and, where it cannot say, one
+// stat per directory), never a stat per file; the watcher still
+// announces the change (D21).
 func (w *Watch) Fresh(ctx context.Context) Snapshot {
-	w.mu.Lock()
-	stamps := w.stamps
-	w.mu.Unlock()
-	if stamps.current() {
+	if w.current() {
 		return w.Snapshot()
 	}
 	w.scanMu.Lock()
 	defer w.scanMu.Unlock()
-	w.mu.Lock()
-	stamps = w.stamps
-	w.mu.Unlock()
-	if !stamps.current() { // not already rescanned by another caller
+	if !w.current() { // not already rescanned by another caller
 		w.rescanLocked(ctx)
 	}
 	return w.Snapshot()
+}
+
+// current reports whether the snapshot has seen every change: no event
+// counted since its scan began, and every directory it read as stamped.
+func (w *Watch) current() bool {
+	seen := w.seen()
+	w.mu.Lock()
+	stamps, covered, exact := w.stamps, w.covered, w.exact
+	w.mu.Unlock()
+	return seen == covered && (exact || stamps.current())
+}
+
+// seen is the notifier's count of events, after reading the pending
+// ones; 0 without a notifier (poll mode).
+func (w *Watch) seen() uint64 {
+	if w.watcher == nil {
+		return 0
+	}
+	return w.watcher.Seen()
 }
 
 // Changed returns a channel closed at the next change of the snapshot.
@@ -196,11 +225,11 @@ func (w *Watch) Mode() string {
 // run follows changes until ctx ends.
 func (w *Watch) run(ctx context.Context) {
 	defer close(w.done)
-	var events <-chan fsnotify.Event
+	var events <-chan struct{}
 	var errs <-chan error
 	var tick <-chan time.Time
 	if w.watcher != nil {
-		events, errs = w.watcher.Events, w.watcher.Errors
+		events, errs = w.watcher.Wake(), w.watcher.Errors()
 	} else {
 		t := time.NewTicker(w.opts.PollInterval)
 		defer t.Stop()
@@ -214,10 +243,9 @@ func (w *Watch) run(ctx context.Context) {
 // window starting at the first event after a rescan (so a steady stream of
 // events still rescans once per window). It is apart from where the inputs
 // come from so a test can feed it events under a fake clock.
-func (w *Watch) follow(ctx context.Context, events <-chan fsnotify.Event, errs <-chan error, tick <-chan time.Time) {
+func (w *Watch) follow(ctx context.Context, events <-chan struct{}, errs <-chan error, tick <-chan time.Time) {
 	var coalesce *time.Timer
 	var fire <-chan time.Time
-	watchFailed := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -246,12 +274,6 @@ func (w *Watch) follow(ctx context.Context, events <-chan fsnotify.Event, errs <
 			w.rescan(ctx)
 		case <-fire:
 			fire, coalesce = nil, nil
-			if err := w.syncWatches(); err != nil && !watchFailed {
-				// Listings still see every change (Fresh); only the
-				// on-change events of those directories may come late.
-				w.log.Warn("some directories could not be watched", zap.Error(err))
-				watchFailed = true
-			}
 			w.rescan(ctx)
 		}
 	}
@@ -270,13 +292,27 @@ func (w *Watch) rescan(ctx context.Context) {
 }
 
 func (w *Watch) rescanLocked(ctx context.Context) {
+	// The count first, then the watches, then the scan (D68): a change
+	// counted later rescans next time, and a directory made before the
+	// count is watched before the scan reads it, so a change in it after
+	// the scan is counted.
+	covered := w.seen()
+	err := w.syncWatches()
+	if err != nil && !w.watchFailed {
+		// Listings still see every entry made or removed there (Fresh
+		// then stats each directory); an in-place edit there waits for
+		// the next rescan, and the on-change events may come late.
+		w.log.Warn("some directories could not be watched", zap.Error(err))
+		w.watchFailed = true
+	}
+	exact := err == nil && w.watcher != nil && w.watcher.Exact()
 	stamps := w.src.stampDirs() // before the scan: a change during it is seen next time
 	next := w.scan(ctx)
 	if ctx.Err() != nil {
 		return
 	}
 	w.mu.Lock()
-	w.stamps = stamps
+	w.stamps, w.covered, w.exact = stamps, covered, exact
 	old := w.snap
 	if old.Same(next) {
 		w.mu.Unlock()

@@ -10,7 +10,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -48,12 +47,12 @@ func (r *rescans) settled() (at []time.Duration, skills []int) {
 // followRig runs a Watch's loop over skills/**/*.md in a temp dir, fed
 // by events and errs, inside the current bubble; the clock starts at 0 when
 // it returns.
-func followRig(t *testing.T) (dir string, events chan<- fsnotify.Event, errs chan<- error, rec *rescans) {
+func followRig(t *testing.T) (dir string, events chan<- struct{}, errs chan<- error, rec *rescans) {
 	t.Helper()
 	dir = t.TempDir()
 	rec = &rescans{}
 	w := NewWatch(New(dir, []string{"skills/**/*.md"}, nil), WatchOptions{OnChange: rec.add})
-	ev, er := make(chan fsnotify.Event), make(chan error)
+	ev, er := make(chan struct{}), make(chan error)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -76,7 +75,7 @@ func TestWatchBurstWithinTheWindowIsOneRescan(t *testing.T) {
 		for i := range 20 {
 			name := filepath.Join(dir, "skills", "burst", fmt.Sprintf("s%02d.md", i))
 			write(t, name, "# x\n")
-			events <- fsnotify.Event{Name: name, Op: fsnotify.Create}
+			events <- struct{}{}
 			time.Sleep(2 * time.Millisecond) // 20 events over 40 ms
 		}
 		time.Sleep(coalesceWindow - 40*time.Millisecond - time.Nanosecond)
@@ -105,7 +104,7 @@ func TestWatchSteadyEventsRescanOncePerWindow(t *testing.T) {
 		for i := range 11 {
 			name := filepath.Join(dir, "skills", fmt.Sprintf("s%02d.md", i))
 			write(t, name, "# x\n")
-			events <- fsnotify.Event{Name: name, Op: fsnotify.Create}
+			events <- struct{}{}
 			time.Sleep(20 * time.Millisecond)
 		}
 		time.Sleep(time.Second)
