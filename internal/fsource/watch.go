@@ -59,6 +59,11 @@ type WatchOptions struct {
 	// ForcePoll skips fsnotify (for tests and file systems without
 	// notifications).
 	ForcePoll bool
+	// CoalesceWindow is how long the watch's own loop gathers events
+	// before it rescans; zero means 50 ms (D20). Listings do not wait for
+	// it (Fresh, D68); a test that must see only what listings rescan
+	// makes it long.
+	CoalesceWindow time.Duration
 	// OnChange is called after each rescan that changed the snapshot, on
 	// the goroutine that rescanned: the watch's own, or a caller of
 	// Rescan or Fresh. Rescans are serialised, so calls never overlap,
@@ -99,6 +104,9 @@ type Watch struct {
 func NewWatch(src *Source, opts WatchOptions) *Watch {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.CoalesceWindow <= 0 {
+		opts.CoalesceWindow = coalesceWindow
 	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -262,7 +270,7 @@ func (w *Watch) follow(ctx context.Context, events <-chan struct{}, errs <-chan 
 			// New directories join the watch at the rescan that follows;
 			// files made in them before that are found by the rescan.
 			if fire == nil {
-				coalesce = time.NewTimer(coalesceWindow)
+				coalesce = time.NewTimer(w.opts.CoalesceWindow)
 				fire = coalesce.C
 			}
 		case err, ok := <-errs:

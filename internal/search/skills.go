@@ -481,7 +481,7 @@ func (s *Searcher) text(ctx context.Context, sk catalog.Skill) (string, error) {
 		}
 		return body, err
 	}
-	b, err := s.view.Source().ReadFile(sk.File.Path)
+	b, err := s.view.ReadFile(sk.File.Path)
 	return string(b), err
 }
 

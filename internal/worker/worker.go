@@ -122,8 +122,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	w.skills = skillsScope
 	promptsScope := catalog.NewPromptsScope(cfg.Scopes.Prompts)
 	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsScope, promptsScope)
-	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
-		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
+	src := fsource.FromConfig(cfg)
 	w.tools = newToolSet(cfg, w.client, src, log)
 	if len(cfg.Skills)+len(cfg.Prompts)+len(cfg.Roots) > 0 {
 		// Files are watched and listings read the watch's snapshot; file
