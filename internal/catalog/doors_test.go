@@ -16,7 +16,7 @@ import (
 func TestSurfacesReadContentOnlyThroughTheView(t *testing.T) {
 	const module = "github.com/iii-hq/skills-go/internal/"
 	surfaces := []string{"registry", "search", "mcpskills", "diagnostics", "roots", "toolset"}
-	notYet := []string{"mcpskills", "roots"}
+	notYet := []string{"mcpskills"}
 	args := []string{"list", "-f", `{{.ImportPath}} {{join .Imports " "}}`}
 	for _, s := range surfaces {
 		args = append(args, module+s)

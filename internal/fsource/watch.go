@@ -376,9 +376,14 @@ func (w *Watch) syncWatches() error {
 	for _, dir := range w.watcher.WatchList() {
 		watched[dir] = true
 	}
+	// An exact notifier adds every directory again: adding is idempotent
+	// for the same directory, and a directory removed and made again under
+	// its old path is watched at once, before the kernel reports the old
+	// watch gone (D68).
+	again := w.watcher.Exact()
 	var errs []error
 	for dir := range want {
-		if !watched[dir] {
+		if !watched[dir] || again {
 			if err := w.watcher.Add(dir); err != nil {
 				errs = append(errs, err)
 			}
