@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"io/fs"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
@@ -100,3 +101,36 @@ func (v *View) WatchMode() string {
 // ExpandHome is a root as configured with a leading "~/" made the home
 // directory, as the source reads it.
 func ExpandHome(dir string) string { return fsource.ExpandHome(dir) }
+
+// FolderFile is a file of a skill folder, as FolderFiles lists it.
+type FolderFile = fsource.FolderFile
+
+// Errors of the view's file reads, for errors.Is.
+var (
+	// ErrEscaped: a listed file now leads outside its root.
+	ErrEscaped = fsource.ErrEscaped
+	// ErrFolderTooLarge: a skill folder is past the limits of one skill.
+	ErrFolderTooLarge = fsource.ErrFolderTooLarge
+)
+
+// ValidName reports whether name is a valid Agent Skills name (a
+// folder's last segment).
+func ValidName(name string) bool { return fsource.ValidName(name) }
+
+// ReadBytes reads a listed file's bytes whatever they hold (a folder's
+// scripts and assets), with the source's containment checks.
+func (v *View) ReadBytes(path string) ([]byte, error) {
+	if v.src == nil {
+		return fsource.ReadBytes(path)
+	}
+	return v.src.ReadBytes(path)
+}
+
+// FolderFiles lists the files of the skill folder dir, within the limits
+// of one skill; none without files.
+func (v *View) FolderFiles(ctx context.Context, dir string) ([]FolderFile, error) {
+	if v.src == nil {
+		return nil, nil
+	}
+	return v.src.FolderFiles(ctx, dir)
+}
