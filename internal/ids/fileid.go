@@ -66,11 +66,11 @@ func IsMarkdown(name string) bool {
 }
 
 // ValidateFilePath checks a file's path below a root as an id: 1 to 1024
-// bytes of UTF-8 in '/'-separated segments, none empty, "." or "..",
-// none starting with '.', longer than 255 bytes, or holding a control
-// character, '\\', '%', '#' or '?' (which a URI could not carry as
-// written), at most 64 segments, the first not "fn" (iii://fn/ is a
-// section URI).
+// bytes of UTF-8 in at most 64 '/'-separated segments, none empty, "."
+// or "..", none starting with '.', longer than 255 bytes, or holding a
+// control character, '\\', '%' or '#' (an iii:// URI could not carry
+// them as written: '#' starts a fragment, '%' an escape), the first not
+// "fn" (iii://fn/ is a section URI).
 func ValidateFilePath(rel string) error {
 	switch {
 	case rel == "":
@@ -103,8 +103,8 @@ func validateFileSegment(seg string) error {
 		return fmt.Errorf("segment too long (%d bytes; max %d): %s", len(seg), MaxFileSegmentBytes, Quote(seg))
 	}
 	for _, r := range seg {
-		if r < 0x20 || r == 0x7f || strings.ContainsRune(`\%#?`, r) {
-			return fmt.Errorf("segment may not hold control characters, '\\', '%%', '#' or '?': %s", Quote(seg))
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(`\%#`, r) {
+			return fmt.Errorf("segment may not hold control characters, '\\', '%%' or '#': %s", Quote(seg))
 		}
 	}
 	return nil
