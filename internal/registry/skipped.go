@@ -44,4 +44,3 @@ func (r *Registry) withSkipReason(ctx context.Context, key string, err error) er
 	}
 	return err
 }
-
