@@ -92,3 +92,49 @@ func TestRootServesEveryFileOfASkillFolder(t *testing.T) {
 		t.Errorf("FolderFiles serves another set than the listing (-listing +FolderFiles):\n%s", diff)
 	}
 }
+
+// Loading is lenient where the Agent Skills client guide is (D31, D69): a
+// name that differs from its folder, a long description and unknown keys
+// warn and the skill is served; only frontmatter that does not parse and
+// a missing description skip it.
+func TestRootSkillFrontmatterIsLenient(t *testing.T) {
+	long := strings.Repeat("d", 1100)
+	dir := writeTree(t, map[string]string{
+		"r/misnamed/SKILL.md": skillMD("other", "Named differently.", "# A\n"),
+		"r/long/SKILL.md":     skillMD("long", long, "# B\n"),
+		"r/extra/SKILL.md":    "---\nname: extra\ndescription: Extra keys.\ntype: reference\nauthor: me\nlicense: MIT\nversion: 1.0.0\nallowed-tools: Read\nargument-hint: x\n---\n# C\n",
+		"r/broken/SKILL.md":   "---\nname: [unclosed\n---\n# D\n",
+		"r/nodesc/SKILL.md":   "---\nname: nodesc\n---\n# E\n",
+	})
+	skills, skips := New(dir, nil, nil, Roots("r")).Skills()
+	var served []string
+	for _, s := range skills {
+		served = append(served, s.ID)
+	}
+	if diff := cmp.Diff([]string{"extra", "long", "misnamed"}, served); diff != "" {
+		t.Errorf("served (-want +got):\n%s", diff)
+	}
+	got := map[string]string{}
+	for _, sk := range skips {
+		kind := "skip"
+		if sk.Warning {
+			kind = "warn"
+		}
+		got[strings.TrimPrefix(sk.Path, dir+"/r/")] = kind + ": " + sk.Reason
+	}
+	want := map[string]string{
+		"misnamed/SKILL.md": `warn: name "other" differs from its folder name "misnamed"`,
+		"long/SKILL.md":     "warn: description is 1100 characters; at most 1024",
+		"extra/SKILL.md":    `warn: unknown frontmatter keys "author", "type": not an Agent Skills field, a Claude Code extension or a tool skill key, so ignored; custom data goes under metadata`,
+		"broken/SKILL.md":   "skip: invalid YAML frontmatter: ",
+		"nodesc/SKILL.md":   "skip: the frontmatter has no description",
+	}
+	for path, w := range want {
+		if !strings.HasPrefix(got[path], w) {
+			t.Errorf("%s: %q, want %q", path, got[path], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("reports %q; want only those above", got)
+	}
+}

@@ -249,6 +249,9 @@ func parseSkillFront(b []byte, folder string) (front skillFront, warnings []stri
 			warnings = append(warnings, "metadata should map strings to strings")
 		}
 	}
+	if w := unknownKeysWarning(fields); w != "" {
+		warnings = append(warnings, w)
+	}
 	return front, warnings, ""
 }
 
