@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 )
 
 // skills doctor is a deployment gate that passes unmodified public
@@ -13,17 +14,7 @@ import (
 // it exits 0, with every reference file loaded (capitals and .txt files
 // included) and the frontmatter it is lenient about as warnings.
 func TestDoctorPassesThePublicCorpus(t *testing.T) {
-	corpus := os.Getenv("SKILLS_PUBLIC_CORPUS")
-	if corpus == "" {
-		corpus = filepath.Join("..", "..", "..", "shared", "public-skills-corpus", "skills")
-	}
-	corpus, err := filepath.Abs(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(corpus); err != nil {
-		t.Skipf("the public skills corpus is not at %s (set SKILLS_PUBLIC_CORPUS): %v", corpus, err)
-	}
+	corpus := catalogtest.PublicCorpus(t)
 	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
 	writeFile(t, cfgPath, "roots: ["+corpus+"]\n")
 	code, out, errOut := runCmd(t, context.Background(), "doctor", "--config", cfgPath)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
@@ -21,25 +22,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
-
-// publicCorpus is the shared public Agent Skills corpus (unmodified
-// public skills, read-only): $SKILLS_PUBLIC_CORPUS, else the shared
-// folder beside the repository, as internal/search's corpus tests look.
-func publicCorpus(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("SKILLS_PUBLIC_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "public-skills-corpus", "skills")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(abs); err != nil {
-		t.Skipf("the public skills corpus is not at %s (set SKILLS_PUBLIC_CORPUS): %v", abs, err)
-	}
-	return abs
-}
 
 // corpusFiles are the files a root serves, by id: every regular file of
 // a skill folder (one holding a SKILL.md, below the root), hidden ones
@@ -96,7 +78,7 @@ func corpusFiles(t *testing.T, root string) map[string]string {
 // iii://skills index, skill::fetch, skill::search, the MCP Skills
 // extension's listing and skills::diagnostics, with no problem reported.
 func TestPublicCorpusEveryFileOnEverySurface(t *testing.T) {
-	corpus := publicCorpus(t)
+	corpus := catalogtest.PublicCorpus(t)
 	want := corpusFiles(t, corpus)
 	// Files every client loads that the 0.1 id rule left out.
 	for _, id := range []string{"hashicorp/terraform-test/references/CI_CD.md", "scientific/geomaster/README.md", "anthropic/claude-api/LICENSE.txt"} {
