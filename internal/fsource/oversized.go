@@ -13,12 +13,13 @@ import (
 // listing, FolderFiles and so every surface leave such a file out, and
 // the scan's Skip says why. A file no larger than the limit is judged by
 // its size alone; a larger one is read once to measure its body, up to
-// the 16 MiB past which nothing is read.
+// the 16 MiB past which nothing is read. A binary file (assets/logo.png)
+// has no frontmatter: over the limit, it is skipped like any other.
 func oversized(path string, size int64, check openedCheck) string {
 	if size <= MaxBodyBytes {
 		return ""
 	}
-	b, err := readMatched(path, check)
+	b, err := readBytes(path, check) // a binary file's body is all of it
 	if tl, ok := errors.AsType[*tooLargeError](err); ok {
 		return tooLargeReason(tl.size)
 	}

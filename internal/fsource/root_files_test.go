@@ -30,6 +30,8 @@ func TestRootServesEveryFileOfASkillFolder(t *testing.T) {
 		"r/pdf-tool/references/huge.md":          big,
 		"r/pdf-tool/references/fits.md":          "---\ndescription: " + strings.Repeat("d", 100) + "\n---\n" + strings.Repeat("y", MaxBodyBytes),
 		"r/pdf-tool/references/bad#name.md":      "# Hash\n",
+		"r/pdf-tool/assets/logo.png":             "\x89PNG\r\n\x1a\n\xff",
+		"r/pdf-tool/assets/big.bin":              strings.Repeat("\xff", MaxBodyBytes+1),
 		"r/other/SKILL.md":                       skillMD("other", "Other.", "# Other\n"),
 	})
 	src := New(dir, nil, nil, Roots("r"))
@@ -42,6 +44,7 @@ func TestRootServesEveryFileOfASkillFolder(t *testing.T) {
 		"other other/SKILL.md",
 		"pdf-tool pdf-tool/SKILL.md",
 		"pdf-tool/README.md pdf-tool/README.md",
+		"pdf-tool/assets/logo.png pdf-tool/assets/logo.png",
 		"pdf-tool/assets/template.json pdf-tool/assets/template.json",
 		"pdf-tool/references/API_REFERENCE.md pdf-tool/references/API_REFERENCE.md",
 		"pdf-tool/references/fits pdf-tool/references/fits.md",
@@ -63,14 +66,15 @@ func TestRootServesEveryFileOfASkillFolder(t *testing.T) {
 		"pdf-tool/notes.md":               collision,
 		"pdf-tool/notes.MD":               collision,
 		"pdf-tool/references/huge.md":     "too large to serve (262145 bytes; max 262144, the body limit)",
+		"pdf-tool/assets/big.bin":         "too large to serve (262145 bytes; max 262144, the body limit)",
 		"pdf-tool/references/bad#name.md": "invalid id: invalid path (segment 3 of \"pdf-tool/references/bad#name.md\")",
 	} {
 		if !strings.Contains(reasons[path], w) {
 			t.Errorf("skip of %s = %q; want it to contain %q", path, reasons[path], w)
 		}
 	}
-	if len(reasons) != 4 {
-		t.Errorf("skips = %q; want the four above (hidden files are left out without a word)", reasons)
+	if len(reasons) != 5 {
+		t.Errorf("skips = %q; want the five above (hidden files are left out without a word)", reasons)
 	}
 
 	files, err := src.FolderFiles(context.Background(), dir+"/r/pdf-tool")
