@@ -17,7 +17,7 @@ import (
 func TestBinaryFileOfASkillFolderIsIndexedByItsID(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"skills/brand/SKILL.md":             "---\nname: brand\ndescription: Brand guidelines.\n---\n# Brand\n\nUse the logo.\n",
+		"skills/brand/SKILL.md":              "---\nname: brand\ndescription: Brand guidelines.\n---\n# Brand\n\nUse the logo.\n",
 		"skills/brand/assets/brand-logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
