@@ -15,7 +15,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/iii-hq/skills-go/internal/catalog/catalogtest"
-	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -87,23 +86,7 @@ func TestPublicCorpusEveryFileOnEverySurface(t *testing.T) {
 		}
 	}
 	srv := iiitest.NewServer(t)
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "config.yaml")
-	write(t, cfgPath, "roots: ["+corpus+"]\n")
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := New(config.Resolve(cfg, config.ModeWorker), Options{URL: srv.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- w.Run(context.Background()) }()
-	t.Cleanup(func() {
-		w.Close() //nolint:errcheck // Run's result is checked below
-		<-ran
-	})
+	runWorkerWith(t, srv.URL(), "roots: ["+corpus+"]\n")
 	caller := iii.New(iii.Options{URL: srv.URL(), Name: "caller"})
 	caller.Start()
 	t.Cleanup(func() { caller.Close() }) //nolint:errcheck // the test's own client
