@@ -7,6 +7,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
 )
 
 // Every file of a root's skill folder reads by the id ids.FileID gives it
@@ -79,6 +80,37 @@ func TestRootFilesReadByTheirPath(t *testing.T) {
 		_, err = f.reg.resourcesRead(f.ctx, readIn("iii://"+key))
 		if msg, code := errText(err); code != contract.CodeNotFound || msg != "Skill not found: "+key {
 			t.Errorf("read of %s: %s %q; want 0.2's bare not found", key, code, msg)
+		}
+	}
+}
+
+// Path tricks in a root file's id read nothing outside the roots (issue
+// 29's bad input, D69): a key is looked up among the listed ids, never
+// joined to a folder, so a '..', a percent-encoded separator, a NUL or an
+// overlong segment is not_found (or, once links are resolved, a '..'
+// beyond the registry invalid_argument), naming the key.
+func TestRootFileIDPathTricksAreNotFound(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "skills", "pdf-tool", "SKILL.md"), "---\nname: pdf-tool\ndescription: d\n---\n# PDF\n")
+	writeFile(t, filepath.Join(dir, "skills", "pdf-tool", "references", "API.md"), "# API\n")
+	writeFile(t, filepath.Join(dir, "secret.md"), "# Secret\n")
+	f := newFixture(t, fsource.New(dir, nil, nil, fsource.Roots("skills")))
+	for _, key := range []string{
+		"pdf-tool/../../secret.md",
+		"pdf-tool/references/../../../secret.md",
+		"pdf-tool/..%2F..%2Fsecret.md",
+		"pdf-tool%2Freferences%2FAPI.md",
+		"pdf-tool/references/API.md\x00",
+		"pdf-tool/" + strings.Repeat("x", 300) + ".md",
+		"pdf-tool/references/API.MD",
+	} {
+		_, err := f.reg.resourcesRead(f.ctx, readIn("iii://"+key))
+		msg, code := errText(err)
+		if (code != contract.CodeNotFound && code != contract.CodeInvalidArgument) || !strings.Contains(msg, ids.Clip(strings.Split(key, "\x00")[0])) {
+			t.Errorf("read of iii://%q: %s %q; want not_found or invalid_argument naming it", key, code, msg)
+		}
+		if strings.Contains(msg, "Secret") {
+			t.Errorf("read of iii://%q served a file outside the roots: %q", key, msg)
 		}
 	}
 }
