@@ -53,10 +53,17 @@ func stateSet(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wir
 	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
 }
 
-// stateWriteError is a write the store could not persist (--data): the
-// caller learns the file and the cause, and nothing was changed.
+// stateWriteError is a write the store could not persist (--data) or
+// Redis did not acknowledge (--state): the caller learns the file or the
+// server and the cause.
 func stateWriteError(fn string, err error) *wire.ErrorBody {
 	return &wire.ErrorBody{Code: "STATE_WRITE_FAILED", Message: fn + ": " + err.Error()}
+}
+
+// stateReadError is a read the store could not answer (Redis unreachable,
+// or a field some other program wrote that is not JSON).
+func stateReadError(fn string, err error) *wire.ErrorBody {
+	return &wire.ErrorBody{Code: "STATE_READ_FAILED", Message: fn + ": " + err.Error()}
 }
 
 // writeState is writeStateIn for the default namespace.
@@ -88,7 +95,10 @@ func stateGet(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wir
 	if e != nil {
 		return nil, e
 	}
-	v, _ := s.stateStoreIn(ns).get(a.str("scope"), a.str("key"))
+	v, _, err := s.stateStoreIn(ns).lookup(a.str("scope"), a.str("key"))
+	if err != nil {
+		return nil, stateReadError("state::get", err)
+	}
 	return v, nil
 }
 
@@ -138,7 +148,11 @@ func stateListElements(s *Engine, ns string, data json.RawMessage) ([]json.RawMe
 	if e != nil {
 		return nil, e
 	}
-	return s.stateStoreIn(ns).values(a.str("scope")), nil
+	values, err := s.stateStoreIn(ns).list(a.str("scope"))
+	if err != nil {
+		return nil, stateReadError("state::list", err)
+	}
+	return values, nil
 }
 
 // joinArray builds a JSON array of stored values, which are canonical JSON
@@ -161,5 +175,9 @@ func stateListGroups(s *Engine, ns string, data json.RawMessage) (json.RawMessag
 	if _, e := stateListGroupInput.decode("state::list_groups", data); e != nil {
 		return nil, e
 	}
-	return mustEncode(map[string]any{"groups": s.stateStoreIn(ns).groups()}), nil
+	groups, err := s.stateStoreIn(ns).listGroups()
+	if err != nil {
+		return nil, stateReadError("state::list_groups", err)
+	}
+	return mustEncode(map[string]any{"groups": groups}), nil
 }
