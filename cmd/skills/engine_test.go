@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/iii-hq/skills-go/internal/redistest"
 )
 
 // startEngineCmd runs skills engine with args on a free port and returns
@@ -115,5 +117,45 @@ func TestEngineShapeUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
 			}
 		})
+	}
+}
+
+// --state takes only a Redis URL, and not with --data, in skills engine
+// and skills dev alike: a usage error naming the value and the form.
+func TestEngineStateFlagUsageErrors(t *testing.T) {
+	for _, cmd := range []string{"engine", "dev"} {
+		for _, tt := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--state", "localhost:6379"}, `skills ` + cmd + `: --state: state URL "localhost:6379" is not one the engine can use (the scheme must be redis://); give redis://host:port[/db], such as redis://127.0.0.1:6379/0`},
+			{[]string{"--state", "redis://:pw@h:1/x"}, `state URL "redis://:xxxxx@h:1/x" is not one the engine can use (the path must be a database number, such as /0)`},
+			{[]string{"--state", "redis://127.0.0.1:6379", "--data", "d"}, "skills " + cmd + ": --state and --data both say where state lives: give one"},
+		} {
+			t.Run(cmd+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+				code, _, stderr := runCmd(t, context.Background(), append([]string{cmd, "--port", "0"}, tt.args...)...)
+				if code != exitUsage || !strings.Contains(stderr, tt.want) {
+					t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// skills engine --state keeps state in Redis and says so: what one engine
+// writes, another started on the same Redis reads.
+func TestEngineStateInRedis(t *testing.T) {
+	srv := redistest.NewServer(t, redistest.Options{})
+	a, urlA := startEngineCmd(t, "--state", srv.URL)
+	if !strings.Contains(a.stdout.String(), "state is kept in Redis") {
+		t.Errorf("the engine's log does not say where state lives:\n%s", a.stdout)
+	}
+	_, urlB := startEngineCmd(t, "--state", srv.URL)
+	if code, out, stderr := callAt(t, urlA, "state::set", `{"scope":"s","key":"k","value":{"v":1}}`); code != 0 {
+		t.Fatalf("state::set through A: exit %d: %s %s", code, out, stderr)
+	}
+	code, out, stderr := callAt(t, urlB, "state::get", `{"scope":"s","key":"k"}`)
+	if code != 0 || !strings.Contains(out, `"v"`) {
+		t.Errorf("state::get through B: exit %d, %q %q; want A's value", code, out, stderr)
 	}
 }

@@ -118,6 +118,9 @@ func parseStateURL(raw string) (*redis.Options, error) {
 	return opts, nil
 }
 
+// RedactStateURL is a state URL with any password hidden, for logs.
+func RedactStateURL(raw string) string { return redactURL(raw) }
+
 // redactURL hides a URL's password, for messages and logs.
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
