@@ -53,11 +53,14 @@ type rigOptions struct {
 	cacheBytes int64
 	// dataDir keeps the engine's state there (skills engine --data).
 	dataDir string
+	// stateURL keeps the engine's state in that Redis (skills engine
+	// --state, D71).
+	stateURL string
 }
 
 func newRig(tb testing.TB, opts rigOptions) *rig {
 	tb.Helper()
-	srv := iiitest.NewServerWith(tb, engine.Options{DataDir: opts.dataDir})
+	srv := iiitest.NewServerWith(tb, engine.Options{DataDir: opts.dataDir, StateURL: opts.stateURL})
 	if opts.seed != nil {
 		opts.seed(srv)
 	}
