@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -202,4 +203,20 @@ func TestTwoEnginesOnOneRedisShareDataNotEvents(t *testing.T) {
 	if got := nextEvent(subA, "sub::changes"); got != wantA2 {
 		t.Errorf("engine A's subscriber heard %s next, want only its own write %s", got, wantA2)
 	}
+}
+
+// Close leaves nothing of the Redis client running.
+func TestRedisEngineCloseLeavesNoGoroutine(t *testing.T) {
+	srv := redistest.NewServer(t, redistest.Options{}) // its reader goroutine counts in before
+	before := runtime.NumGoroutine()
+	s, err := Start(context.Background(), "127.0.0.1:0", Options{StateURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := dial(t, s)
+	p.callOK("state::set", `{"scope":"s","key":"k","value":1}`)
+	p.callOK("state::list", `{"scope":"s"}`)
+	s.Close()
+	p.drainUntilClosed()
+	waitGoroutinesBack(t, before)
 }
