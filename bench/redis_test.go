@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/redistest"
 )
 
 // BenchmarkStateRedis is issue 28's register and read ratios with the
@@ -18,21 +17,18 @@ import (
 // skills::register of 4 KiB one call after another, a skill read served
 // from the worker's catalog (resources-read), the same read with no
 // catalog (-no-catalog: a state::get per read, so every read reaches
-// the store), and a bare state::get of the 4 KiB row. The Redis is a real
-// redis-server on loopback without persistence (redistest).
+// the store), and a bare state::get of the 4 KiB row. Each rig's Redis is
+// a real redis-server of its own on loopback, without persistence
+// (redistest).
 func BenchmarkStateRedis(b *testing.B) {
 	body := skillBody(4096)
 	var n atomic.Int64
 	for _, store := range []string{"memory", "redis"} {
-		var url string
-		if store == "redis" {
-			url = redistest.NewServer(b, redistest.Options{}).URL
-		}
 		for _, catalog := range []bool{true, false} {
 			var reply atomic.Value // the read's result, for the echo
 			echo := iii.Function{ID: "bench::echo", Description: "returns the read's result",
 				Handler: func(context.Context, iii.Request) (any, error) { return reply.Load().(json.RawMessage), nil }}
-			r := newRig(b, rigOptions{extra: []iii.Function{echo}, stateURL: url, noCatalog: !catalog})
+			r := newRig(b, stateIn(b, store, rigOptions{extra: []iii.Function{echo}, noCatalog: !catalog}))
 			r.call(b, "skills::register", map[string]string{"id": "resend/email", "skill": body})
 			read := map[string]string{"uri": "iii://resend/email"}
 			out := r.call(b, "skills::resources-read", read)
