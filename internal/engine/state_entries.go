@@ -166,7 +166,7 @@ func (st *stateStore) entrySnapshot(req entryRequest) (*entrySnapshot, *wire.Err
 	snap := &entrySnapshot{scope: req.scope, caller: req.caller, limit: req.limit, maxBytes: req.maxBytes}
 	keys, values, err := st.rowsOf(req.scope, snapshotMaxRows)
 	if err != nil {
-		return nil, stateReadError("state::list_entries", err)
+		return nil, stateStoreError("state::list_entries", err)
 	}
 	if len(keys) > snapshotMaxRows {
 		return nil, &wire.ErrorBody{Code: codeSnapshotTooLarge, Message: fmt.Sprintf(

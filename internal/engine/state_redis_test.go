@@ -62,11 +62,11 @@ func TestRedisStateLayoutIsIiis(t *testing.T) {
 	if err := rc.HSet(ctx, "state:skills", "broken", `not json`).Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, fn := range []string{"state::get", "state::list"} {
+	for fn, code := range map[string]string{"state::get": "GET_ERROR", "state::list": "LIST_ERROR"} {
 		res := p.call(fn, `{"scope":"skills","key":"broken"}`)
-		if res.Error == nil || res.Error.Code != "STATE_READ_FAILED" ||
+		if res.Error == nil || res.Error.Code != code ||
 			!strings.Contains(res.Error.Message, `"broken"`) || !strings.Contains(res.Error.Message, srv.URL) {
-			t.Errorf("%s of a field that is not JSON = %+v, want STATE_READ_FAILED naming the field and the URL", fn, res.Error)
+			t.Errorf("%s of a field that is not JSON = %+v, want %s naming the field and the URL", fn, res.Error, code)
 		}
 	}
 	// The write path is unaffected: the field can be overwritten.
@@ -97,11 +97,11 @@ func TestRedisStateOutageFailsThenRecovers(t *testing.T) {
 
 	srv.Stop()
 	const refused = "connection refused"
-	requireStateError(t, p, "state::set", `{"scope":"s","key":"during","value":2}`, "STATE_WRITE_FAILED", srv.URL, refused)
-	requireStateError(t, p, "state::delete", `{"scope":"s","key":"before"}`, "STATE_WRITE_FAILED", srv.URL, refused)
-	requireStateError(t, p, "state::get", `{"scope":"s","key":"before"}`, "STATE_READ_FAILED", srv.URL, refused)
-	requireStateError(t, p, "state::list", `{"scope":"s"}`, "STATE_READ_FAILED", srv.URL, refused)
-	requireStateError(t, p, "state::list_groups", `{}`, "STATE_READ_FAILED", srv.URL, refused)
+	requireStateError(t, p, "state::set", `{"scope":"s","key":"during","value":2}`, "SET_ERROR", srv.URL, refused)
+	requireStateError(t, p, "state::delete", `{"scope":"s","key":"before"}`, "DELETE_ERROR", srv.URL, refused)
+	requireStateError(t, p, "state::get", `{"scope":"s","key":"before"}`, "GET_ERROR", srv.URL, refused)
+	requireStateError(t, p, "state::list", `{"scope":"s"}`, "LIST_ERROR", srv.URL, refused)
+	requireStateError(t, p, "state::list_groups", `{}`, "LIST_GROUPS_ERROR", srv.URL, refused)
 	if err := s.SetState("s", "seeded", []byte(`3`)); err == nil || !strings.Contains(err.Error(), srv.URL) {
 		t.Errorf("SetState with Redis down = %v, want an error naming %s", err, srv.URL)
 	}
@@ -123,7 +123,7 @@ func TestRedisUnreachableAtStartRecovers(t *testing.T) {
 	srv.Stop()
 	s := redisEngine(t, srv.URL)
 	p := dial(t, s)
-	requireStateError(t, p, "state::get", `{"scope":"s","key":"k"}`, "STATE_READ_FAILED", srv.URL, "connection refused")
+	requireStateError(t, p, "state::get", `{"scope":"s","key":"k"}`, "GET_ERROR", srv.URL, "connection refused")
 	srv.Start()
 	p.callOK("state::set", `{"scope":"s","key":"k","value":1}`)
 	if v := string(p.callOK("state::get", `{"scope":"s","key":"k"}`)); v != `1` {
