@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/iii-hq/skills-go/internal/redistest"
 )
 
@@ -157,5 +159,26 @@ func TestEngineStateInRedis(t *testing.T) {
 	code, out, stderr := callAt(t, urlB, "state::get", `{"scope":"s","key":"k"}`)
 	if code != 0 || !strings.Contains(out, `"v"`) {
 		t.Errorf("state::get through B: exit %d, %q %q; want A's value", code, out, stderr)
+	}
+}
+
+// skills dev --state serves the registry on a Redis: a skill registered
+// through it is the row state:skills holds, in iii's layout (D71).
+func TestDevStateInRedis(t *testing.T) {
+	srv := redistest.NewServer(t, redistest.Options{})
+	dev := startCmd(t, "dev", "--port", "0", "--state", srv.URL, "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	dev.stdout.waitFor(t, "skills ready")
+	url := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`).FindString(dev.stdout.String())
+	if code, out, stderr := callAt(t, url, "skills::register", `{"id":"redis-demo","skill":"---\nname: redis-demo\ndescription: kept in Redis\n---\n# Demo\n"}`); code != 0 {
+		t.Fatalf("skills::register: exit %d: %s %s", code, out, stderr)
+	}
+	rc := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rc.Close() //nolint:errcheck // test client
+	row, err := rc.HGet(t.Context(), "state:skills", "redis-demo").Result()
+	if err != nil || !strings.Contains(row, "kept in Redis") {
+		t.Errorf("state:skills redis-demo = %q, %v; want the registered skill", row, err)
+	}
+	if code, out, _ := callAt(t, url, "skills::list", `{}`); code != 0 || !strings.Contains(out, "redis-demo") {
+		t.Errorf("skills::list: exit %d, %s; want redis-demo", code, out)
 	}
 }
