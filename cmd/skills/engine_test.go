@@ -182,3 +182,45 @@ func TestDevStateInRedis(t *testing.T) {
 		t.Errorf("skills::list: exit %d, %s; want redis-demo", code, out)
 	}
 }
+
+// The registry on a Redis that is down at the start and lost mid-run
+// (issue 28, "Bad input"): a register fails naming the URL and the cause,
+// and once Redis is back the same process registers and lists again,
+// with every acknowledged skill there.
+func TestDevRecoversWhenRedisComesBack(t *testing.T) {
+	srv := redistest.NewServer(t, redistest.Options{AppendOnly: true})
+	srv.Stop()
+	dev := startCmd(t, "dev", "--port", "0", "--state", srv.URL, "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	dev.stdout.waitFor(t, "skills ready")
+	url := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`).FindString(dev.stdout.String())
+	register := func(id string) (int, string) {
+		code, out, stderr := callAt(t, url, "skills::register", `{"id":"`+id+`","skill":"---\nname: `+id+`\ndescription: d\n---\n# D\n"}`)
+		return code, out + stderr
+	}
+	if code, out := register("while-down"); code == 0 || !strings.Contains(out, srv.URL) || !strings.Contains(out, "connection refused") {
+		t.Errorf("register with Redis down: exit %d, %q; want a failure naming %s and the cause", code, out, srv.URL)
+	}
+	srv.Start()
+	if code, out := register("first"); code != 0 {
+		t.Fatalf("register once Redis is up: exit %d: %s", code, out)
+	}
+	srv.Stop()
+	if code, out := register("lost-mid-run"); code == 0 || !strings.Contains(out, srv.URL) {
+		t.Errorf("register with Redis lost: exit %d, %q; want a failure naming %s", code, out, srv.URL)
+	}
+	srv.Start()
+	if code, out := register("second"); code != 0 {
+		t.Fatalf("register once Redis is back: exit %d: %s", code, out)
+	}
+	code, out, _ := callAt(t, url, "skills::list", `{}`)
+	for _, id := range []string{"first", "second"} {
+		if code != 0 || !strings.Contains(out, `"id": "`+id+`"`) {
+			t.Errorf("skills::list: exit %d, %s; want %s", code, out, id)
+		}
+	}
+	for _, id := range []string{"while-down", "lost-mid-run"} {
+		if strings.Contains(out, `"id": "`+id+`"`) {
+			t.Errorf("skills::list lists %s, whose register failed:\n%s", id, out)
+		}
+	}
+}
