@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -202,7 +203,10 @@ func (r *redisState) oldValue(cmd *redis.Cmd) (json.RawMessage, error) {
 // value another writer stored in another form is brought to it), or not
 // ok when it is not JSON.
 func storedValue(s string) (json.RawMessage, bool) {
-	b := []byte(s)
+	// The reply's bytes are used as they are, not copied (a listing of
+	// a large scope would otherwise hold it twice): a stored value is
+	// never written in place (D52), and canonical makes a new slice.
+	b := json.RawMessage(unsafe.Slice(unsafe.StringData(s), len(s)))
 	if !json.Valid(b) {
 		return nil, false
 	}
@@ -259,10 +263,27 @@ func (r *redisState) rows(scope string) (keys []string, values []json.RawMessage
 	return keys, values, nil
 }
 
-// values lists a scope's values in the hash's order.
+// values lists a scope's values in the hash's order (HVALS: the keys are
+// not fetched).
 func (r *redisState) values(scope string) ([]json.RawMessage, error) {
-	_, values, err := r.rows(scope)
-	return values, err
+	ctx, cancel := callContext()
+	defer cancel()
+	flat, err := r.client.Do(ctx, "HVALS", stateKeyPrefix+scope).StringSlice()
+	if err != nil {
+		return nil, r.readFailed(err)
+	}
+	values := make([]json.RawMessage, len(flat))
+	for i, text := range flat {
+		v, ok := storedValue(text)
+		if !ok {
+			// HVALS does not say whose value it was: the full read
+			// names the field (or the value was fixed meanwhile).
+			_, values, err := r.rows(scope)
+			return values, err
+		}
+		values[i] = v
+	}
+	return values, nil
 }
 
 // groups lists every scope that has a hash, sorted. Redis removes a hash
