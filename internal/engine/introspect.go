@@ -379,9 +379,12 @@ func (s *Engine) SetStateIn(ns, scope, key string, value json.RawMessage) error 
 // DeleteState deletes a state value of the default namespace's store
 // without going through a socket. Like state::delete, it fires the state
 // trigger, even for a missing key. A delete the state log cannot persist
-// (Options.DataDir) changes nothing; the engine logs it.
+// (Options.DataDir), or Redis does not answer (Options.StateURL), changes
+// nothing; the engine logs it.
 func (s *Engine) DeleteState(scope, key string) {
-	_ = s.DeleteStateIn(DefaultNamespace, scope, key) // the default store is always there; a refusal is logged
+	if err := s.DeleteStateIn(DefaultNamespace, scope, key); err != nil { // the default store is always there
+		s.log.Warn("a state delete was refused", zap.Error(err))
+	}
 }
 
 // DeleteStateIn is DeleteState in the store of namespace ns's state

@@ -39,8 +39,8 @@ const redisCallTimeout = 5 * time.Second
 // redisURLForm is the form --state takes, for error messages.
 const redisURLForm = "redis://host:port[/db]"
 
-// redisSet atomically stores a field and returns what it held, as iii's
-// adapter does with the same script.
+// redisSet atomically stores a field and returns what it held, in the
+// steps iii's adapter takes (HGET, then HSET, in one script).
 var redisSet = redis.NewScript(`
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
