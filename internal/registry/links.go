@@ -21,10 +21,24 @@ import (
 
 // readTarget is the URI a read of uri reads: uri itself, or for a URI
 // written as a link the URI the link names (linked true). A link that
-// cannot be followed is invalid_argument naming it.
+// cannot be followed is invalid_argument naming it. A trailing '/' alone
+// is 0.2's empty-segment error here (the reference pins iii://skill/).
 func readTarget(uri string) (target string, linked bool, err error) {
+	return linkTarget(uri, false)
+}
+
+// LinkTarget is the URI that skills mcp reads for a resources/read of
+// uri: as readTarget, and a trailing '/' names a folder too
+// (iii://team/alpha/ is iii://team/alpha), since the MCP server, not
+// 0.2's resources-read, answers MCP clients. Its errors are
+// *contract.Error.
+func LinkTarget(uri string) (target string, linked bool, err error) {
+	return linkTarget(uri, true)
+}
+
+func linkTarget(uri string, folders bool) (target string, linked bool, err error) {
 	rest, ok := strings.CutPrefix(uri, Scheme)
-	if !ok || !links.NeedsCleaning(rest) {
+	if !ok || !links.NeedsCleaning(rest) && !(folders && strings.HasSuffix(rest, "/")) {
 		return uri, false, nil
 	}
 	if first, _, _ := strings.Cut(rest, "/"); first == sectionMarker {
