@@ -141,6 +141,9 @@ func Clean(uriPath string) (Target, error) {
 // ".", ".." or {baseDir} segment, a fragment, or a percent-escape of a
 // separator, a dot or NUL (which Clean refuses). No id has any of these.
 func NeedsCleaning(uriPath string) bool {
+	if !strings.ContainsAny(uriPath, ".#{%") {
+		return false // a plain id, as nearly every read names
+	}
 	if strings.ContainsRune(uriPath, '#') || hasTrickEscape(uriPath) {
 		return true
 	}
