@@ -1,8 +1,6 @@
 package search
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,18 +14,10 @@ import (
 // index is current after the first.
 func TestBinaryFileOfASkillFolderIsIndexedByItsID(t *testing.T) {
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	catalogtest.WriteFiles(t, dir, map[string]string{
 		"skills/brand/SKILL.md":              "---\nname: brand\ndescription: Brand guidelines.\n---\n# Brand\n\nUse the logo.\n",
 		"skills/brand/assets/brand-logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	skills := catalog.NewSkillsScope("skills", 1<<20)
 	skills.BeginLoad()
 	skills.EndLoad(nil)
