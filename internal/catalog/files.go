@@ -111,6 +111,9 @@ var (
 	ErrEscaped = fsource.ErrEscaped
 	// ErrFolderTooLarge: a skill folder is past the limits of one skill.
 	ErrFolderTooLarge = fsource.ErrFolderTooLarge
+	// ErrNotText: a file read as text is not valid UTF-8 (a binary file
+	// of a skill folder, D69).
+	ErrNotText = fsource.ErrNotText
 )
 
 // ValidName reports whether name is a valid Agent Skills name (a

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -411,6 +412,11 @@ func (s *Searcher) refresh(ctx context.Context) error {
 			continue
 		}
 		text, err := s.text(ctx, sk)
+		if errors.Is(err, catalog.ErrNotText) {
+			// A binary file of a skill folder (D69): indexed by its id and
+			// name alone, not read again at every search.
+			text, err = "", nil
+		}
 		if err != nil {
 			s.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(sk.ID)), zap.Error(err))
 			unread++
