@@ -136,3 +136,43 @@ func TestFreshSeesEntriesComeAndGoFromTheQueue(t *testing.T) {
 		}
 	}
 }
+
+// The notifier knows a file is being written from the kernel's queue
+// alone: written and still open is Writing, closed by its writer is not
+// (docs/decisions.md D68), so the watch's loop can wait for the close.
+func TestNotifierFollowsAFileUntilItsWriterClosesIt(t *testing.T) {
+	dir := t.TempDir()
+	n, err := newNotifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	if err := n.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	if n.Writing() {
+		t.Fatal("Writing before anything was written")
+	}
+	f, err := os.Create(filepath.Join(dir, "a.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("# A, half"); err != nil {
+		t.Fatal(err)
+	}
+	if !n.Writing() {
+		t.Error("not Writing after a write to a file its writer holds open")
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n.Writing() {
+		t.Error("still Writing after the writer closed the file")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n.Writing() {
+		t.Error("Writing after os.WriteFile returned (it closes the file)")
+	}
+}

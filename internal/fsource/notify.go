@@ -21,5 +21,10 @@ type notifier interface {
 	// Exact reports whether Seen counts every change that returned
 	// before the call (Linux); if not, listings also stat directories.
 	Exact() bool
+	// Writing reports whether some watched file was written and not yet
+	// closed by its writer (Linux); the watch's own loop holds a rescan
+	// while it is, so it never announces a file half written
+	// (docs/decisions.md D68). Elsewhere it is always false.
+	Writing() bool
 	Close() error
 }

@@ -1,6 +1,7 @@
 package fsource
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,9 +12,22 @@ import (
 )
 
 // inotifyMask is what a watched directory reports: entries made, removed,
-// renamed, written and changed in their attributes (a Stamp's fields).
+// renamed, written and changed in their attributes (a Stamp's fields),
+// and files their writer closed (the end of a write, for Writing).
 const inotifyMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_ATTRIB |
-	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
+	unix.IN_CLOSE_WRITE
+
+// maxWriting bounds the files Writing follows; past it a written file is
+// not followed (the watch rescans after its window, as before D68).
+const maxWriting = 1024
+
+// openWrite names a file written and not yet closed: its directory's
+// watch descriptor and its name.
+type openWrite struct {
+	wd   int32
+	name string
+}
 
 // inotify is the notifier on Linux: the watch owns the inotify descriptor
 // so a listing can ask the kernel's queue itself (docs/decisions.md D68).
@@ -29,6 +43,9 @@ type inotify struct {
 	seen   uint64
 	wds    map[string]int // watched path → watch descriptor
 	buf    []byte
+	// writing are the files modified since their writer last closed
+	// them (IN_MODIFY without IN_CLOSE_WRITE yet).
+	writing map[openWrite]struct{}
 
 	wake chan struct{}
 	errs chan error
@@ -47,7 +64,7 @@ func newNotifier() (notifier, error) {
 		return nil, fmt.Errorf("eventfd: %w", err)
 	}
 	n := &inotify{
-		fd: fd, stop: stop, wds: map[string]int{},
+		fd: fd, stop: stop, wds: map[string]int{}, writing: map[openWrite]struct{}{},
 		buf:  make([]byte, 64*(unix.SizeofInotifyEvent+unix.NAME_MAX+1)),
 		wake: make(chan struct{}, 1), errs: make(chan error, 1), done: make(chan struct{}),
 	}
@@ -108,25 +125,50 @@ func (n *inotify) Seen() uint64 {
 	return seen
 }
 
-// parse counts the events in b and forgets the watches the kernel
-// dropped (a directory removed); it reports an overflow of the queue.
+// parse counts the events in b, follows the files being written, and
+// forgets the watches the kernel dropped (a directory removed); it
+// reports an overflow of the queue.
 func (n *inotify) parse(b []byte) (overflow bool) {
 	for off := 0; off+unix.SizeofInotifyEvent <= len(b); {
 		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[off]))
-		off += unix.SizeofInotifyEvent + int(ev.Len)
+		nameEnd := off + unix.SizeofInotifyEvent + int(ev.Len)
+		name := string(bytes.TrimRight(b[off+unix.SizeofInotifyEvent:min(nameEnd, len(b))], "\x00"))
+		off = nameEnd
 		n.seen++
+		key := openWrite{wd: ev.Wd, name: name}
 		switch {
 		case ev.Mask&unix.IN_Q_OVERFLOW != 0:
 			overflow = true
+			clear(n.writing)
 		case ev.Mask&unix.IN_IGNORED != 0:
 			for path, wd := range n.wds {
 				if wd == int(ev.Wd) {
 					delete(n.wds, path)
 				}
 			}
+			for w := range n.writing {
+				if w.wd == ev.Wd {
+					delete(n.writing, w)
+				}
+			}
+		case ev.Mask&unix.IN_MODIFY != 0 && name != "":
+			if len(n.writing) < maxWriting {
+				n.writing[key] = struct{}{}
+			}
+		case ev.Mask&(unix.IN_CLOSE_WRITE|unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+			delete(n.writing, key)
 		}
 	}
 	return overflow
+}
+
+// Writing drains the queue, then reports whether a file is still being
+// written.
+func (n *inotify) Writing() bool {
+	n.Seen()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.writing) > 0
 }
 
 // fail hands err to the watch's loop, unless one is already waiting.

@@ -54,6 +54,7 @@ func (n *fsnotifyNotifier) Wake() <-chan struct{}   { return n.wake }
 func (n *fsnotifyNotifier) Errors() <-chan error    { return n.w.Errors }
 func (n *fsnotifyNotifier) Seen() uint64            { return n.seen.Load() }
 func (n *fsnotifyNotifier) Exact() bool             { return false }
+func (n *fsnotifyNotifier) Writing() bool           { return false }
 
 func (n *fsnotifyNotifier) Close() error {
 	var err error

@@ -20,6 +20,11 @@ const (
 // rescan (docs/decisions.md D20).
 const coalesceWindow = 50 * time.Millisecond
 
+// maxWriteHold is the longest the watch's loop holds a rescan for a file
+// still being written (notifier.Writing): a writer that keeps its file
+// open (a log) is scanned at least this often.
+const maxWriteHold = time.Second
+
 // DefaultPollInterval is the rescan period when watches cannot be set
 // (the fs_poll_ms config key).
 const DefaultPollInterval = 2 * time.Second
@@ -94,8 +99,9 @@ type Watch struct {
 	changed chan struct{} // closed and replaced when snap changes
 
 	watcher     notifier
-	watchedDirs int  // directories asked to be watched, for the log; under scanMu
-	watchFailed bool // some directory could not be watched (warned once); under scanMu
+	writing     func() bool // the notifier's Writing; nil in poll mode
+	watchedDirs int         // directories asked to be watched, for the log; under scanMu
+	watchFailed bool        // some directory could not be watched (warned once); under scanMu
 	cancel      context.CancelFunc
 	done        chan struct{}
 }
@@ -238,6 +244,7 @@ func (w *Watch) run(ctx context.Context) {
 	var tick <-chan time.Time
 	if w.watcher != nil {
 		events, errs = w.watcher.Wake(), w.watcher.Errors()
+		w.writing = w.watcher.Writing
 	} else {
 		t := time.NewTicker(w.opts.PollInterval)
 		defer t.Stop()
@@ -250,10 +257,14 @@ func (w *Watch) run(ctx context.Context) {
 // every watch error, and one per coalesce window after file events, the
 // window starting at the first event after a rescan (so a steady stream of
 // events still rescans once per window). It is apart from where the inputs
-// come from so a test can feed it events under a fake clock.
+// come from so a test can feed it events under a fake clock. While a file
+// is still being written (its writer has not closed it), the window is
+// extended, up to maxWriteHold, so the rescan sees the file whole and a
+// write announces one change, not one per half (docs/decisions.md D68).
 func (w *Watch) follow(ctx context.Context, events <-chan struct{}, errs <-chan error, tick <-chan time.Time) {
 	var coalesce *time.Timer
 	var fire <-chan time.Time
+	var opened time.Time // when the current window opened
 	for {
 		select {
 		case <-ctx.Done():
@@ -270,6 +281,7 @@ func (w *Watch) follow(ctx context.Context, events <-chan struct{}, errs <-chan 
 			// New directories join the watch at the rescan that follows;
 			// files made in them before that are found by the rescan.
 			if fire == nil {
+				opened = time.Now()
 				coalesce = time.NewTimer(w.opts.CoalesceWindow)
 				fire = coalesce.C
 			}
@@ -281,6 +293,11 @@ func (w *Watch) follow(ctx context.Context, events <-chan struct{}, errs <-chan 
 			w.log.Warn("file watch error; rescanning", zap.Error(err))
 			w.rescan(ctx)
 		case <-fire:
+			if w.writing != nil && w.writing() && time.Since(opened) < maxWriteHold {
+				coalesce = time.NewTimer(w.opts.CoalesceWindow)
+				fire = coalesce.C
+				continue
+			}
 			fire, coalesce = nil, nil
 			w.rescan(ctx)
 		}

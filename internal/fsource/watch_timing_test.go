@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -49,9 +50,17 @@ func (r *rescans) settled() (at []time.Duration, skills []int) {
 // it returns.
 func followRig(t *testing.T) (dir string, events chan<- struct{}, errs chan<- error, rec *rescans) {
 	t.Helper()
+	return followRigWriting(t, nil)
+}
+
+// followRigWriting is followRig whose notifier reports through writing
+// whether a file is still being written (nil: never).
+func followRigWriting(t *testing.T, writing func() bool) (dir string, events chan<- struct{}, errs chan<- error, rec *rescans) {
+	t.Helper()
 	dir = t.TempDir()
 	rec = &rescans{}
 	w := NewWatch(New(dir, []string{"skills/**/*.md"}, nil), WatchOptions{OnChange: rec.add})
+	w.writing = writing
 	ev, er := make(chan struct{}), make(chan error)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -183,4 +192,41 @@ func TestWatchPollSeesAChangeAtTheNextTick(t *testing.T) {
 			t.Errorf("version %d after two published rescans, want 3", got)
 		}
 	})
+}
+
+// While a file is still being written (its writer has not closed it),
+// the loop holds its rescan window by window, so the rescan sees the
+// file whole and one write is one change; once the writer closes it, the
+// rescan comes at the end of the window then running. A writer that
+// never closes is scanned once maxWriteHold has passed.
+func TestWatchHoldsTheRescanWhileAFileIsBeingWritten(t *testing.T) {
+	for _, closes := range []bool{true, false} {
+		t.Run(fmt.Sprintf("closes=%v", closes), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var writing atomic.Bool
+				writing.Store(true)
+				dir, events, _, rec := followRigWriting(t, writing.Load)
+				write(t, filepath.Join(dir, "skills", "a.md"), "# A, half")
+				events <- struct{}{}
+				time.Sleep(3*coalesceWindow + time.Nanosecond)
+				if at, _ := rec.settled(); len(at) != 0 {
+					t.Fatalf("rescans at %v while the file was being written", at)
+				}
+				want := maxWriteHold // never closed: the hold runs out
+				if closes {
+					write(t, filepath.Join(dir, "skills", "a.md"), "# A, whole\n")
+					writing.Store(false)
+					want = 4 * coalesceWindow // the end of the window running at the close
+				}
+				time.Sleep(2 * maxWriteHold)
+				at, skills := rec.settled()
+				if diff := cmp.Diff([]time.Duration{want}, at); diff != "" {
+					t.Errorf("rescans (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff([]int{1}, skills); diff != "" {
+					t.Errorf("skills listed by each rescan (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
 }
