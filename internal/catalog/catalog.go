@@ -51,6 +51,7 @@ type Catalog struct {
 	events      *keyQueue     // keys to read again, from the state trigger
 	reload      chan struct{} // capacity 1: a scope asks to be loaded again
 	engineEvent chan struct{} // capacity 1: the engine's workers or functions changed (state_watch.go)
+	foreign     foreignChanges
 
 	// pageLimit and pageBytes size the pages of a paged load
 	// (load_pages.go); noPages is the connection whose engine has no
@@ -191,6 +192,7 @@ func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) 
 			return nil, nil
 		}
 	}
+	c.markForeign(ev)
 	c.events.push(ev)
 	return nil, nil
 }
@@ -228,14 +230,20 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 		if !ok {
 			return
 		}
+		tell, foreign := c.takeForeign(ev)
 		for _, s := range c.scopes {
 			if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
 				continue
 			}
+			before := foreign && present(s, ev.Key)
 			if err := c.reread(ctx, s, ev.Key); err != nil && ctx.Err() == nil {
 				c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
 					zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
 				s.Invalidate()
+				continue
+			}
+			if after := foreign && present(s, ev.Key); before || after {
+				tell(ForeignChange{Scope: ev.Scope, Key: ev.Key, Present: after})
 			}
 		}
 	}

@@ -118,6 +118,8 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	skillsChanged := w.client.ProvideTriggerType(triggerTypes[0])
 	promptsChanged := w.client.ProvideTriggerType(triggerTypes[1])
 	w.triggerTypes = len(triggerTypes)
+	// Replicas on one engine take over from each other (docs/decisions.md D72).
+	w.client.FollowReplicas("skills::replica::" + iii.UniqueSuffix())
 	skillsScope := catalog.NewSkillsScope(cfg.Scopes.Skills, int64(cfg.CacheBytes))
 	w.skills = skillsScope
 	promptsScope := catalog.NewPromptsScope(cfg.Scopes.Prompts)
@@ -153,6 +155,16 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		MaxResponseBytes: cfg.MaxResponseBytes,
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
+	})
+	// Changes written through another replica are announced by the one
+	// the engine sends the subscribers to (D72).
+	w.cat.OnForeignChange(func(ch catalog.ForeignChange) {
+		switch ch.Scope {
+		case cfg.Scopes.Skills:
+			w.reg.SkillChangedElsewhere(context.Background(), ch.Key, ch.Present)
+		case cfg.Scopes.Prompts:
+			w.reg.PromptChangedElsewhere(context.Background(), ch.Key, ch.Present)
+		}
 	})
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	w.functions = w.surfaces.functions()
