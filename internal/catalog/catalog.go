@@ -187,6 +187,9 @@ func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) 
 		c.log.Warn("state event that does not decode ignored", zap.String("reason", ids.Clip(err.Error())))
 		return nil, nil
 	}
+	if value == nil {
+		value = json.RawMessage("null") // a delete's: own_writes.go, deletedSum
+	}
 	for _, s := range c.scopes {
 		if s.Name() == ev.Scope && s.ownEvent(ev.Key, sumOf(value)) {
 			return nil, nil

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/proctest"
+)
+
+// The done-when test of issue 28 deliverable 3 (D72), on real processes:
+// a skills engine and two skills workers on it. The replica that owns
+// the functions (0.22.1: the one that registered last; 0.23: the first)
+// is killed with SIGKILL or stopped with SIGTERM while a caller calls
+// skills::list without pause: no call fails for more than a second, the
+// survivor serves every function and provides skills::on-change, and a
+// subscriber hears each change once, before and after, whoever wrote it.
+func TestReplicasTakeOverWhenTheOwnerGoes(t *testing.T) {
+	for _, like := range []string{"0.22.1", "0.23"} {
+		for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+			t.Run(like+"/"+sig.String(), func(t *testing.T) {
+				// The subscriber binds while only the first replica
+				// provides skills::on-change: the second then takes the
+				// type over, and the first must stop firing.
+				var sub *subscriber
+				rs := startReplicas(t, like, func(url string) { sub = subscribe(t, url) })
+				// Both up: every change announced once, through the
+				// handlers and as direct state writes.
+				rs.changeAndHear(t, sub, "before")
+
+				// 0.22.1 lets the last registration win, 0.23 the first.
+				owner := rs.replicas[1]
+				if like == "0.23" {
+					owner = rs.replicas[0]
+				}
+				probe := startProbe(t, rs.caller)
+				if err := owner.cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				if err := proctest.Ended(owner.cmd.Process.Pid, 15*time.Second); err != nil {
+					t.Fatal(err)
+				}
+				gap := probe.stopAfter(t, 50)
+				t.Logf("%s of the owner: longest stretch without a successful skills::list %v (%d calls failed)", sig, gap, probe.failed())
+				if gap > time.Second {
+					t.Errorf("skills::list failed for %v after the owner got %s; want at most 1s", gap, sig)
+				}
+				rs.changeAndHear(t, sub, "after")
+			})
+		}
+	}
+}
+
+// replicaSet is a real skills engine and two real workers on it.
+type replicaSet struct {
+	url      string
+	replicas []started
+	caller   *iii.Client
+	n        int // changes made so far
+}
+
+// startReplicas starts the engine (like: the iii version it behaves as)
+// and two workers, the second once the first is ready and between has
+// run; on 0.23 each has a name of its own, as the engine leases a name
+// to one connection.
+func startReplicas(t *testing.T, like string, between func(url string)) *replicaSet {
+	t.Helper()
+	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
+	var url string
+	args := []string{"engine", "--port", "0"}
+	if like != "0.22.1" {
+		args = append(args, "--like", like)
+	}
+	startBinary(t, false, func(line string) bool {
+		if strings.Contains(line, "III_URL") {
+			url = urlRe.FindString(line)
+		}
+		return url != ""
+	}, args...)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("scopes:\n  skills: skills\n  prompts: prompts\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rs := &replicaSet{url: url}
+	for i := range 2 {
+		t.Setenv("III_WORKER_NAME", fmt.Sprintf("skills-%d", i))
+		rs.replicas = append(rs.replicas, startBinary(t, false, func(line string) bool {
+			return strings.Contains(line, "skills ready:")
+		}, "--url", url, "--config", cfg))
+		if i == 0 {
+			between(url)
+		}
+	}
+	rs.caller = iii.New(iii.Options{URL: url, Name: "replica-test-caller"})
+	rs.caller.Start()
+	t.Cleanup(func() { rs.caller.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := rs.caller.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// subscriber counts the skills::on-change events it hears, by id.
+type subscriber struct {
+	mu      sync.Mutex
+	heard   map[string]int
+	changed chan struct{} // capacity 1
+}
+
+// subscribe binds a function of a client of its own to skills::on-change.
+func subscribe(t *testing.T, url string) *subscriber {
+	t.Helper()
+	s := &subscriber{heard: map[string]int{}, changed: make(chan struct{}, 1)}
+	c := iii.New(iii.Options{URL: url, Name: "replica-test-subscriber"})
+	c.RegisterFunction(iii.Function{ID: "replicatest::on-change", Handler: func(_ context.Context, req iii.Request) (any, error) {
+		var ev struct {
+			Op string `json:"op"`
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(req.Data, &ev); err == nil {
+			s.mu.Lock()
+			s.heard[ev.Op+" "+ev.ID]++
+			s.mu.Unlock()
+			select {
+			case s.changed <- struct{}{}:
+			default:
+			}
+		}
+		return nil, nil
+	}})
+	c.RegisterTrigger(iii.Trigger{ID: "replicatest-on-change", Type: "skills::on-change", FunctionID: "replicatest::on-change"})
+	c.Start()
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// changeAndHear waits until the subscription reaches the provider (a
+// first change heard), then makes 20 registrations through
+// skills::register, 10 direct state writes (another writer) and 5
+// unregistrations, and checks that each is heard exactly once: a last
+// change, heard, follows them, so a duplicate would have come first.
+func (rs *replicaSet) changeAndHear(t *testing.T, s *subscriber, tag string) {
+	t.Helper()
+	call := func(fn string, data any) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := rs.caller.Call(ctx, fn, data); err != nil {
+			t.Fatalf("%s: %v", fn, err)
+		}
+	}
+	register := func(id string) {
+		call("skills::register", map[string]string{"id": id, "skill": "# " + id + "\n\nA skill."})
+	}
+	ready := tag + "-ready"
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.has("register "+ready) && time.Now().Before(deadline) {
+		register(ready) // the binding may still be on its way to the provider
+		s.wait(100 * time.Millisecond)
+	}
+	want := map[string]int{}
+	for i := range 20 {
+		id := fmt.Sprintf("%s-h%d", tag, i)
+		register(id)
+		want["register "+id] = 1
+	}
+	for i := range 10 {
+		id := fmt.Sprintf("%s-s%d", tag, i)
+		call("state::set", map[string]any{"scope": "skills", "key": id,
+			"value": map[string]string{"id": id, "skill": "# " + id + "\n\nWritten as state.", "registered_at": "2026-12-01T00:00:00Z"}})
+		want["register "+id] = 1
+	}
+	for i := range 5 {
+		id := fmt.Sprintf("%s-h%d", tag, i)
+		call("skills::unregister", map[string]string{"id": id})
+		want["unregister "+id] = 1
+	}
+	last := tag + "-last"
+	register(last)
+	want["register "+last] = 1
+	deadline = time.Now().Add(10 * time.Second)
+	for !s.has("register "+last) && time.Now().Before(deadline) {
+		s.wait(time.Second)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, n := range want {
+		if got := s.heard[k]; got != n {
+			t.Errorf("%s: %q heard %d times, want %d", tag, k, got, n)
+		}
+	}
+}
+
+func (s *subscriber) has(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.heard[key] > 0
+}
+
+// wait returns at the next event heard, or after d.
+func (s *subscriber) wait(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.changed:
+	case <-t.C:
+	}
+}
+
+// probe calls skills::list without pause and keeps the longest stretch
+// between two successful answers.
+type probe struct {
+	stop   chan struct{}
+	done   chan struct{}
+	mu     sync.Mutex
+	okRun  int // successes since the last stopAfter mark
+	fails  int
+	gap    time.Duration
+	lastOK time.Time
+}
+
+func startProbe(t *testing.T, c *iii.Client) *probe {
+	p := &probe{stop: make(chan struct{}), done: make(chan struct{}), lastOK: time.Now()}
+	go func() {
+		defer close(p.done)
+		for {
+			select {
+			case <-p.stop:
+				return
+			default:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_, err := c.Call(ctx, "skills::list", map[string]any{})
+			cancel()
+			now := time.Now()
+			p.mu.Lock()
+			if err != nil {
+				p.fails++
+				p.okRun = 0
+			} else {
+				p.gap = max(p.gap, now.Sub(p.lastOK))
+				p.lastOK = now
+				p.okRun++
+			}
+			p.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { p.halt() })
+	return p
+}
+
+func (p *probe) halt() {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
+	}
+	<-p.done
+}
+
+// stopAfter waits (at most 10 s) for n successes in a row, stops the
+// probe and returns the longest stretch without a success, counting
+// one that never ended up to now.
+func (p *probe) stopAfter(t *testing.T, n int) time.Duration {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p.mu.Lock()
+		run := p.okRun
+		p.mu.Unlock()
+		if run >= n || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // polls the counter; the gap measured decides
+	}
+	p.halt()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.okRun < n {
+		return max(p.gap, time.Since(p.lastOK))
+	}
+	return p.gap
+}
+
+func (p *probe) failed() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fails
+}
