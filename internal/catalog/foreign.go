@@ -20,12 +20,19 @@ type ForeignChange struct {
 }
 
 // foreignChanges holds the keys whose queued re-read follows another
-// writer's event, and what to tell of them.
+// writer's event, with what the last such event said, and what to tell
+// of them.
 type foreignChanges struct {
 	mu     sync.Mutex
-	keys   map[stateEvent]struct{}
+	keys   map[stateEvent]foreignEvent
 	notify func(ForeignChange)
 }
+
+// foreignEvent is what a state event said of its key: whether it held a
+// value before the write and holds one after. It decides what is told
+// when the scope cannot apply the change now (it is being loaded, or
+// will be: the load reads the key anyway).
+type foreignEvent struct{ before, after bool }
 
 // OnForeignChange sets what is told of each change another writer made,
 // after the catalog applied it. Call it before Start.
@@ -36,29 +43,33 @@ func (c *Catalog) OnForeignChange(f func(ForeignChange)) {
 }
 
 // markForeign records that the re-read of ev follows another writer's
-// event.
-func (c *Catalog) markForeign(ev stateEvent) {
+// event, which said fe of the key.
+func (c *Catalog) markForeign(ev stateEvent, fe foreignEvent) {
 	c.foreign.mu.Lock()
 	defer c.foreign.mu.Unlock()
 	if c.foreign.notify == nil {
 		return
 	}
 	if c.foreign.keys == nil {
-		c.foreign.keys = map[stateEvent]struct{}{}
+		c.foreign.keys = map[stateEvent]foreignEvent{}
 	}
-	c.foreign.keys[ev] = struct{}{}
+	if prev, ok := c.foreign.keys[ev]; ok {
+		fe.before = prev.before // the first of a burst read once
+	}
+	c.foreign.keys[ev] = fe
 }
 
-// takeForeign reports whether ev was marked, unmarking it, and what to
-// tell.
-func (c *Catalog) takeForeign(ev stateEvent) (func(ForeignChange), bool) {
+// takeForeign reports whether ev was marked, unmarking it, what its
+// events said, and what to tell.
+func (c *Catalog) takeForeign(ev stateEvent) (func(ForeignChange), foreignEvent, bool) {
 	c.foreign.mu.Lock()
 	defer c.foreign.mu.Unlock()
-	if _, ok := c.foreign.keys[ev]; !ok {
-		return nil, false
+	fe, ok := c.foreign.keys[ev]
+	if !ok {
+		return nil, fe, false
 	}
 	delete(c.foreign.keys, ev)
-	return c.foreign.notify, c.foreign.notify != nil
+	return c.foreign.notify, fe, c.foreign.notify != nil
 }
 
 // present reports whether s holds key.

@@ -40,6 +40,12 @@ type Options struct {
 	// FunctionsPollInterval is how often the engine compares the set of
 	// function ids to fire engine::functions-available. Zero means 5 s.
 	FunctionsPollInterval time.Duration
+	// StateWindow is how many state events one binding may have in
+	// flight at once (state_binding_queue.go, docs/decisions.md D72):
+	// iii calls a write's bindings from a task of its own per write, so
+	// a binding's events overlap without bound; skills engine and skills
+	// dev run 64. Zero means 1: each call awaited before the next starts.
+	StateWindow int
 	// WithoutStateTrigger leaves out the state trigger type, as an engine
 	// whose state worker does not provide it: bindings of it are parked
 	// and never fire. For testing workers' fallbacks.
@@ -110,6 +116,8 @@ type Engine struct {
 	lock      *dataLock // the data directory's, nil without DataDir; released by Close
 	// stateEvents queues writes for the state trigger type's bindings.
 	stateEvents *eventQueue[stateEvent]
+	// bindingQueues holds each state binding's events (state_binding_queue.go).
+	bindingQueues bindingQueues
 	// configs and configEvents are the configuration worker's, nil
 	// without Options.Configuration.
 	configs      *configurations

@@ -89,11 +89,11 @@ func (s *Engine) deliverStateEvents() {
 	s.stateEvents.run(s.quit, s.deliverStateEvent)
 }
 
-// deliverStateEvent calls each matching binding bound to the state
-// trigger type of the write's namespace, in id order, waiting for each
-// call, each in the binding's namespace; a binding with a condition
-// function is called only when the condition returns true. It returns
-// false when the engine is closing.
+// deliverStateEvent hands the event to the queue of each matching
+// binding bound to the state trigger type of the write's namespace, in
+// id order (state_binding_queue.go), each of which calls its binding in
+// the binding's namespace, waiting for each call; a binding with a
+// condition function is called only when the condition returns true.
 func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 	targets := s.liveBindingsAt(ev.namespace, triggerState)
 	if len(targets) == 0 {
@@ -105,9 +105,7 @@ func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 		if err != nil || !cfg.matches(ev) {
 			continue
 		}
-		if !s.fireBinding(b, cfg.ConditionFunctionID, payload) {
-			return false
-		}
+		s.enqueueState(b, cfg.ConditionFunctionID, payload)
 	}
 	return true
 }

@@ -163,6 +163,7 @@ type Client struct {
 	onDisconnect []func()      // run when a connection ends, before the next is dialled
 	replicaFn    string        // FollowReplicas's function; "" when not following replicas
 	replicaWake  chan struct{} // wakes keepRegistrations
+	onTakeOver   func()        // OnTakeOver's
 }
 
 // New returns a Client; it does not connect until Start.

@@ -91,6 +91,18 @@ func (c *Client) FollowReplicas(functionID string) {
 	}
 }
 
+// OnTakeOver sets what runs before this client registers again
+// functions the engine lacks (another replica owned them): a cache of
+// engine state that may lag behind the replica that served until now
+// stops answering from memory, so the first call routed here agrees
+// with every write that replica acknowledged (docs/decisions.md D72).
+// f must not block for long or call the client synchronously.
+func (c *Client) OnTakeOver(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onTakeOver = f
+}
+
 // replicaEvent is what arrives at the FollowReplicas function: an
 // engine::workers-available or engine::functions-available payload, or
 // another replica's probe notice.
@@ -155,6 +167,16 @@ func (c *Client) reassert(ctx context.Context) (fns, types int) {
 	defer cancel()
 	haveFns, errFns := c.listed(ctx, "engine::functions::list", "functions", "function_id")
 	haveTypes, errTypes := c.listed(ctx, "engine::triggers::list", "triggers", "id")
+	c.mu.Lock()
+	missing := errFns != nil
+	for id := range c.functions {
+		missing = missing || !haveFns[id]
+	}
+	catchUp := c.onTakeOver
+	c.mu.Unlock()
+	if missing && catchUp != nil {
+		catchUp() // before the engine routes a call here
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.conn == nil || c.shuttingDown {

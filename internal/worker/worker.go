@@ -120,6 +120,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	w.triggerTypes = len(triggerTypes)
 	// Replicas on one engine take over from each other (docs/decisions.md D72).
 	w.client.FollowReplicas("skills::replica::" + iii.UniqueSuffix())
+	w.client.OnTakeOver(func() { w.cat.CatchUp() })
 	skillsScope := catalog.NewSkillsScope(cfg.Scopes.Skills, int64(cfg.CacheBytes))
 	w.skills = skillsScope
 	promptsScope := catalog.NewPromptsScope(cfg.Scopes.Prompts)
