@@ -2,9 +2,10 @@ package engine
 
 import "sync"
 
-// One queue per state binding (docs/engine.md#the-state-trigger,
-// docs/decisions.md D72). The writes' events are taken in write order by
-// one goroutine, as before, and handed to a queue per matching binding,
+// One queue per state binding, with Options.StateWindow
+// (docs/engine.md#the-state-trigger, docs/decisions.md D72). The writes'
+// events are taken in write order by one goroutine, as without it, and
+// handed to a queue per matching binding,
 // each delivered by a goroutine of its own that runs while the queue has
 // events, so no binding waits for another; within a binding at most
 // Options.StateWindow calls are in flight, sent in write order. One
@@ -48,7 +49,7 @@ func (s *Engine) enqueueState(b *binding, condition *string, payload []byte) {
 	q := qs.queues[b]
 	if q == nil {
 		q = &bindingQueue{}
-		if s.opts.StateWindow > 1 {
+		if s.opts.StateWindow > 1 { // 1: each call awaited, as without a window
 			q.window = make(chan struct{}, s.opts.StateWindow)
 		}
 		qs.queues[b] = q

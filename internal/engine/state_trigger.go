@@ -89,11 +89,13 @@ func (s *Engine) deliverStateEvents() {
 	s.stateEvents.run(s.quit, s.deliverStateEvent)
 }
 
-// deliverStateEvent hands the event to the queue of each matching
-// binding bound to the state trigger type of the write's namespace, in
-// id order (state_binding_queue.go), each of which calls its binding in
-// the binding's namespace, waiting for each call; a binding with a
-// condition function is called only when the condition returns true.
+// deliverStateEvent calls each matching binding bound to the state
+// trigger type of the write's namespace, in id order, each in the
+// binding's namespace; a binding with a condition function is called
+// only when the condition returns true. Without Options.StateWindow it
+// waits for each call before the next, and returns false when the engine
+// is closing; with it, it hands the event to each binding's queue
+// (state_binding_queue.go).
 func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 	targets := s.liveBindingsAt(ev.namespace, triggerState)
 	if len(targets) == 0 {
@@ -105,7 +107,11 @@ func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 		if err != nil || !cfg.matches(ev) {
 			continue
 		}
-		s.enqueueState(b, cfg.ConditionFunctionID, payload)
+		if s.opts.StateWindow > 0 {
+			s.enqueueState(b, cfg.ConditionFunctionID, payload)
+		} else if !s.fireBinding(b, cfg.ConditionFunctionID, payload) {
+			return false
+		}
 	}
 	return true
 }

@@ -55,11 +55,11 @@ func TestStateWindowOverlapsABindingsEvents(t *testing.T) {
 	})
 }
 
-// Without a window, still a queue per binding: one that never answers
-// holds its own events, not another binding's.
+// With a window of 1, a queue per binding, each call awaited: one that
+// never answers holds its own events, not another binding's.
 func TestStateBindingsDoNotWaitForEachOther(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, _ := bareEngine(t, Options{})
+		s, _ := bareEngine(t, Options{StateWindow: 1})
 		silent, other := silentSubscriber(s, "a-silent"), silentSubscriber(s, "b-other")
 		s.bg.Add(1)
 		go s.deliverStateEvents()
