@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -70,9 +72,9 @@ type replicaSet struct {
 }
 
 // startReplicas starts the engine (like: the iii version it behaves as)
-// and two workers, the second once the first is ready and between has
-// run; on 0.23 each has a name of its own, as the engine leases a name
-// to one connection.
+// and two workers, the second once the first is ready and between (when
+// not nil) has run; each has a name of its own, as a 0.23 engine leases
+// a name to one connection.
 func startReplicas(t *testing.T, like string, between func(url string)) *replicaSet {
 	t.Helper()
 	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
@@ -92,14 +94,24 @@ func startReplicas(t *testing.T, like string, between func(url string)) *replica
 		t.Fatal(err)
 	}
 	rs := &replicaSet{url: url}
-	for i := range 2 {
-		t.Setenv("III_WORKER_NAME", fmt.Sprintf("skills-%d", i))
-		rs.replicas = append(rs.replicas, startBinary(t, false, func(line string) bool {
-			return strings.Contains(line, "skills ready:")
-		}, "--url", url, "--config", cfg))
-		if i == 0 {
-			between(url)
-		}
+	// The first replica's log is followed after it is ready: once the
+	// second replica takes the trigger types over, the first says it
+	// forgot its subscribers (it had the test's, bound between).
+	const subscribedLine, replacedLine = "trigger subscription registered", "another replica provides the trigger type now"
+	t.Setenv("III_WORKER_NAME", "skills-0")
+	first, lines := startFollowed(t, []string{subscribedLine, replacedLine}, "--url", url, "--config", cfg)
+	subscribed, replaced := lines[subscribedLine], lines[replacedLine]
+	rs.replicas = append(rs.replicas, first)
+	if between != nil {
+		between(url)
+		waitLine(t, subscribed, "the subscription never reached the first replica")
+	}
+	t.Setenv("III_WORKER_NAME", "skills-1")
+	rs.replicas = append(rs.replicas, startBinary(t, false, func(line string) bool {
+		return strings.Contains(line, "skills ready:")
+	}, "--url", url, "--config", cfg))
+	if between != nil {
+		waitLine(t, replaced, "the first replica was never told that the second provides the trigger types")
 	}
 	rs.caller = iii.New(iii.Options{URL: url, Name: "replica-test-caller"})
 	rs.caller.Start()
@@ -110,6 +122,52 @@ func startReplicas(t *testing.T, like string, between func(url string)) *replica
 		t.Fatal(err)
 	}
 	return rs
+}
+
+// startFollowed starts the worker binary like startBinary, returning
+// once it logged "skills ready:", and a channel per line of lines closed
+// when a line of its log contains it.
+func startFollowed(t *testing.T, lines []string, args ...string) (started, map[string]chan struct{}) {
+	t.Helper()
+	cmd := exec.Command(skillsBinary(t), args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	const readyLine = "skills ready:"
+	seen := map[string]chan struct{}{readyLine: make(chan struct{})}
+	for _, l := range lines {
+		seen[l] = make(chan struct{})
+	}
+	go func() {
+		scan := bufio.NewScanner(pipe)
+		closed := map[string]bool{} // the map seen is only read once shared
+		for scan.Scan() {
+			for l, ch := range seen {
+				if !closed[l] && strings.Contains(scan.Text(), l) {
+					close(ch)
+					closed[l] = true
+				}
+			}
+		}
+	}()
+	waitLine(t, seen[readyLine], "skills "+strings.Join(args, " ")+" never became ready")
+	return started{cmd: cmd}, seen
+}
+
+// waitLine waits at most 20 s for ch to close.
+func waitLine(t *testing.T, ch <-chan struct{}, failure string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal(failure)
+	}
 }
 
 // subscriber counts the skills::on-change events it hears ("op id"),
@@ -234,17 +292,21 @@ func (s *subscriber) wait(d time.Duration) {
 // probe calls skills::list without pause and keeps the longest stretch
 // between two successful answers.
 type probe struct {
-	stop   chan struct{}
-	done   chan struct{}
-	mu     sync.Mutex
-	okRun  int // successes since the last stopAfter mark
-	fails  int
-	gap    time.Duration
-	lastOK time.Time
+	stop    chan struct{}
+	done    chan struct{}
+	mu      sync.Mutex
+	fails   int
+	gap     time.Duration
+	lastOK  time.Time
+	mark    time.Time     // stopAfter's call; zero before
+	after   int           // successes in a row of calls begun after mark
+	want    int           // stopAfter's n
+	reached chan struct{} // closed once after reaches want
 }
 
 func startProbe(t *testing.T, c *iii.Client) *probe {
-	p := &probe{stop: make(chan struct{}), done: make(chan struct{}), lastOK: time.Now()}
+	p := &probe{stop: make(chan struct{}), done: make(chan struct{}), lastOK: time.Now(), reached: make(chan struct{})}
+	t.Cleanup(func() { p.halt() })
 	go func() {
 		defer close(p.done)
 		for {
@@ -253,23 +315,28 @@ func startProbe(t *testing.T, c *iii.Client) *probe {
 				return
 			default:
 			}
+			began := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			_, err := c.Call(ctx, "skills::list", map[string]any{})
 			cancel()
 			now := time.Now()
 			p.mu.Lock()
-			if err != nil {
+			switch {
+			case err != nil:
 				p.fails++
-				p.okRun = 0
-			} else {
+				p.after = 0
+			default:
 				p.gap = max(p.gap, now.Sub(p.lastOK))
 				p.lastOK = now
-				p.okRun++
+				if !p.mark.IsZero() && began.After(p.mark) {
+					if p.after++; p.after == p.want {
+						close(p.reached)
+					}
+				}
 			}
 			p.mu.Unlock()
 		}
 	}()
-	t.Cleanup(func() { p.halt() })
 	return p
 }
 
@@ -282,25 +349,23 @@ func (p *probe) halt() {
 	<-p.done
 }
 
-// stopAfter waits (at most 10 s) for n successes in a row, stops the
-// probe and returns the longest stretch without a success, counting
-// one that never ended up to now.
+// stopAfter waits (at most 10 s) for n successes in a row of calls begun
+// after it was called (the owner is gone by then: a call routed to it
+// fails), stops the probe and returns the longest stretch without a
+// success, counting one that never ended up to now.
 func (p *probe) stopAfter(t *testing.T, n int) time.Duration {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		p.mu.Lock()
-		run := p.okRun
-		p.mu.Unlock()
-		if run >= n || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond) // polls the counter; the gap measured decides
+	p.mu.Lock()
+	p.mark, p.want = time.Now(), n
+	p.mu.Unlock()
+	select {
+	case <-p.reached:
+	case <-time.After(10 * time.Second):
 	}
 	p.halt()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.okRun < n {
+	if p.after < n {
 		return max(p.gap, time.Since(p.lastOK))
 	}
 	return p.gap
@@ -417,7 +482,7 @@ func (s *subscriber) heardAll(want map[string]time.Time) int {
 // behind: the survivor reads through to the engine until it has loaded
 // its scopes again.
 func TestReplicasAgreeOnTheNextCallAfterTakeoverUnderLoad(t *testing.T) {
-	rs := startReplicas(t, "0.22.1", func(string) {})
+	rs := startReplicas(t, "0.22.1", nil)
 	owner := rs.replicas[1]
 	const writers = 16
 	var mu sync.Mutex

@@ -22,16 +22,23 @@ func silentSubscriber(s *Engine, id string) *conn {
 	return c
 }
 
+// deliveringToTwo is an engine delivering state events to two silent
+// subscribers, bound in that order.
+func deliveringToTwo(t *testing.T, opts Options) (s *Engine, first, second *conn) {
+	s, _ = bareEngine(t, opts)
+	first, second = silentSubscriber(s, "a-first"), silentSubscriber(s, "b-second")
+	s.bg.Add(1)
+	go s.deliverStateEvents()
+	return s, first, second
+}
+
 // With a window (Options.StateWindow, what skills engine runs, D72) a
 // binding has that many events in flight at once, and the next goes out
 // when one of them ends; and no binding waits for another: a silent
 // subscriber does not hold back a second one. On a fake clock.
 func TestStateWindowOverlapsABindingsEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, _ := bareEngine(t, Options{StateWindow: 4})
-		silent, other := silentSubscriber(s, "silent"), silentSubscriber(s, "other")
-		s.bg.Add(1)
-		go s.deliverStateEvents()
+		s, silent, other := deliveringToTwo(t, Options{StateWindow: 4})
 		counts := map[*conn]int{}
 		sent := func(c *conn) int {
 			synctest.Wait()
@@ -59,10 +66,7 @@ func TestStateWindowOverlapsABindingsEvents(t *testing.T) {
 // never answers holds its own events, not another binding's.
 func TestStateBindingsDoNotWaitForEachOther(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, _ := bareEngine(t, Options{StateWindow: 1})
-		silent, other := silentSubscriber(s, "a-silent"), silentSubscriber(s, "b-other")
-		s.bg.Add(1)
-		go s.deliverStateEvents()
+		s, silent, other := deliveringToTwo(t, Options{StateWindow: 1})
 		s.writeState("skills", "a", json.RawMessage(`{"id":"a"}`))
 		s.writeState("skills", "b", json.RawMessage(`{"id":"b"}`))
 		synctest.Wait()
