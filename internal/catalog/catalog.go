@@ -53,6 +53,7 @@ type Catalog struct {
 	reload      chan struct{} // capacity 1: a scope asks to be loaded again
 	engineEvent chan struct{} // capacity 1: the engine's workers or functions changed (state_watch.go)
 	foreign     foreignChanges
+	rereaders   int // SetRereaders's; 0 reads as 1
 
 	// pageLimit and pageBytes size the pages of a paged load
 	// (load_pages.go); noPages is the connection whose engine has no
@@ -161,10 +162,11 @@ func (c *Catalog) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	connections := make(chan string)
-	c.wg.Add(2 + rereaders)
+	readers := max(c.rereaders, 1)
+	c.wg.Add(2 + readers)
 	go c.watchConnections(ctx, connections)
 	go c.followConnections(ctx, connections)
-	for range rereaders {
+	for range readers {
 		go c.applyEvents(ctx)
 	}
 }
@@ -225,8 +227,8 @@ func readStateEvent(data []byte) (ev stateEvent, newValue, oldValue json.RawMess
 	return ev, m[2], m[3], nil
 }
 
-// applyEvents reads again the key of every state event; rereaders of
-// them run at once, never two on one key (queue.go). A key that
+// applyEvents reads again the key of every state event; SetRereaders's
+// number of them run at once, never two on one key (queue.go). A key that
 // cannot be read (the engine busy or going away) invalidates its scope, so
 // reads go to the engine until the reload that follows: the catalog never
 // vouches for a value it could not check.

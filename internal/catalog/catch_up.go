@@ -11,3 +11,17 @@ func (c *Catalog) CatchUp() {
 		s.Invalidate()
 	}
 }
+
+// ConcurrentRereads is how many changed keys a worker's catalog reads
+// again at once (SetRereaders): one read at a time, each a round trip,
+// falls behind a few thousand writes a second by another replica
+// (BENCHMARKS.md, issue 28).
+const ConcurrentRereads = 8
+
+// SetRereaders sets how many changed keys the catalog reads again at
+// once, never two reads of one key (queue.go); call it before Start. The
+// default, 1, reads them in the order of their events, which tests use
+// to know that a key written later was read later.
+func (c *Catalog) SetRereaders(n int) {
+	c.rereaders = max(n, 1)
+}

@@ -19,11 +19,6 @@ type keyQueue struct {
 	signal  chan struct{} // capacity 1: "the queue may have a key to pop"
 }
 
-// rereaders is how many keys the catalog reads again at once: one read
-// at a time could not follow a few thousand writes a second by another
-// replica (BENCHMARKS.md, issue 28).
-const rereaders = 8
-
 func newKeyQueue() *keyQueue {
 	return &keyQueue{pending: map[stateEvent]struct{}{}, busy: map[stateEvent]struct{}{}, signal: make(chan struct{}, 1)}
 }

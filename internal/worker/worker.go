@@ -125,6 +125,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	w.skills = skillsScope
 	promptsScope := catalog.NewPromptsScope(cfg.Scopes.Prompts)
 	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsScope, promptsScope)
+	w.cat.SetRereaders(catalog.ConcurrentRereads) // keeps up with another replica's writes (D72)
 	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
 		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
 	w.tools = newToolSet(cfg, w.client, src, log)
