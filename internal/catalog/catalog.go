@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/wire"
@@ -51,6 +52,8 @@ type Catalog struct {
 	events      *keyQueue     // keys to read again, from the state trigger
 	reload      chan struct{} // capacity 1: a scope asks to be loaded again
 	engineEvent chan struct{} // capacity 1: the engine's workers or functions changed (state_watch.go)
+	foreign     foreignChanges
+	rereaders   int // SetRereaders's; 0 reads as 1
 
 	// pageLimit and pageBytes size the pages of a paged load
 	// (load_pages.go); noPages is the connection whose engine has no
@@ -159,10 +162,13 @@ func (c *Catalog) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	connections := make(chan string)
-	c.wg.Add(3)
+	readers := max(c.rereaders, 1)
+	c.wg.Add(2 + readers)
 	go c.watchConnections(ctx, connections)
 	go c.followConnections(ctx, connections)
-	go c.applyEvents(ctx)
+	for range readers {
+		go c.applyEvents(ctx)
+	}
 }
 
 // Close stops the catalog's goroutines and waits for them.
@@ -181,27 +187,31 @@ func (c *Catalog) Close() {
 // delivery; repeated events for one key waiting in the queue are read
 // once.
 func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) {
-	ev, value, err := readStateEvent(req.Data)
+	ev, value, old, err := readStateEvent(req.Data)
 	if err != nil {
 		c.log.Warn("state event that does not decode ignored", zap.String("reason", ids.Clip(err.Error())))
 		return nil, nil
+	}
+	if value == nil {
+		value = json.RawMessage("null") // a delete's: own_writes.go, deletedSum
 	}
 	for _, s := range c.scopes {
 		if s.Name() == ev.Scope && s.ownEvent(ev.Key, sumOf(value)) {
 			return nil, nil
 		}
 	}
+	c.markForeign(ev, foreignEvent{before: contract.Present(old) != nil, after: contract.Present(value) != nil})
 	c.events.push(ev)
 	return nil, nil
 }
 
-// readStateEvent reads the scope, the key and the raw new value of a
-// state trigger payload. Absent or null fields read as empty, as
+// readStateEvent reads the scope, the key and the raw new and old values
+// of a state trigger payload. Absent or null fields read as empty, as
 // encoding/json would read them into stateEvent.
-func readStateEvent(data []byte) (ev stateEvent, newValue json.RawMessage, err error) {
-	m, err := wire.Members(data, "scope", "key", "new_value")
+func readStateEvent(data []byte) (ev stateEvent, newValue, oldValue json.RawMessage, err error) {
+	m, err := wire.Members(data, "scope", "key", "new_value", "old_value")
 	if err != nil {
-		return stateEvent{}, nil, err
+		return stateEvent{}, nil, nil, err
 	}
 	fields := []struct {
 		name string
@@ -210,14 +220,15 @@ func readStateEvent(data []byte) (ev stateEvent, newValue json.RawMessage, err e
 	for i, f := range fields {
 		if v := m[i]; v != nil && string(v) != "null" {
 			if *f.dst, err = wire.String(v); err != nil {
-				return stateEvent{}, nil, fmt.Errorf("field %q: %w", f.name, err)
+				return stateEvent{}, nil, nil, fmt.Errorf("field %q: %w", f.name, err)
 			}
 		}
 	}
-	return ev, m[2], nil
+	return ev, m[2], m[3], nil
 }
 
-// applyEvents reads again the key of every state event. A key that
+// applyEvents reads again the key of every state event; SetRereaders's
+// number of them run at once, never two on one key (queue.go). A key that
 // cannot be read (the engine busy or going away) invalidates its scope, so
 // reads go to the engine until the reload that follows: the catalog never
 // vouches for a value it could not check.
@@ -228,15 +239,35 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 		if !ok {
 			return
 		}
-		for _, s := range c.scopes {
-			if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
-				continue
+		c.applyEvent(ctx, ev)
+		c.events.done(ev)
+	}
+}
+
+// applyEvent reads again the key of one state event.
+func (c *Catalog) applyEvent(ctx context.Context, ev stateEvent) {
+	tell, said, foreign := c.takeForeign(ev)
+	for _, s := range c.scopes {
+		if s.Name() != ev.Scope {
+			continue
+		}
+		if s.Defer(ev.Key) || !s.Valid() {
+			// The load reads the key; the change is told as its event
+			// said (foreign.go).
+			if foreign && (said.before || said.after) {
+				tell(ForeignChange{Scope: ev.Scope, Key: ev.Key, Present: said.after})
 			}
-			if err := c.reread(ctx, s, ev.Key); err != nil && ctx.Err() == nil {
-				c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
-					zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
-				s.Invalidate()
-			}
+			continue
+		}
+		before := foreign && present(s, ev.Key)
+		if err := c.reread(ctx, s, ev.Key); err != nil && ctx.Err() == nil {
+			c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
+				zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
+			s.Invalidate()
+			continue
+		}
+		if after := foreign && present(s, ev.Key); before || after {
+			tell(ForeignChange{Scope: ev.Scope, Key: ev.Key, Present: after})
 		}
 	}
 }

@@ -52,17 +52,37 @@ func (s *Scope) beginOwnWrite(key string) {
 // failed, or its answer was lost: if the engine applied it after all, its
 // event is not the echo of any answer, and it is read again then.
 func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
+	s.endOwn(key, d, sum, false)
+}
+
+// deletedSum stands for the new value of a delete's state event: null
+// (docs/decisions.md D72: a delete is an own write too, so that its
+// event is not taken for another writer's change).
+var deletedSum = sumOf([]byte("null"))
+
+// endOwnDelete records the answer of an own delete of key that
+// succeeded: the key is gone, and the event with a null new value is
+// its echo.
+func (s *Scope) endOwnDelete(key string) {
+	s.endOwn(key, nil, deletedSum, true)
+}
+
+func (s *Scope) endOwn(key string, d *Decoded, sum valueSum, deleted bool) {
 	s.mu.Lock()
 	w := s.own[key]
 	w.inflight--
 	reread := false
-	if d != nil {
+	if d != nil || deleted {
 		if i := slices.Index(w.early, sum); i >= 0 {
 			w.early = slices.Delete(w.early, i, i+1) // its event came first
 		} else {
 			w.echoed = append(w.echoed, sum)
 		}
-		s.putLocked(key, *d)
+		if deleted {
+			s.deleteLocked(key)
+		} else {
+			s.putLocked(key, *d)
+		}
 		s.markLocked(key)
 	}
 	if w.inflight == 0 && len(w.early) > 0 {

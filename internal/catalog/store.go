@@ -111,11 +111,18 @@ func newValue(res json.RawMessage) json.RawMessage {
 
 // delete removes key and reports whether a value was there.
 func (s store) delete(ctx context.Context, key string) (removed bool, err error) {
+	if s.mirror != nil {
+		s.mirror.beginOwnWrite(key)
+	}
 	res, err := s.call(ctx, "state::delete", stateKey{s.scope, key})
+	if s.mirror != nil && err != nil {
+		s.mirror.endOwnWrite(key, nil, valueSum{})
+	}
 	if err != nil {
 		return false, err
 	}
 	if s.mirror != nil {
+		s.mirror.endOwnDelete(key)
 		s.mirror.DeleteOwn(key)
 	}
 	return contract.Present(res) != nil, nil

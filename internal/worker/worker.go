@@ -118,10 +118,14 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	skillsChanged := w.client.ProvideTriggerType(triggerTypes[0])
 	promptsChanged := w.client.ProvideTriggerType(triggerTypes[1])
 	w.triggerTypes = len(triggerTypes)
+	// Replicas on one engine take over from each other (docs/decisions.md D72).
+	w.client.FollowReplicas("skills::replica::" + iii.UniqueSuffix())
+	w.client.OnTakeOver(func() { w.cat.CatchUp() })
 	skillsScope := catalog.NewSkillsScope(cfg.Scopes.Skills, int64(cfg.CacheBytes))
 	w.skills = skillsScope
 	promptsScope := catalog.NewPromptsScope(cfg.Scopes.Prompts)
 	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsScope, promptsScope)
+	w.cat.SetRereaders(catalog.ConcurrentRereads) // keeps up with another replica's writes (D72)
 	src := fsource.FromConfig(cfg)
 	w.tools = newToolSet(cfg, w.client, src, log)
 	if len(cfg.Skills)+len(cfg.Prompts)+len(cfg.Roots) > 0 {
@@ -152,6 +156,16 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		MaxResponseBytes: cfg.MaxResponseBytes,
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
+	})
+	// Changes written through another replica are announced by the one
+	// the engine sends the subscribers to (D72).
+	w.cat.OnForeignChange(func(ch catalog.ForeignChange) {
+		switch ch.Scope {
+		case cfg.Scopes.Skills:
+			w.reg.SkillChangedElsewhere(context.Background(), ch.Key, ch.Present)
+		case cfg.Scopes.Prompts:
+			w.reg.PromptChangedElsewhere(context.Background(), ch.Key, ch.Present)
+		}
 	})
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	w.functions = w.surfaces.functions()
