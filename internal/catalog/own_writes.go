@@ -52,6 +52,13 @@ func (s *Scope) beginOwnWrite(key string) {
 // failed, or its answer was lost: if the engine applied it after all, its
 // event is not the echo of any answer, and it is read again then.
 func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
+	if d != nil {
+		// The body goes to the BodyStore as a loaded or re-read one does
+		// (D54): kept on the heap, every registered body would stay there
+		// for as long as the worker runs (issue 28: RSS 3.4× the bodies
+		// after 10,000 registers).
+		s.stash(d)
+	}
 	s.mu.Lock()
 	w := s.own[key]
 	w.inflight--
