@@ -284,6 +284,9 @@ func registerMemory(b *testing.B, r *processRig) {
 	b.ReportMetric(settled/(1<<20), "MiB-rss-2s")
 	b.ReportMetric(afterReads/(1<<20), "MiB-rss-reads")
 	b.ReportMetric(r.memStat(b, "worker", "HeapInuse")/(1<<20), "MiB-heap-inuse")
+	anon, file := procRSSParts(b, r.worker.cmd.Process.Pid)
+	b.ReportMetric(anon/(1<<20), "MiB-rss-anon")
+	b.ReportMetric(file/(1<<20), "MiB-rss-file")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -397,4 +400,28 @@ func (r *processRig) profileCPU(tb testing.TB, prefix string, seconds int) (wait
 			tb.Error(err)
 		}
 	}
+}
+
+// procRSSParts reads RssAnon and RssFile (bytes) of a process: what it
+// allocated, and the pages of its binary and files it maps.
+func procRSSParts(tb testing.TB, pid int) (anon, file float64) {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(fields[1], 64)
+		switch fields[0] {
+		case "RssAnon:":
+			anon = kb * 1024
+		case "RssFile:":
+			file = kb * 1024
+		}
+	}
+	return anon, file
 }
