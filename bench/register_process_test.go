@@ -283,7 +283,9 @@ func registerMemory(b *testing.B, r *processRig) {
 	b.ReportMetric(peak/stored, "peak/stored")
 	b.ReportMetric(settled/(1<<20), "MiB-rss-2s")
 	b.ReportMetric(afterReads/(1<<20), "MiB-rss-reads")
-	b.ReportMetric(r.memStat(b, "worker", "HeapInuse")/(1<<20), "MiB-heap-inuse")
+	for _, stat := range []string{"HeapInuse", "HeapIdle", "HeapReleased", "NextGC"} {
+		b.ReportMetric(r.memStat(b, "worker", stat)/(1<<20), "MiB-"+stat)
+	}
 	anon, file := procRSSParts(b, r.worker.cmd.Process.Pid)
 	b.ReportMetric(anon/(1<<20), "MiB-rss-anon")
 	b.ReportMetric(file/(1<<20), "MiB-rss-file")
