@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -84,4 +85,44 @@ func TestStateSetOfASkillRowTakesTheFastPath(t *testing.T) {
 			t.Errorf("state::set answered %s, want %s", got, want)
 		}
 	}
+}
+
+// BenchmarkRegisterPayload is what the engine does to a 4 KiB skills
+// registration's two payloads (issue 28): add the caller to the call's
+// data and to state::set's, then take state::set's arguments apart, by
+// the fast paths (canonical_members.go) and by the round trip through
+// maps they replace.
+func BenchmarkRegisterPayload(b *testing.B) {
+	body := strings.Repeat("- step: call the function with the recipient; check the result.\n", 64)
+	call, _ := json.Marshal(map[string]string{"id": "team/s", "skill": body})
+	set, _ := json.Marshal(struct {
+		Scope string `json:"scope"`
+		Key   string `json:"key"`
+		Value any    `json:"value"`
+	}{"skills", "team/s", struct {
+		ID           string `json:"id"`
+		Skill        string `json:"skill"`
+		RegisteredAt string `json:"registered_at"`
+	}{"team/s", body, "2026-12-02T00:00:00.000000000+00:00"}})
+	const id = "3f1c2b4e-7d9a-4c1e-9b2f-0a6e8d5c4b3a"
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			withCaller(call, id)
+			if _, _, _, ok := stateSetCanonical(withCaller(set, id)); !ok {
+				b.Fatal("the fast path refused state::set")
+			}
+		}
+	})
+	b.Run("round-trip", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			withCallerRoundTrip(call, id)
+			a, e := stateSetInput.decode("state::set", withCallerRoundTrip(set, id))
+			if e != nil {
+				b.Fatal(e.Message)
+			}
+			mustEncode(a["value"])
+		}
+	})
 }
