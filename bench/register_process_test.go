@@ -286,9 +286,9 @@ func registerMemory(b *testing.B, r *processRig) {
 	for _, stat := range []string{"HeapInuse", "HeapIdle", "HeapReleased", "NextGC"} {
 		b.ReportMetric(r.memStat(b, "worker", stat)/(1<<20), "MiB-"+stat)
 	}
-	anon, file := procRSSParts(b, r.worker.cmd.Process.Pid)
-	b.ReportMetric(anon/(1<<20), "MiB-rss-anon")
-	b.ReportMetric(file/(1<<20), "MiB-rss-file")
+	status := procStatus(b, r.worker.cmd.Process.Pid)
+	b.ReportMetric(status["RssAnon"]/(1<<20), "MiB-rss-anon") // what it allocated
+	b.ReportMetric(status["RssFile"]/(1<<20), "MiB-rss-file") // its binary's pages
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -402,28 +402,4 @@ func (r *processRig) profileCPU(tb testing.TB, prefix string, seconds int) (wait
 			tb.Error(err)
 		}
 	}
-}
-
-// procRSSParts reads RssAnon and RssFile (bytes) of a process: what it
-// allocated, and the pages of its binary and files it maps.
-func procRSSParts(tb testing.TB, pid int) (anon, file float64) {
-	tb.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(fields[1], 64)
-		switch fields[0] {
-		case "RssAnon:":
-			anon = kb * 1024
-		case "RssFile:":
-			file = kb * 1024
-		}
-	}
-	return anon, file
 }
