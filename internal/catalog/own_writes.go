@@ -68,6 +68,13 @@ func (s *Scope) endOwnDelete(key string) {
 }
 
 func (s *Scope) endOwn(key string, d *Decoded, sum valueSum, deleted bool) {
+	if d != nil {
+		// The body goes to the BodyStore as a loaded or re-read one does
+		// (D54): kept on the heap, every registered body would stay there
+		// for as long as the worker runs (issue 28: RSS 3.4× the bodies
+		// after 10,000 registers).
+		s.stash(d)
+	}
 	s.mu.Lock()
 	w := s.own[key]
 	w.inflight--
