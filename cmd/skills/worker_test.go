@@ -245,14 +245,14 @@ func TestListingAScopeOver64MiBKeepsTheConnection(t *testing.T) {
 	// get room, since this test is about the frame's size, not its speed.
 	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
 	writeFile(t, cfgPath, "state_timeout_ms: 120000\n")
-	startWorker(t, srv, "--config", cfgPath)
+	w := startWorker(t, srv, "--config", cfgPath)
 	worker := workerIDs(srv, "skills")
 	caller := newCaller(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	out, err := caller.Call(ctx, "skills::list", map[string]any{})
 	if err != nil {
-		t.Fatalf("skills::list over a %d-skill scope: %v", n, err)
+		t.Fatalf("skills::list over a %d-skill scope: %v\nworker:\n%s", n, err, w.stdout)
 	}
 	var list struct{ Skills []json.RawMessage }
 	if err := json.Unmarshal(out, &list); err != nil || len(list.Skills) != n {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -167,6 +168,14 @@ func (c *Client) reassert(ctx context.Context) (fns, types int) {
 	defer cancel()
 	haveFns, errFns := c.listed(ctx, "engine::functions::list", "functions", "function_id")
 	haveTypes, errTypes := c.listed(ctx, "engine::triggers::list", "triggers", "id")
+	if !cannotList(errFns) || !cannotList(errTypes) {
+		// A list that failed (it timed out on a busy engine, the
+		// connection dropped) says nothing of what is missing, and
+		// registering everything again then would stop nothing useful
+		// and cost calls in flight: the next event, or the engine's
+		// functions-available poll, looks again.
+		return 0, 0
+	}
 	c.mu.Lock()
 	missing := errFns != nil
 	for id := range c.functions {
@@ -197,6 +206,14 @@ func (c *Client) reassert(ctx context.Context) (fns, types int) {
 		}
 	}
 	return fns, types
+}
+
+// cannotList reports whether err is nil or the engine's answer that it
+// has no such list function (an engine before engine::*::list): the two
+// cases in which reassert may act on what it listed, or on nothing.
+func cannotList(err error) bool {
+	var e *Error
+	return err == nil || (errors.As(err, &e) && e.Code == CodeFunctionNotFound)
 }
 
 // serving reports whether a connection is up and not shutting down.
