@@ -146,6 +146,7 @@ type View struct {
 	skillMetas            *byStamp[Meta]
 	promptSums            *byStamp[promptRead]
 	bodies                *fileBodies
+	fileDigests           *Generations[keptDigest] // FileDigest's, by path
 	reads                 readCounts
 	flagged               lint.Mode
 
@@ -166,7 +167,8 @@ func NewView(cfg ViewConfig) *View {
 		promptRows: store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
 		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
-		flagged: cmp.Or(cfg.Flagged, lint.DefaultMode),
+		fileDigests: NewGenerations[keptDigest](),
+		flagged:     cmp.Or(cfg.Flagged, lint.DefaultMode),
 	}
 }
 

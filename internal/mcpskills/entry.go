@@ -49,11 +49,11 @@ func (x *Extension) filesEntry(ctx context.Context, src skillSource) (mcpSkill, 
 			entry.Resources = append(entry.Resources, mcpSkillFile{URI: sf.uri, Digest: digestOf(md), Size: int64(len(md))})
 			continue
 		}
-		sum, size, err := x.digests.file(sf.FolderFile, x.view.ReadBytes)
+		sum, size, err := x.view.FileDigest(sf.FolderFile)
 		if err != nil {
 			return mcpSkill{}, contract.UnavailableMsg(fmt.Errorf("read %s: %w", sf.Path, err))
 		}
-		entry.Resources = append(entry.Resources, mcpSkillFile{URI: sf.uri, Digest: sum, Size: size})
+		entry.Resources = append(entry.Resources, mcpSkillFile{URI: sf.uri, Digest: digestPrefix + sum, Size: size})
 	}
 	return entry, nil
 }
@@ -102,7 +102,7 @@ func (x *Extension) synthEntry(ctx context.Context, src skillSource) (mcpSkill, 
 	}{path.Base(src.id), src.description}) // two strings always marshal
 	entry := mcpSkill{URI: skillURI(src.id), Frontmatter: front}
 	var file mcpSkillFile
-	kept, ok := x.digests.synth(src.id, src.textSHA+"\x00"+src.description)
+	kept, ok := x.synth.get(src.id, src.textSHA+"\x00"+src.description)
 	if ok && src.textSHA != "" {
 		file = kept
 	} else {
@@ -112,7 +112,7 @@ func (x *Extension) synthEntry(ctx context.Context, src skillSource) (mcpSkill, 
 		}
 		file = mcpSkillFile{Digest: digestOf(md), Size: int64(len(md))}
 		if src.textSHA != "" {
-			x.digests.keepSynth(src.id, src.textSHA+"\x00"+src.description, file)
+			x.synth.keep(src.id, src.textSHA+"\x00"+src.description, file)
 		}
 	}
 	file.URI = entry.URI
@@ -141,9 +141,12 @@ func frontmatterJSON(md []byte) (map[string]any, error) {
 	return m, nil
 }
 
+// digestPrefix names the digest's algorithm, as SEP-2640 writes a digest.
+const digestPrefix = "sha256:"
+
 func digestOf(b []byte) string {
 	h := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(h[:])
+	return digestPrefix + hex.EncodeToString(h[:])
 }
 
 // mimeOf is a supporting file's MIME type, by its extension, else by

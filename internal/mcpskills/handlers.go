@@ -49,8 +49,9 @@ func (x *Extension) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (m
 		}
 		out.Skills = append(out.Skills, entry)
 	}
-	if start == 0 {
-		x.digests.rotate()
+	if start == 0 { // a listing starts: the digests' next generation (D64)
+		x.synth.turn()
+		x.view.TurnFileDigests()
 	}
 	return out, nil
 }

@@ -34,12 +34,13 @@ import (
 )
 
 // Extension serves the MCP Skills extension's functions. Its handlers may
-// run concurrently; its only mutable state is a cache of digests and its
-// budgets (SetBudgets).
+// run concurrently; its only mutable state is a cache of synthesised
+// SKILL.md digests and its budgets (SetBudgets); the folder files'
+// digests are the view's (View.FileDigest).
 type Extension struct {
-	view    *catalog.View
-	digests *mcpDigests
-	limits  atomic.Pointer[limits] // SetBudgets's; never nil
+	view   *catalog.View
+	synth  synthDigests
+	limits atomic.Pointer[limits] // SetBudgets's; never nil
 }
 
 // Config is what an Extension needs.
@@ -63,7 +64,7 @@ func New(cfg Config) *Extension {
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = config.DefaultMaxResponseBytes
 	}
-	x := &Extension{view: cfg.View, digests: newMCPDigests()}
+	x := &Extension{view: cfg.View, synth: newSynthDigests()}
 	x.SetBudgets(cfg.PageSize, cfg.MaxResponseBytes)
 	return x
 }

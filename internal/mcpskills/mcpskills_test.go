@@ -29,7 +29,7 @@ type fixture struct {
 	ext  *Extension
 }
 
-func newFixture(t *testing.T, src *fsource.Source) *fixture {
+func newFixture(t testing.TB, src *fsource.Source) *fixture {
 	t.Helper()
 	v := catalog.NewView(catalog.ViewConfig{Caller: catalogtest.NewState(), SkillsScope: "skills", PromptsScope: "prompts",
 		Timeout: 2 * time.Second, Source: src})
