@@ -58,6 +58,12 @@ type Catalog struct {
 	pageLimit, pageBytes int
 	noPages              string
 
+	// The reconcile (reconcile.go): its interval, the function told of
+	// each change found, and a request for a pass now.
+	reconcileEvery time.Duration
+	onChange       func(Change)
+	reconcileNow   chan struct{} // capacity 1
+
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
@@ -67,8 +73,10 @@ type Catalog struct {
 	modeChanged chan struct{}  // closed and replaced when mode is set
 	settled     chan struct{}  // closed once the first connection's scopes are served (Settled)
 	settleOnce  sync.Once
-	reported    bool                // the read-through fallback was logged
-	undecodable map[string][32]byte // scope NUL key -> sha256 of the bad value last logged
+	reported    bool                    // the read-through fallback was logged
+	undecodable map[string][32]byte     // scope NUL key -> sha256 of the bad value last logged
+	byReconcile map[stateEvent]struct{} // keys queued by a reconcile pass, not yet read again
+	fresh       Freshness               // without ReconcileInterval
 }
 
 // Modes of the catalog, for diagnostics.
@@ -93,19 +101,21 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 	}
 	suffix := iii.UniqueSuffix()
 	c := &Catalog{
-		engine:      engine,
-		log:         log,
-		timeout:     timeout,
-		scopes:      scopes,
-		suffix:      suffix,
-		functionID:  "skills::catalog::state-" + suffix,
-		events:      newKeyQueue(),
-		reload:      make(chan struct{}, 1),
-		engineEvent: make(chan struct{}, 1),
-		pageLimit:   pageLimit,
-		pageBytes:   pageBytes,
-		dropped:     map[string]int{},
-		undecodable: map[string][32]byte{},
+		engine:       engine,
+		log:          log,
+		timeout:      timeout,
+		scopes:       scopes,
+		suffix:       suffix,
+		functionID:   "skills::catalog::state-" + suffix,
+		events:       newKeyQueue(),
+		reload:       make(chan struct{}, 1),
+		engineEvent:  make(chan struct{}, 1),
+		reconcileNow: make(chan struct{}, 1),
+		byReconcile:  map[stateEvent]struct{}{},
+		pageLimit:    pageLimit,
+		pageBytes:    pageBytes,
+		dropped:      map[string]int{},
+		undecodable:  map[string][32]byte{},
 
 		modeChanged: make(chan struct{}),
 		settled:     make(chan struct{}),
@@ -121,6 +131,11 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 	for _, s := range scopes {
 		s.onInvalid = c.requestReload
 		s.onWrite = func(key string) { c.events.push(stateEvent{Scope: s.Name(), Key: key}) }
+		s.onLoadChanges = func(changes []KeyChange) {
+			for _, ch := range changes {
+				c.changed(Change{Scope: s.Name(), Key: ch.Key, Removed: ch.Removed, Found: FoundLoad})
+			}
+		}
 	}
 	engine.RegisterFunction(iii.Function{
 		ID:          c.functionID,
@@ -228,11 +243,15 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 		if !ok {
 			return
 		}
+		found := FoundEvent
+		if c.takeFound(ev) {
+			found = FoundReconcile
+		}
 		for _, s := range c.scopes {
 			if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
 				continue
 			}
-			if err := c.reread(ctx, s, ev.Key); err != nil && ctx.Err() == nil {
+			if err := c.reread(ctx, s, ev.Key, found); err != nil && ctx.Err() == nil {
 				c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
 					zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
 				s.Invalidate()
@@ -244,8 +263,9 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 // reread applies the engine's current value of key to s, unless the
 // entry changed while the value was being fetched (that change queued a
 // re-read of its own, whose answer is newer). A value that does not
-// decode is logged, once per event, and leaves the entry as it was.
-func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
+// decode is logged, once per event, and leaves the entry as it was. A
+// value that changes the entry is a Change found where found says.
+func (c *Catalog) reread(ctx context.Context, s *Scope, key, found string) error {
 	gen := s.Gen(key)
 	res, err := c.call(ctx, "state::get", map[string]string{"scope": s.Name(), "key": key})
 	if err != nil {
@@ -254,7 +274,10 @@ func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
 	if res = bytes.TrimSpace(res); len(res) == 0 {
 		res = nil
 	}
-	err = s.ApplyIfUnchanged(key, res, gen)
+	changed, err := s.applyIfUnchanged(key, res, gen)
+	if changed {
+		c.changed(Change{Scope: s.Name(), Key: key, Removed: res == nil, Found: found})
+	}
 	if c.noteUndecodable(s.Name(), key, res, err) {
 		c.log.Warn("catalog: a changed value does not decode; the entry is kept as it was",
 			zap.String("scope", s.Name()), zap.String("key", ids.Unquoted(key)), zap.String("reason", ids.Unquoted(err.Error())))

@@ -62,7 +62,9 @@ func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
 		} else {
 			w.echoed = append(w.echoed, sum)
 		}
-		s.putLocked(key, *d)
+		own := *d
+		own.sum = sum
+		s.putLocked(key, own)
 		s.markLocked(key)
 	}
 	if w.inflight == 0 && len(w.early) > 0 {

@@ -20,13 +20,17 @@ import (
 // NewSkillsScope returns the catalog scope for skill rows, keeping up to
 // cacheBytes of bodies (docs/decisions.md D17).
 func NewSkillsScope(scope string, cacheBytes int64) *Scope {
-	return NewScope(scope, decodeSkillEntry, cacheBytes)
+	s := NewScope(scope, decodeSkillEntry, cacheBytes)
+	s.keyField = "id"
+	return s
 }
 
 // NewPromptsScope returns the catalog scope for prompt rows (small: they
 // are kept whole, as summaries).
 func NewPromptsScope(scope string) *Scope {
-	return NewScope(scope, decodePromptEntry, 0)
+	s := NewScope(scope, decodePromptEntry, 0)
+	s.keyField = "name"
+	return s
 }
 
 func decodeSkillEntry(raw json.RawMessage) (Decoded, bool) {
