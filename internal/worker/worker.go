@@ -154,6 +154,10 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
 	})
+	// Writes no state event announced are found by the reconcile, and
+	// every change another writer made is announced once (D73).
+	w.cat.SetReconcileInterval(cfg.Reconcile())
+	w.cat.OnChange(announceStored(w.reg, cfg.Scopes))
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	w.functions = w.surfaces.functions()
 	w.live = newLiveConfig(w.client, cfg, log.Named("config"), w.applyLive)
@@ -183,6 +187,7 @@ func (w *Worker) diagnose(rep *diagnostics.Report) {
 	rep.Engine = &diagnostics.Engine{Connected: w.client.Connection() != "", StateTrigger: w.cat.Mode() == catalog.ModeLive}
 	if rep.Catalog != nil {
 		rep.Catalog.Mode = w.cat.Mode()
+		rep.Catalog.Freshness = freshnessRow(w.cat.Freshness())
 	}
 	if w.tools != nil {
 		rep.Tools = toolset.Rows(w.tools.Entries())
