@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -60,6 +61,7 @@ type Freshness struct {
 	ReconcileInterval time.Duration // 0: no reconcile
 	Reconciles        uint64        // passes completed
 	ReconcileBytes    int64         // bytes of values the last pass listed
+	ReconcileTook     time.Duration // how long the last pass took
 	ByEvent           uint64        // changes found by a state event
 	ByReconcile       uint64        // changes found by a reconcile pass
 	ByLoad            uint64        // changes found by a load after the first
@@ -169,6 +171,7 @@ func (c *Catalog) reconcile(ctx context.Context, connection string) time.Duratio
 	c.fresh.LastReconcile = time.Now()
 	c.fresh.Reconciles++
 	c.fresh.ReconcileBytes = listed
+	c.fresh.ReconcileTook = took
 	c.mu.Unlock()
 	return took
 }
@@ -268,20 +271,32 @@ func (s *Scope) unseen(pass uint64) []string {
 }
 
 // keyOf reads the key of a listed value: its key field located with the
-// codec's scanner, nothing decoded, for the scopes that name one
-// (NewSkillsScope, NewPromptsScope); else as the decoder reads it.
+// codec's scanner, which stops there (a row's key comes first as this
+// worker and the engines write it, so the body is not scanned), nothing
+// decoded, for the scopes that name one (NewSkillsScope,
+// NewPromptsScope); else as the decoder reads it.
 func (s *Scope) keyOf(v json.RawMessage) (string, bool) {
 	if s.keyField == "" {
 		d, ok := s.decode(v)
 		return d.Key, ok
 	}
-	m, err := wire.Members(v, s.keyField)
-	if err != nil || m[0] == nil {
+	var raw []byte
+	err := wire.EachMember(v, func(name string, value []byte) error {
+		if name != s.keyField {
+			return nil
+		}
+		raw = value
+		return errKeyFound
+	})
+	if err != errKeyFound {
 		return "", false
 	}
-	key, err := wire.String(m[0])
+	key, err := wire.String(raw)
 	return key, err == nil && key != ""
 }
+
+// errKeyFound stops keyOf's scan at the key.
+var errKeyFound = errors.New("key found")
 
 // loadChanges are the keys whose value a load's snapshot changes, against
 // the entries held before it: new or different (by hash), and gone. Keys

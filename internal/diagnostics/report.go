@@ -156,7 +156,8 @@ type Freshness struct {
 	LastReconcile      string `json:"last_reconcile,omitempty"`
 	ReconcileMS        int64  `json:"reconcile_ms"` // the interval; 0: no reconcile
 	Reconciles         uint64 `json:"reconciles"`
-	ReconcileBytes     int64  `json:"reconcile_bytes"` // listed by the last pass
+	ReconcileBytes     int64  `json:"reconcile_bytes"`   // listed by the last pass
+	ReconcileTookMS    int64  `json:"reconcile_took_ms"` // the last pass's time
 	ChangesByEvent     uint64 `json:"changes_by_event"`
 	ChangesByReconcile uint64 `json:"changes_by_reconcile"`
 	ChangesByLoad      uint64 `json:"changes_by_load"`

@@ -37,6 +37,7 @@ func freshnessRow(f catalog.Freshness) *diagnostics.Freshness {
 		ReconcileMS:        f.ReconcileInterval.Milliseconds(),
 		Reconciles:         f.Reconciles,
 		ReconcileBytes:     f.ReconcileBytes,
+		ReconcileTookMS:    f.ReconcileTook.Milliseconds(),
 		ChangesByEvent:     f.ByEvent,
 		ChangesByReconcile: f.ByReconcile,
 		ChangesByLoad:      f.ByLoad,
