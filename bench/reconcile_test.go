@@ -51,6 +51,9 @@ func BenchmarkReconcileIdle(b *testing.B) {
 	b.ReportMetric(ms(f.workerCPU)*perMinute/1e3, "s-worker-cpu/min@default")
 	b.ReportMetric(ms(f.engineCPU)*perMinute/1e3, "s-engine-cpu/min@default")
 	b.ReportMetric(float64(f.bytes)*perMinute/1e6, "MB-listed/min@default")
+	b.ReportMetric(f.rss/1e6, "MB-rss")
+	b.ReportMetric(f.peak/1e6, "MB-peak")
+	b.ReportMetric(f.rss/f.stored, "rss/bodies")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -60,12 +63,14 @@ type reconcileFigures struct {
 	bytes                int64
 	took                 time.Duration
 	workerCPU, engineCPU time.Duration
+	rss, peak, stored    float64 // the worker's VmRSS and VmHWM after the window, the bodies' bytes
 }
 
 func reconcileIdle(tb testing.TB, n int, every, window time.Duration) reconcileFigures {
 	tb.Helper()
 	srv := iiitest.NewServerWith(tb, engine.Options{})
-	seed(tb, srv, n, skillBody(4096))
+	body := skillBody(4096)
+	seed(tb, srv, n, body)
 	bin := filepath.Join(tb.TempDir(), "skills")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/skills").CombinedOutput(); err != nil {
 		tb.Fatalf("go build: %v\n%s", err, out)
@@ -129,7 +134,9 @@ func reconcileIdle(tb testing.TB, n int, every, window time.Duration) reconcileF
 	if last.ChangesByReconcile != 0 {
 		tb.Errorf("an idle scope's reconcile found %d changes, want none", last.ChangesByReconcile)
 	}
+	rss, peak := procMemory(tb, cmd.Process.Pid)
 	return reconcileFigures{
+		rss: rss, peak: peak, stored: float64(n * len(body)),
 		passes:    passes,
 		bytes:     last.ReconcileBytes,
 		took:      time.Duration(last.ReconcileTookMS) * time.Millisecond,

@@ -67,7 +67,9 @@ func (c *Catalog) followConnections(ctx context.Context, connections <-chan stri
 			case stateTypePresent:
 				watch.stop()
 				c.setMode(ModeLive)
+				start := time.Now()
 				c.loadAll(ctx, current)
+				rt.again(time.Since(start)) // a load compares everything: the next pass is an interval on
 				c.settle()
 			case stateTypeAbsent:
 				c.setMode(ModeReadThrough)
@@ -80,7 +82,9 @@ func (c *Catalog) followConnections(ctx context.Context, connections <-chan stri
 			}
 		case <-c.reload:
 			if current != "" && c.Mode() == ModeLive {
+				start := time.Now()
 				c.loadAll(ctx, current)
+				rt.again(time.Since(start))
 			}
 		case <-watch.due():
 			c.recheck(ctx, current, watch, false)

@@ -32,9 +32,10 @@ const (
 	FoundLoad      = "load"      // a load after the first (a new connection, a reload)
 )
 
-// reconcileDuty bounds the time spent reconciling: a pass that took d
-// waits at least reconcileDuty×d before the next, so a scope whose
-// listing is slow is compared less often rather than all the time.
+// reconcileDuty bounds the time spent reconciling: a pass (or a load)
+// that took d waits at least reconcileDuty×d before the next pass, so a
+// scope whose listing is slow is compared less often rather than all the
+// time.
 const reconcileDuty = 10
 
 // KeyChange is one key whose value a load changed.
@@ -117,7 +118,8 @@ func (rt *reconcileTimer) due() <-chan time.Time {
 	return rt.timer.C
 }
 
-// again arms the next pass, the interval after the one that took took.
+// again arms the next pass, the interval after the pass or load that
+// took took.
 func (rt *reconcileTimer) again(took time.Duration) {
 	if rt.timer == nil {
 		return
