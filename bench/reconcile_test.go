@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -71,10 +69,7 @@ func reconcileIdle(tb testing.TB, n int, every, window time.Duration) reconcileF
 	srv := iiitest.NewServerWith(tb, engine.Options{})
 	body := skillBody(4096)
 	seed(tb, srv, n, body)
-	bin := filepath.Join(tb.TempDir(), "skills")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/skills").CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildWorker(tb)
 	cfg := filepath.Join(tb.TempDir(), "config.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, "state_timeout_ms: 600000\nreconcile_ms: %d\n", every.Milliseconds()), 0o644); err != nil {
 		tb.Fatal(err)
@@ -82,45 +77,14 @@ func reconcileIdle(tb testing.TB, n int, every, window time.Duration) reconcileF
 	caller := iii.New(iii.Options{URL: srv.URL(), Name: "bench-caller", CallTimeout: 10 * time.Minute})
 	caller.Start()
 	tb.Cleanup(func() { caller.Close() })
-
-	cmd := exec.Command(bin, "--url", srv.URL(), "--config", cfg)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	loaded := make(chan struct{})
-	scanned := make(chan struct{})
-	go func() {
-		defer close(scanned)
-		scanner := bufio.NewScanner(stdout)
-		scanner.Buffer(make([]byte, 64<<10), 1<<20)
-		once := false
-		for scanner.Scan() {
-			if !once && strings.Contains(scanner.Text(), "catalog loaded") && strings.Contains(scanner.Text(), `"scope": "skills"`) {
-				once = true
-				close(loaded)
-			}
-		}
-	}()
-	tb.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		<-scanned
-	})
-	select {
-	case <-loaded:
-	case <-time.After(10 * time.Minute):
-		tb.Fatal("the catalog never loaded")
-	}
+	p := startWorker(tb, bin, "", nil, "--url", srv.URL(), "--config", cfg)
+	p.waitLine(tb, 10*time.Minute, "catalog loaded", `"scope": "skills"`)
 	first := freshnessOf(tb, caller)
 	for first.Reconciles < 1 {
 		time.Sleep(every / 4) // a bench waiting for the first pass; nothing is decided by it
 		first = freshnessOf(tb, caller)
 	}
-	worker0, engine0 := procCPU(tb, cmd.Process.Pid), selfCPU(tb)
+	worker0, engine0 := procCPU(tb, p.cmd.Process.Pid), selfCPU(tb)
 	time.Sleep(window)
 	last := freshnessOf(tb, caller)
 	for last.Reconciles-first.Reconciles < 3 {
@@ -129,12 +93,12 @@ func reconcileIdle(tb testing.TB, n int, every, window time.Duration) reconcileF
 		time.Sleep(every / 4)
 		last = freshnessOf(tb, caller)
 	}
-	worker1, engine1 := procCPU(tb, cmd.Process.Pid), selfCPU(tb)
+	worker1, engine1 := procCPU(tb, p.cmd.Process.Pid), selfCPU(tb)
 	passes := last.Reconciles - first.Reconciles
 	if last.ChangesByReconcile != 0 {
 		tb.Errorf("an idle scope's reconcile found %d changes, want none", last.ChangesByReconcile)
 	}
-	rss, peak := procMemory(tb, cmd.Process.Pid)
+	rss, peak := procMemory(tb, p.cmd.Process.Pid)
 	return reconcileFigures{
 		rss: rss, peak: peak, stored: float64(n * len(body)),
 		passes:    passes,

@@ -23,18 +23,19 @@ import (
 // engine::triggers::list; state::list_entries is missing, as on engines
 // before 0.24.
 type sharedStore struct {
-	mu       sync.Mutex
-	order    []string
-	values   map[string]json.RawMessage
-	handlers map[string]iii.Handler
-	gets     int
+	*lateEngine // the connection and the registrations; Call is sharedStore's
+
+	mu     sync.Mutex
+	order  []string
+	values map[string]json.RawMessage
+	gets   int
 	// afterList runs once the next state::list's snapshot is taken,
 	// before it is answered: a write racing the reconcile's listing.
 	afterList func()
 }
 
 func newSharedStore() *sharedStore {
-	return &sharedStore{values: map[string]json.RawMessage{}, handlers: map[string]iii.Handler{}}
+	return &sharedStore{lateEngine: newLateEngine(), values: map[string]json.RawMessage{}}
 }
 
 func (e *sharedStore) Call(_ context.Context, fn string, data any) (json.RawMessage, error) {
@@ -80,11 +81,13 @@ func (e *sharedStore) write(t *testing.T, key string, value json.RawMessage, ann
 		}
 		e.values[key] = value
 	}
+	e.mu.Unlock()
+	e.lateEngine.mu.Lock()
 	var h iii.Handler
 	for _, f := range e.handlers {
 		h = f // the catalog registers one function: its state events'
 	}
-	e.mu.Unlock()
+	e.lateEngine.mu.Unlock()
 	if !announce {
 		return
 	}
@@ -99,25 +102,6 @@ func (e *sharedStore) getCalls() int {
 	defer e.mu.Unlock()
 	return e.gets
 }
-
-func (e *sharedStore) WaitConnection(ctx context.Context, previous string) (string, error) {
-	if previous == "" {
-		return "c1", nil
-	}
-	<-ctx.Done()
-	return "", ctx.Err()
-}
-
-func (e *sharedStore) Connection() string  { return "c1" }
-func (e *sharedStore) OnDisconnect(func()) {}
-func (e *sharedStore) RegisterFunction(f iii.Function) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.handlers[f.ID] = f.Handler
-}
-func (e *sharedStore) RegisterTrigger(iii.Trigger) {}
-func (e *sharedStore) UnregisterFunction(string)   {}
-func (e *sharedStore) UnregisterTrigger(string)    {}
 
 // changeLog records the catalog's Changes.
 type changeLog struct {
