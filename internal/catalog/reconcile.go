@@ -300,11 +300,20 @@ func (s *Scope) keyOf(v json.RawMessage) (string, bool) {
 // errKeyFound stops keyOf's scan at the key.
 var errKeyFound = errors.New("key found")
 
+// sameContent reports whether d holds what en holds, by the scope's
+// sameSummary: a value whose bytes differ but which says the same (an
+// engine that writes a value's bytes differently in two answers, a row's
+// unknown fields) is no change to announce. Without sameSummary only the
+// bytes tell.
+func (s *Scope) sameContent(en *entry, d Decoded) bool {
+	return s.sameSummary != nil && en.err == nil && d.Err == nil && s.sameSummary(en.summary, d.Summary)
+}
+
 // loadChanges are the keys whose value a load's snapshot changes, against
 // the entries held before it: new or different (by hash), and gone. Keys
 // changed during the load are read again after it and left out, as are
 // rows that do not decode (listings skip them).
-func loadChanges(before map[string]*entry, snapshot []Decoded, dirty map[string]struct{}) []KeyChange {
+func (s *Scope) loadChanges(before map[string]*entry, snapshot []Decoded, dirty map[string]struct{}) []KeyChange {
 	var changes []KeyChange
 	listed := make(map[string]struct{}, len(snapshot))
 	for _, d := range snapshot {
@@ -312,7 +321,7 @@ func loadChanges(before map[string]*entry, snapshot []Decoded, dirty map[string]
 		if _, skip := dirty[d.Key]; skip || d.Err != nil {
 			continue
 		}
-		if prev, ok := before[d.Key]; !ok || prev.err != nil || prev.sum != d.sum {
+		if prev, ok := before[d.Key]; !ok || prev.err != nil || prev.sum != d.sum && !s.sameContent(prev, d) {
 			changes = append(changes, KeyChange{Key: d.Key})
 		}
 	}

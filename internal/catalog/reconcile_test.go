@@ -395,3 +395,28 @@ func TestScopeKeyOfReadsTheKeyField(t *testing.T) {
 		}
 	}
 }
+
+// A skill row whose bytes differ but which says the same (another
+// writer's unknown field, an engine that writes its bytes another way) is
+// taken, but is no change to announce; a new registered_at or body is.
+func TestSkillRowWithTheSameContentIsNoChange(t *testing.T) {
+	s := NewSkillsScope("skills", 1<<20)
+	s.EndLoad([]json.RawMessage{json.RawMessage(`{"id":"a","skill":"# A","registered_at":"t1"}`)})
+	for _, tc := range []struct {
+		raw     string
+		changed bool
+	}{
+		{`{"id":"a","skill":"# A","registered_at":"t1","tools":[]}`, false},
+		{`{"registered_at":"t1","skill":"# A","id":"a"}`, false},
+		{`{"id":"a","skill":"# A","registered_at":"t2"}`, true},
+		{`{"id":"a","skill":"# A, edited","registered_at":"t2"}`, true},
+	} {
+		changed, err := s.applyIfUnchanged("a", json.RawMessage(tc.raw), s.Gen("a"))
+		if err != nil || changed != tc.changed {
+			t.Errorf("applying %s: changed %v (%v), want %v", tc.raw, changed, err, tc.changed)
+		}
+		if !s.seen("a", sumOf([]byte(tc.raw)), 1) {
+			t.Errorf("after applying %s the entry does not hold its bytes' hash", tc.raw)
+		}
+	}
+}

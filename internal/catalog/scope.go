@@ -71,7 +71,11 @@ type Scope struct {
 	// keyField names the member of a value that holds its key, for the
 	// reconcile to read it without decoding (keyOf); "" decodes.
 	keyField string
-	passes   uint64 // reconcile passes begun (reconcile.go)
+	// sameSummary reports whether two summaries describe the same row,
+	// for the scopes whose summary holds all a change is about
+	// (reconcile.go); nil: only a value's bytes tell.
+	sameSummary func(a, b any) bool
+	passes      uint64 // reconcile passes begun (reconcile.go)
 
 	// loadedOnce is set by the first load that replaced the content:
 	// the loads after it announce what they changed (reconcile.go).
@@ -303,7 +307,7 @@ func (s *Scope) applyIfUnchanged(key string, raw json.RawMessage, gen uint64) (c
 		s.deleteLocked(key)
 		changed = present
 	} else {
-		changed = !present || el.sum != d.sum
+		changed = !present || el.sum != d.sum && !s.sameContent(el, d)
 		s.putLocked(key, d)
 	}
 	s.markLocked(key)

@@ -114,7 +114,7 @@ func (s *Scope) replaceContent(l *scopeLoad) (reread []string, changes []KeyChan
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.loadedOnce {
-		changes = loadChanges(s.entries, l.decoded, s.dirty)
+		changes = s.loadChanges(s.entries, l.decoded, s.dirty)
 	}
 	s.loadedOnce = true
 	kept := make(map[string]*entry, len(s.dirty))
