@@ -23,6 +23,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/mcpskills"
+	"github.com/iii-hq/skills-go/internal/redistest"
 	"github.com/iii-hq/skills-go/internal/registry"
 	"github.com/iii-hq/skills-go/internal/roots"
 	"github.com/iii-hq/skills-go/internal/search"
@@ -53,11 +54,26 @@ type rigOptions struct {
 	cacheBytes int64
 	// dataDir keeps the engine's state there (skills engine --data).
 	dataDir string
+	// stateURL keeps the engine's state in that Redis (skills engine
+	// --state, D71).
+	stateURL string
+}
+
+// stateIn is opts with the engine's state in store: "memory", "data" (a
+// temporary --data directory) or "redis" (a redis-server of its own).
+func stateIn(tb testing.TB, store string, opts rigOptions) rigOptions {
+	switch store {
+	case "data":
+		opts.dataDir = tb.TempDir()
+	case "redis":
+		opts.stateURL = redistest.NewServer(tb, redistest.Options{}).URL
+	}
+	return opts
 }
 
 func newRig(tb testing.TB, opts rigOptions) *rig {
 	tb.Helper()
-	srv := iiitest.NewServerWith(tb, engine.Options{DataDir: opts.dataDir})
+	srv := iiitest.NewServerWith(tb, engine.Options{DataDir: opts.dataDir, StateURL: opts.stateURL})
 	if opts.seed != nil {
 		opts.seed(srv)
 	}

@@ -16,11 +16,7 @@ func BenchmarkDurableData(b *testing.B) {
 	body := skillBody(4096)
 	var n atomic.Int64
 	for _, store := range []string{"memory", "data"} {
-		var dir string
-		if store == "data" {
-			dir = b.TempDir()
-		}
-		r := newRig(b, rigOptions{dataDir: dir})
+		r := newRig(b, stateIn(b, store, rigOptions{}))
 		ops := []struct {
 			name string
 			do   func(b *testing.B)

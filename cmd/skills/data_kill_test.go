@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/redistest"
 )
 
 // The done-when test of issue 28 (D67): a real skills engine --data is
@@ -20,10 +21,21 @@ import (
 // acknowledged is there with at least the value acknowledged (a write not
 // acknowledged may or may not be).
 func TestEngineDataLosesNoAcknowledgedWriteToSIGKILL(t *testing.T) {
-	data := t.TempDir()
+	testEngineLosesNoAcknowledgedWriteToSIGKILL(t, "--data", t.TempDir())
+}
+
+// The same with state in Redis (D71): each engine started after a kill
+// reads what its predecessor had acknowledged from the same Redis.
+func TestEngineRedisLosesNoAcknowledgedWriteToSIGKILL(t *testing.T) {
+	testEngineLosesNoAcknowledgedWriteToSIGKILL(t, "--state", redistest.NewServer(t, redistest.Options{}).URL)
+}
+
+// testEngineLosesNoAcknowledgedWriteToSIGKILL runs the kill test against
+// skills engine started with args, each time the same.
+func testEngineLosesNoAcknowledgedWriteToSIGKILL(t *testing.T, args ...string) {
 	start := func() (kill func(), c *iii.Client) {
 		t.Helper()
-		run, url := startDataEngine(t, data)
+		run, url := startEngineBinary(t, args...)
 		c = iii.New(iii.Options{URL: url, Name: "kill-test", ReconnectInitial: time.Hour})
 		c.Start()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -19,6 +19,13 @@ import (
 // and returns it with its URL, once it has logged it.
 func startDataEngine(t *testing.T, dir string) (started, string) {
 	t.Helper()
+	return startEngineBinary(t, "--data", dir)
+}
+
+// startEngineBinary runs skills engine on a free port with args and
+// returns it once it logged its URL.
+func startEngineBinary(t *testing.T, args ...string) (started, string) {
+	t.Helper()
 	urlRe := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
 	var url string
 	run := startBinary(t, false, func(line string) bool {
@@ -26,7 +33,7 @@ func startDataEngine(t *testing.T, dir string) (started, string) {
 			url = urlRe.FindString(line)
 		}
 		return url != ""
-	}, "engine", "--port", "0", "--data", dir)
+	}, append([]string{"engine", "--port", "0"}, args...)...)
 	return run, url
 }
 

@@ -18,9 +18,10 @@ import (
 
 // engineFlags are the flags shared by "skills engine" and "skills dev".
 type engineFlags struct {
-	host string
-	port int
-	data string
+	host  string
+	port  int
+	data  string
+	state string // a Redis URL (D71), exclusive with data
 	// shape is skills engine's alone; its zero value is the 0.22.1
 	// engine skills dev and skills mcp --dev run.
 	shape engineShape
@@ -30,11 +31,20 @@ func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.host, "host", "127.0.0.1", "interface the local engine listens on")
 	fs.IntVar(&f.port, "port", 49134, "port the local engine listens on (the iii default is 49134)")
 	fs.StringVar(&f.data, "data", "", "keep state in DIR/state.log across restarts, each write on disk before it is acknowledged (default: in memory, lost on exit)")
+	fs.StringVar(&f.state, "state", "", "keep state in Redis, redis://host:port[/db], laid out as iii's Redis state adapter, so engines on one Redis share it (instead of --data)")
 }
 
 func (f *engineFlags) validate(name string) error {
 	if f.port < 0 || f.port > 65535 {
 		return usagef("%s: --port must be between 0 and 65535, got %d", name, f.port)
+	}
+	if f.state != "" && f.data != "" {
+		return usagef("%s: --state and --data both say where state lives: give one (--state redis://host:port[/db] or --data DIR)", name)
+	}
+	if f.state != "" {
+		if err := engine.CheckStateURL(f.state); err != nil {
+			return usagef("%s: --state: %v", name, err)
+		}
 	}
 	return nil
 }
@@ -44,13 +54,16 @@ func (f *engineFlags) addr() string { return net.JoinHostPort(f.host, strconv.It
 // startEngine starts the local engine and says in the log where its state
 // lives and how to reach it.
 func startEngine(ctx context.Context, f engineFlags, log *zap.Logger) (*engine.Engine, error) {
-	if f.data != "" {
+	switch {
+	case f.state != "":
+		log.Info("state is kept in Redis, a hash state:<scope> per scope; a write is acknowledged once Redis answered it", zap.String("state", engine.RedactStateURL(f.state)))
+	case f.data != "":
 		log.Info("state is kept in "+filepath.Join(f.data, engine.StateLog)+"; a write is acknowledged once it is on disk", zap.String("data", f.data))
-	} else {
-		log.Info("state is in memory and lost when this process ends; --data DIR keeps it")
+	default:
+		log.Info("state is in memory and lost when this process ends; --data DIR or --state redis://host:port keeps it")
 	}
 	opts := f.shape.options()
-	opts.Logger, opts.DataDir = log.Named("engine"), f.data
+	opts.Logger, opts.DataDir, opts.StateURL = log.Named("engine"), f.data, f.state
 	srv, err := engine.Start(ctx, f.addr(), opts)
 	if err != nil {
 		if _, ok := errors.AsType[*engine.StateFileError](err); ok {
@@ -72,7 +85,8 @@ type engineCommand struct{ io stdio }
 const engineUsage = `Usage: skills engine [flags]
 
 Runs the project's local iii engine (WebSocket worker protocol; state in
-memory, or kept in --data DIR) until interrupted.
+memory, kept in --data DIR, or in Redis with --state redis://host:port[/db])
+until interrupted.
 
 By default it is the iii 0.22.1 engine. --like 0.23 or 0.24 gives it the
 later engines' shapes, to try a namespaced (iii compose) deployment

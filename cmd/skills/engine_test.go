@@ -6,6 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/iii-hq/skills-go/internal/redistest"
 )
 
 // startEngineCmd runs skills engine with args on a free port and returns
@@ -115,5 +119,108 @@ func TestEngineShapeUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
 			}
 		})
+	}
+}
+
+// --state takes only a Redis URL, and not with --data, in skills engine
+// and skills dev alike: a usage error naming the value and the form.
+func TestEngineStateFlagUsageErrors(t *testing.T) {
+	for _, cmd := range []string{"engine", "dev"} {
+		for _, tt := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--state", "localhost:6379"}, `skills ` + cmd + `: --state: state URL "localhost:6379" is not one the engine can use (the scheme must be redis://); give redis://host:port[/db], such as redis://127.0.0.1:6379/0`},
+			{[]string{"--state", "redis://:pw@h:1/x"}, `state URL "redis://:xxxxx@h:1/x" is not one the engine can use (the path must be a database number, such as /0)`},
+			{[]string{"--state", "redis://127.0.0.1:6379", "--data", "d"}, "skills " + cmd + ": --state and --data both say where state lives: give one"},
+		} {
+			t.Run(cmd+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+				code, _, stderr := runCmd(t, context.Background(), append([]string{cmd, "--port", "0"}, tt.args...)...)
+				if code != exitUsage || !strings.Contains(stderr, tt.want) {
+					t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// skills engine --state keeps state in Redis and says so: what one engine
+// writes, another started on the same Redis reads.
+func TestEngineStateInRedis(t *testing.T) {
+	srv := redistest.NewServer(t, redistest.Options{})
+	a, urlA := startEngineCmd(t, "--state", srv.URL)
+	if !strings.Contains(a.stdout.String(), "state is kept in Redis") {
+		t.Errorf("the engine's log does not say where state lives:\n%s", a.stdout)
+	}
+	_, urlB := startEngineCmd(t, "--state", srv.URL)
+	if code, out, stderr := callAt(t, urlA, "state::set", `{"scope":"s","key":"k","value":{"v":1}}`); code != 0 {
+		t.Fatalf("state::set through A: exit %d: %s %s", code, out, stderr)
+	}
+	code, out, stderr := callAt(t, urlB, "state::get", `{"scope":"s","key":"k"}`)
+	if code != 0 || !strings.Contains(out, `"v"`) {
+		t.Errorf("state::get through B: exit %d, %q %q; want A's value", code, out, stderr)
+	}
+}
+
+// skills dev --state serves the registry on a Redis: a skill registered
+// through it is the row state:skills holds, in iii's layout (D71).
+func TestDevStateInRedis(t *testing.T) {
+	srv := redistest.NewServer(t, redistest.Options{})
+	dev := startCmd(t, "dev", "--port", "0", "--state", srv.URL, "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	dev.stdout.waitFor(t, "skills ready")
+	url := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`).FindString(dev.stdout.String())
+	if code, out, stderr := callAt(t, url, "skills::register", `{"id":"redis-demo","skill":"---\nname: redis-demo\ndescription: kept in Redis\n---\n# Demo\n"}`); code != 0 {
+		t.Fatalf("skills::register: exit %d: %s %s", code, out, stderr)
+	}
+	rc := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rc.Close() //nolint:errcheck // test client
+	row, err := rc.HGet(t.Context(), "state:skills", "redis-demo").Result()
+	if err != nil || !strings.Contains(row, "kept in Redis") {
+		t.Errorf("state:skills redis-demo = %q, %v; want the registered skill", row, err)
+	}
+	if code, out, _ := callAt(t, url, "skills::list", `{}`); code != 0 || !strings.Contains(out, "redis-demo") {
+		t.Errorf("skills::list: exit %d, %s; want redis-demo", code, out)
+	}
+}
+
+// The registry on a Redis that is down at the start and lost mid-run
+// (issue 28, "Bad input"): a register fails naming the URL and the cause,
+// and once Redis is back the same process registers and lists again,
+// with every acknowledged skill there.
+func TestDevRecoversWhenRedisComesBack(t *testing.T) {
+	srv := redistest.NewServer(t, redistest.Options{AppendOnly: true})
+	srv.Stop()
+	dev := startCmd(t, "dev", "--port", "0", "--state", srv.URL, "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	dev.stdout.waitFor(t, "skills ready")
+	url := regexp.MustCompile(`ws://127\.0\.0\.1:\d+`).FindString(dev.stdout.String())
+	register := func(id string) (int, string) {
+		code, out, stderr := callAt(t, url, "skills::register", `{"id":"`+id+`","skill":"---\nname: `+id+`\ndescription: d\n---\n# D\n"}`)
+		return code, out + stderr
+	}
+	if code, out := register("while-down"); code == 0 || !strings.Contains(out, srv.URL) || !strings.Contains(out, "connection refused") {
+		t.Errorf("register with Redis down: exit %d, %q; want a failure naming %s and the cause", code, out, srv.URL)
+	}
+	srv.Start()
+	if code, out := register("first"); code != 0 {
+		t.Fatalf("register once Redis is up: exit %d: %s", code, out)
+	}
+	srv.Stop()
+	if code, out := register("lost-mid-run"); code == 0 || !strings.Contains(out, srv.URL) {
+		t.Errorf("register with Redis lost: exit %d, %q; want a failure naming %s", code, out, srv.URL)
+	}
+	srv.Start()
+	if code, out := register("second"); code != 0 {
+		t.Fatalf("register once Redis is back: exit %d: %s", code, out)
+	}
+	code, out, _ := callAt(t, url, "skills::list", `{}`)
+	for _, id := range []string{"first", "second"} {
+		if code != 0 || !strings.Contains(out, `"id": "`+id+`"`) {
+			t.Errorf("skills::list: exit %d, %s; want %s", code, out, id)
+		}
+	}
+	for _, id := range []string{"while-down", "lost-mid-run"} {
+		if strings.Contains(out, `"id": "`+id+`"`) {
+			t.Errorf("skills::list lists %s, whose register failed:\n%s", id, out)
+		}
 	}
 }

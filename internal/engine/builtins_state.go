@@ -48,15 +48,31 @@ func stateSet(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wir
 	value := mustEncode(a["value"])
 	old, err := s.writeStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key"), value)
 	if err != nil {
-		return nil, stateWriteError("state::set", err)
+		return nil, stateStoreError("state::set", err)
 	}
 	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
 }
 
-// stateWriteError is a write the store could not persist (--data): the
-// caller learns the file and the cause, and nothing was changed.
-func stateWriteError(fn string, err error) *wire.ErrorBody {
-	return &wire.ErrorBody{Code: "STATE_WRITE_FAILED", Message: fn + ": " + err.Error()}
+// stateStoreError is a call the store could not serve: a write --data
+// could not persist, or Redis (--state) did not answer. The code is the
+// one iii's state worker gives the function when its adapter fails
+// (engine/src/workers/state/state.rs in iii-hq/iii); the message names
+// the file or the server and the cause. A failed write changed nothing
+// and fires nothing.
+func stateStoreError(fn string, err error) *wire.ErrorBody {
+	return &wire.ErrorBody{Code: stateErrorCodes[fn], Message: fn + ": " + err.Error()}
+}
+
+// stateErrorCodes are iii's codes for an adapter's failure, by function
+// (state::list_entries, which iii 0.24 pages from the same adapter call,
+// takes list's).
+var stateErrorCodes = map[string]string{
+	"state::set":          "SET_ERROR",
+	"state::delete":       "DELETE_ERROR",
+	"state::get":          "GET_ERROR",
+	"state::list":         "LIST_ERROR",
+	"state::list_entries": "LIST_ERROR",
+	"state::list_groups":  "LIST_GROUPS_ERROR",
 }
 
 // writeState is writeStateIn for the default namespace.
@@ -88,7 +104,10 @@ func stateGet(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wir
 	if e != nil {
 		return nil, e
 	}
-	v, _ := s.stateStoreIn(ns).get(a.str("scope"), a.str("key"))
+	v, _, err := s.stateStoreIn(ns).lookup(a.str("scope"), a.str("key"))
+	if err != nil {
+		return nil, stateStoreError("state::get", err)
+	}
 	return v, nil
 }
 
@@ -101,7 +120,7 @@ func stateDelete(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *
 	}
 	v, err := s.deleteStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key"))
 	if err != nil {
-		return nil, stateWriteError("state::delete", err)
+		return nil, stateStoreError("state::delete", err)
 	}
 	return v, nil
 }
@@ -138,7 +157,11 @@ func stateListElements(s *Engine, ns string, data json.RawMessage) ([]json.RawMe
 	if e != nil {
 		return nil, e
 	}
-	return s.stateStoreIn(ns).values(a.str("scope")), nil
+	values, err := s.stateStoreIn(ns).list(a.str("scope"))
+	if err != nil {
+		return nil, stateStoreError("state::list", err)
+	}
+	return values, nil
 }
 
 // joinArray builds a JSON array of stored values, which are canonical JSON
@@ -161,5 +184,9 @@ func stateListGroups(s *Engine, ns string, data json.RawMessage) (json.RawMessag
 	if _, e := stateListGroupInput.decode("state::list_groups", data); e != nil {
 		return nil, e
 	}
-	return mustEncode(map[string]any{"groups": s.stateStoreIn(ns).groups()}), nil
+	groups, err := s.stateStoreIn(ns).listGroups()
+	if err != nil {
+		return nil, stateStoreError("state::list_groups", err)
+	}
+	return mustEncode(map[string]any{"groups": groups}), nil
 }

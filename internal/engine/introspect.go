@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"go.uber.org/zap"
 )
 
 // The introspection below names a namespace where the engine keys by one
@@ -307,9 +309,10 @@ func (s *Engine) WaitWorkerIn(ctx context.Context, ns, name string) error {
 }
 
 // State returns a stored state value of the default namespace's store;
-// false when the key is missing.
+// false when the key is missing, or when Redis (Options.StateURL) cannot
+// be read, which is logged.
 func (s *Engine) State(scope, key string) (json.RawMessage, bool) {
-	return s.state.get(scope, key)
+	return s.StateIn(DefaultNamespace, scope, key)
 }
 
 // StateIn is State in the store of namespace ns's state worker
@@ -319,13 +322,18 @@ func (s *Engine) StateIn(ns, scope, key string) (json.RawMessage, bool) {
 	if st == nil {
 		return nil, false
 	}
-	return st.get(scope, key)
+	v, ok, err := st.lookup(scope, key)
+	if err != nil {
+		s.log.Warn("state read for a test failed", zap.Error(err))
+	}
+	return v, ok
 }
 
 // StateValues lists a scope's values in the default namespace's store in
-// first-write order, as state::list does.
+// first-write order (in Redis, the hash's order), as state::list does;
+// empty when Redis (Options.StateURL) cannot be read, which is logged.
 func (s *Engine) StateValues(scope string) []json.RawMessage {
-	return s.state.values(scope)
+	return s.StateValuesIn(DefaultNamespace, scope)
 }
 
 // StateValuesIn is StateValues in the store of namespace ns's state
@@ -335,7 +343,12 @@ func (s *Engine) StateValuesIn(ns, scope string) []json.RawMessage {
 	if st == nil {
 		return []json.RawMessage{}
 	}
-	return st.values(scope)
+	values, err := st.list(scope)
+	if err != nil {
+		s.log.Warn("state read for a test failed", zap.Error(err))
+		return []json.RawMessage{}
+	}
+	return values
 }
 
 // SetState writes a state value in the default namespace's store (for
@@ -366,9 +379,12 @@ func (s *Engine) SetStateIn(ns, scope, key string, value json.RawMessage) error 
 // DeleteState deletes a state value of the default namespace's store
 // without going through a socket. Like state::delete, it fires the state
 // trigger, even for a missing key. A delete the state log cannot persist
-// (Options.DataDir) changes nothing; the engine logs it.
+// (Options.DataDir), or Redis does not answer (Options.StateURL), changes
+// nothing; the engine logs it.
 func (s *Engine) DeleteState(scope, key string) {
-	_ = s.DeleteStateIn(DefaultNamespace, scope, key) // the default store is always there; a refusal is logged
+	if err := s.DeleteStateIn(DefaultNamespace, scope, key); err != nil { // the default store is always there
+		s.log.Warn("a state delete was refused", zap.Error(err))
+	}
 }
 
 // DeleteStateIn is DeleteState in the store of namespace ns's state

@@ -74,6 +74,17 @@ type Options struct {
 	// decode stops Start with its path. Other namespaces' state
 	// (StartStateIn) stays in memory.
 	DataDir string
+	// StateURL, when set, keeps the default namespace's state in the
+	// Redis server it names, redis://host:port[/db] (D71), laid out as
+	// iii's Redis state adapter lays it out: a hash "state:<scope>" per
+	// scope. Engines on one Redis share the data; each fires the state
+	// trigger only for its own writes. A write is acknowledged once Redis
+	// answered it; while Redis cannot be reached state::* calls fail,
+	// naming the URL and the cause, and succeed again once it is back. A
+	// value that is not such a URL stops Start (StateURLError); Redis
+	// not answering does not. Exclusive with DataDir. Other namespaces'
+	// state stays in memory.
+	StateURL string
 	// stateLogTesting, for tests, opens DataDir's state log and sets
 	// when it is compacted (nil: as deployed).
 	stateLogTesting *stateLogTesting
@@ -158,6 +169,19 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	store := newStateStore()
 	quit := make(chan struct{})
 	var lock *dataLock // held until Close (D66)
+	if opts.StateURL != "" {
+		if opts.DataDir != "" {
+			return nil, fmt.Errorf("engine: state in Redis (%s) and in a data directory (%s) at once: choose one", redactURL(opts.StateURL), opts.DataDir)
+		}
+		r, err := openRedisState(opts.StateURL)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.ping(ctx); err != nil {
+			opts.Logger.Warn("state is in Redis, which does not answer yet; state calls fail until it does", zap.Error(err))
+		}
+		store.remote = r
+	}
 	if opts.DataDir != "" {
 		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("engine: state directory: %w", err)
@@ -178,6 +202,9 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	if err != nil {
 		if store.durable != nil {
 			_ = store.durable.f.Close()
+		}
+		if store.remote != nil {
+			store.remote.close()
 		}
 		lock.release()
 		return nil, fmt.Errorf("engine: listen on %s: %w", addr, err)
@@ -243,6 +270,9 @@ func (s *Engine) Close() {
 	close(s.quit)
 	s.bg.Wait()
 	s.lock.release() // after the last state write
+	if s.state.remote != nil {
+		s.state.remote.close()
+	}
 	s.log.Info("local engine closed", zap.String("url", s.URL()))
 }
 

@@ -219,8 +219,17 @@ func TestCloseWaitsForEveryGoroutine(t *testing.T) {
 		p.drainUntilClosed() // the caller may first get invocation_stopped
 	}
 	o.close()
-	// The runtime announces no goroutine's exit, so this polls: the count
-	// decides, the deadline only bounds a failure.
+	waitGoroutinesBack(t, before)
+	if _, _, err := websocket.DefaultDialer.Dial(s.URL(), nil); err == nil {
+		t.Error("dial after Close succeeded")
+	}
+}
+
+// waitGoroutinesBack waits until no more goroutines run than before. The
+// runtime announces no goroutine's exit, so this polls: the count
+// decides, the deadline only bounds a failure.
+func waitGoroutinesBack(t *testing.T, before int) {
+	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {
@@ -229,9 +238,6 @@ func TestCloseWaitsForEveryGoroutine(t *testing.T) {
 				buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	if _, _, err := websocket.DefaultDialer.Dial(s.URL(), nil); err == nil {
-		t.Error("dial after Close succeeded")
 	}
 }
 

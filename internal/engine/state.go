@@ -22,6 +22,10 @@ type stateStore struct {
 	// durable, with Options.DataDir, is the log every write goes through
 	// before it is applied (state_log.go); nil keeps the store in memory.
 	durable *stateLog
+
+	// remote, with Options.StateURL, is the Redis server that holds the
+	// store instead of memory (state_redis.go); the maps above stay empty.
+	remote *redisState
 }
 
 type scopeRows struct {
@@ -64,6 +68,9 @@ func (st *stateStore) set(scope, key string, value json.RawMessage) (old json.Ra
 // put is set for a state write: with a log, only once the change is on
 // the disk, and not at all (an error naming the file) when it cannot be.
 func (st *stateStore) put(scope, key string, value json.RawMessage) (old json.RawMessage, err error) {
+	if st.remote != nil {
+		return st.remote.set(scope, key, value)
+	}
 	if st.durable == nil {
 		return st.set(scope, key, value), nil
 	}
@@ -73,12 +80,42 @@ func (st *stateStore) put(scope, key string, value json.RawMessage) (old json.Ra
 
 // del is remove for a state write, durable as put is.
 func (st *stateStore) del(scope, key string) (json.RawMessage, error) {
+	if st.remote != nil {
+		return st.remote.del(scope, key)
+	}
 	if st.durable == nil {
 		v, _ := st.remove(scope, key)
 		return v, nil
 	}
 	v, _, err := st.durable.write(opDel, scope, key, nil)
 	return v, err
+}
+
+// lookup is get for a state read: from Redis with Options.StateURL, where
+// a read can fail.
+func (st *stateStore) lookup(scope, key string) (json.RawMessage, bool, error) {
+	if st.remote != nil {
+		return st.remote.get(scope, key)
+	}
+	v, ok := st.get(scope, key)
+	return v, ok, nil
+}
+
+// list is values for a state read, in first-write order in memory and in
+// the hash's order in Redis.
+func (st *stateStore) list(scope string) ([]json.RawMessage, error) {
+	if st.remote != nil {
+		return st.remote.values(scope)
+	}
+	return st.values(scope), nil
+}
+
+// listGroups is groups for a state read.
+func (st *stateStore) listGroups() ([]string, error) {
+	if st.remote != nil {
+		return st.remote.groups()
+	}
+	return st.groups(), nil
 }
 
 // ensureScope makes a scope exist, empty when it is new.

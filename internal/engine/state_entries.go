@@ -164,28 +164,19 @@ func clipValue(raw json.RawMessage) string {
 // page of req.maxBytes can carry (a row is never skipped).
 func (st *stateStore) entrySnapshot(req entryRequest) (*entrySnapshot, *wire.ErrorBody) {
 	snap := &entrySnapshot{scope: req.scope, caller: req.caller, limit: req.limit, maxBytes: req.maxBytes}
-	st.mu.RLock()
-	if rows := st.scopes[req.scope]; rows != nil {
-		if n := rows.order.Len(); n > snapshotMaxRows {
-			st.mu.RUnlock()
-			return nil, &wire.ErrorBody{Code: codeSnapshotTooLarge, Message: fmt.Sprintf(
-				"state::list_entries: scope %s has %d rows; a snapshot holds at most %d rows and %d bytes (read the scope with state::list)",
-				strconv.Quote(req.scope), n, snapshotMaxRows, snapshotMaxBytes)}
-		}
-		snap.values = make([]json.RawMessage, 0, rows.order.Len())
-		keys := make([]string, 0, rows.order.Len())
-		for el := rows.order.Front(); el != nil; el = el.Next() {
-			row := el.Value.(*stateRow)
-			keys = append(keys, row.key)
-			snap.values = append(snap.values, row.value)
-		}
-		st.mu.RUnlock()
-		snap.keys = make([]json.RawMessage, len(keys))
-		for i, k := range keys {
-			snap.keys[i] = mustEncode(k)
-		}
-	} else {
-		st.mu.RUnlock()
+	keys, values, err := st.rowsOf(req.scope, snapshotMaxRows)
+	if err != nil {
+		return nil, stateStoreError("state::list_entries", err)
+	}
+	if len(keys) > snapshotMaxRows {
+		return nil, &wire.ErrorBody{Code: codeSnapshotTooLarge, Message: fmt.Sprintf(
+			"state::list_entries: scope %s has %d rows; a snapshot holds at most %d rows and %d bytes (read the scope with state::list)",
+			strconv.Quote(req.scope), len(keys), snapshotMaxRows, snapshotMaxBytes)}
+	}
+	snap.values = values
+	snap.keys = make([]json.RawMessage, len(keys))
+	for i, k := range keys {
+		snap.keys[i] = mustEncode(k)
 	}
 	total := len(snap.values)
 	snap.envelopeAllowance = envelopeLen(total, total)
@@ -208,6 +199,33 @@ func (st *stateStore) entrySnapshot(req entryRequest) (*entrySnapshot, *wire.Err
 			clipValue(snap.keys[largestAt]), strconv.Quote(req.scope), largest, req.maxBytes, req.maxBytes-snap.envelopeAllowance, listEntriesMaxBytes)}
 	}
 	return snap, nil
+}
+
+// rowsOf returns a scope's keys and values, in first-write order in
+// memory and in the hash's order in Redis. A scope of more than limit
+// rows in memory gives one blank key per row and no values, enough to
+// refuse it without copying it.
+func (st *stateStore) rowsOf(scope string, limit int) ([]string, []json.RawMessage, error) {
+	if st.remote != nil {
+		return st.remote.rows(scope)
+	}
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows := st.scopes[scope]
+	if rows == nil {
+		return nil, nil, nil
+	}
+	if rows.order.Len() > limit {
+		return make([]string, rows.order.Len()), nil, nil
+	}
+	keys := make([]string, 0, rows.order.Len())
+	values := make([]json.RawMessage, 0, rows.order.Len())
+	for el := rows.order.Front(); el != nil; el = el.Next() {
+		row := el.Value.(*stateRow)
+		keys = append(keys, row.key)
+		values = append(values, row.value)
+	}
+	return keys, values, nil
 }
 
 // entrySize is the length of row i in a page: ["key",value].

@@ -68,7 +68,11 @@ func listPage(t *testing.T, p *peer, scope, cursor string, extra string) entries
 // limit at a time, each naming the rows before it and the total; the last
 // has no cursor. The first page's bytes are the engine's canonical shape.
 func TestListEntriesPagesAScopeInOrder(t *testing.T) {
-	s, p := newEntriesServer(t)
+	forEachBackend(t, Options{StateListEntries: true}, testListEntriesPagesAScopeInOrder)
+}
+
+func testListEntriesPagesAScopeInOrder(t *testing.T, _ stateBackend, s *Engine) {
+	p := dial(t, s)
 	for _, k := range []string{"e", "a", "d", "b", "c"} {
 		p.callOK("state::set", fmt.Sprintf(`{"scope":"s","key":%q,"value":{"k":%q}}`, k, k))
 	}
@@ -100,7 +104,11 @@ func TestListEntriesPagesAScopeInOrder(t *testing.T) {
 // Writes after the first page do not show in later pages: the pages are
 // one snapshot, taken by the first.
 func TestListEntriesSnapshotIsImmutable(t *testing.T) {
-	_, p := newEntriesServer(t)
+	forEachBackend(t, Options{StateListEntries: true}, testListEntriesSnapshotIsImmutable)
+}
+
+func testListEntriesSnapshotIsImmutable(t *testing.T, _ stateBackend, s *Engine) {
+	p := dial(t, s)
 	for _, k := range []string{"a", "b", "c", "d"} {
 		p.callOK("state::set", fmt.Sprintf(`{"scope":"s","key":%q,"value":1}`, k))
 	}

@@ -31,7 +31,10 @@ func nextEvent(p *peer, fn string) string {
 }
 
 func TestStateTriggerDeliversEveryWriteOfItsScope(t *testing.T) {
-	s := newTestServer(t)
+	forEachBackend(t, Options{}, func(t *testing.T, _ stateBackend, s *Engine) { testStateTriggerDeliversEveryWrite(t, s) })
+}
+
+func testStateTriggerDeliversEveryWrite(t *testing.T, s *Engine) {
 	sub, writer := dial(t, s), dial(t, s)
 	bindState(sub, "st", "sub::changes", `{"scope":"skills"}`)
 

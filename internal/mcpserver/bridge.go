@@ -146,9 +146,17 @@ func (b *Bridge) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.R
 	if err := b.allowSections(ctx, []string{req.Params.URI}); err != nil {
 		return nil, resourceError(err, req.Params.URI)
 	}
+	uri := req.Params.URI
+	target, err := linkedRead(uri)
+	if err != nil {
+		return nil, resourceError(err, uri)
+	}
 	var out mcp.ReadResourceResult
-	if err := b.call(ctx, contract.FnSkillsResourcesRead, map[string]string{"uri": req.Params.URI}, &out); err != nil {
-		return nil, resourceError(err, req.Params.URI)
+	if err := b.call(ctx, contract.FnSkillsResourcesRead, map[string]string{"uri": target}, &out); err != nil {
+		return nil, resourceError(linkedError(err, uri, target), uri)
+	}
+	for _, c := range out.Contents {
+		c.URI = uri // as asked for, as skills::resources-read echoes it
 	}
 	return &out, nil
 }

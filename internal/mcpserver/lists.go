@@ -61,6 +61,9 @@ func (b *Bridge) answer(next mcp.MethodHandler) mcp.MethodHandler {
 			if r.Params != nil && !served(r.Params.URI) {
 				return nil, schemeError(r.Params.URI)
 			}
+			if r.Params != nil && braced(r.Params.URI) {
+				return b.readBraced(ctx, r) // links.go
+			}
 		}
 		return next(ctx, method, req)
 	}

@@ -299,7 +299,8 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		{`{"jsonrpc":"1.0","id":77,"result":{}}`, "null", jsonrpc.CodeInvalidRequest, "invalid message version"}, // a response: its id is not ours to name
 		{`{"jsonrpc":"2.0","id":72,"method":"no/such"}`, "72", jsonrpc.CodeMethodNotFound, ""},
 		{`{"jsonrpc":"2.0","id":73,"method":"skills/list","params":{"cursor":"garbage"}}`, "73", jsonrpc.CodeInvalidParams, "cursor"},
-		{`{"jsonrpc":"2.0","id":"s74","method":"resources/read","params":{"uri":"skill://a/../b"}}`, `"s74"`, jsonrpc.CodeInvalidParams, "has an empty, . or .. segment"},
+		{`{"jsonrpc":"2.0","id":"s74","method":"resources/read","params":{"uri":"skill://a//b"}}`, `"s74"`, jsonrpc.CodeInvalidParams, "has an empty, . or .. segment"},
+		{`{"jsonrpc":"2.0","id":"s76","method":"resources/read","params":{"uri":"skill://a/../../b"}}`, `"s76"`, jsonrpc.CodeInvalidParams, "above the registry root"},
 		{`{"jsonrpc":"2.0","id":75,"method":"ping"` + strings.Repeat(" ", MaxLineBytes) + `}`, "null", jsonrpc.CodeInvalidRequest, "over the limit of 16777216 bytes"},
 	} {
 		raw.send(c.line)

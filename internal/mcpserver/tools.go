@@ -11,11 +11,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// fetchInput is skill__fetch's input: the iii:// links to read.
+// fetchInput is skill__fetch's input: the iii:// links to read, and the
+// document relative links were written in (docs/decisions.md D70).
 type fetchInput struct {
-	URI  string   `json:"uri,omitempty" jsonschema:"one iii:// URI to read"`
-	URIs []string `json:"uris,omitempty" jsonschema:"several iii:// URIs to read at once; wins over uri when not empty"`
+	URI  string   `json:"uri,omitempty" jsonschema:"one iii:// URI to read, or with base one link as written in that document"`
+	URIs []string `json:"uris,omitempty" jsonschema:"several iii:// URIs (or with base links) to read at once; wins over uri when not empty"`
+	Base string   `json:"base,omitempty" jsonschema:"the iii:// URI of the document the links were written in (the '# iii://…' heading above them); then uri and uris may be relative links exactly as written there: references/x.md, ./x.md, ../other-skill/SKILL.md, {baseDir}/scripts/x.py, #section"`
 }
+
+// fetchDescription is skill__fetch's description: skill::fetch's (0.2's,
+// byte for byte), then how to follow a relative link.
+const fetchDescription = "Fetches the content of one or more skill resources identified by iii:// URIs. When you encounter iii:// links in skill instructions, use this tool to retrieve their contents (batch with `uris` when helpful)." +
+	" To follow a relative link in a skill (references/x.md, ./x.md, ../other-skill/SKILL.md, {baseDir}/scripts/x.py, #section), pass it exactly as written in `uri` or `uris` and the iii:// URI of the document it appears in (its `# iii://…` heading) in `base`; each answer is headed by the URI the link resolved to, the base for its own links."
 
 // searchInput is skill__search's input.
 type searchInput struct {
@@ -33,7 +40,7 @@ func addTools(b *Bridge) {
 	mcp.AddTool(b.server, &mcp.Tool{
 		Name:        "skill__fetch",
 		Title:       "Fetch skill",
-		Description: "Fetches the content of one or more skill resources identified by iii:// URIs. When you encounter iii:// links in skill instructions, use this tool to retrieve their contents (batch with `uris` when helpful).",
+		Description: fetchDescription,
 		Annotations: readOnly,
 		InputSchema: plainSchema[fetchInput](),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, any, error) {
@@ -47,7 +54,14 @@ func addTools(b *Bridge) {
 		}
 		// What skill::fetch would read, checked all together before it
 		// runs (sections.go); what it would refuse, it answers itself.
-		if uris, err := registry.FetchURIs(uri, in.URIs); err == nil {
+		// With a base, the sections are those written in full: a relative
+		// link never resolves to one.
+		uris, err := registry.FetchURIs(uri, in.URIs)
+		if in.Base != "" {
+			payload["base"] = in.Base
+			uris, err = registry.FetchEntries(uri, in.URIs), nil
+		}
+		if err == nil {
 			if err := b.allowSections(ctx, uris); err != nil {
 				return toolError(err), nil, nil
 			}

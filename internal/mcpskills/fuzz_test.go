@@ -42,3 +42,40 @@ func FuzzSkillPath(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLinkTarget checks that a skill:// URI written as a link reads a
+// file's URI, which skillPath then checks like any other, or is refused
+// with invalid_argument or not_found; one without a link's form is left
+// to skillPath as written.
+func FuzzLinkTarget(f *testing.F) {
+	for _, s := range []string{
+		"skill://pdf/./x.md", "skill://a/b/../SKILL.md", "skill://a/SKILL.md#x", "skill://a/{baseDir}/x", "skill://a/",
+		"skill://a/../..", "skill://a/../b", "skill://a/%2e%2e/b", "skill://a/./b\x00", "skill://a/../b/",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		target, linked, err := linkTarget(uri)
+		switch {
+		case err != nil:
+			if code := contract.CodeOf(err); code != contract.CodeInvalidArgument && code != contract.CodeNotFound {
+				t.Fatalf("linkTarget(%q) = %v, code %q", uri, err, code)
+			}
+		case !linked:
+			if target != uri {
+				t.Fatalf("linkTarget(%q) = %q without following a link", uri, target)
+			}
+		default:
+			segs, err := skillPath(target)
+			if err != nil {
+				if code := contract.CodeOf(err); code != contract.CodeInvalidArgument {
+					t.Fatalf("skillPath(%q) for the link %q = %v, code %q", target, uri, err, code)
+				}
+				return
+			}
+			if len(segs) < 2 {
+				t.Fatalf("linkTarget(%q) = %q, which names no file", uri, target)
+			}
+		}
+	})
+}

@@ -82,11 +82,18 @@ func (x *Extension) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mc
 		return mcpSkillsReadOutput{}, contract.Invalidf("missing field `uri`: pass a skill://<id>/<file> URI")
 	}
 	uri := *in.URI
-	segs, err := skillPath(uri)
+	target, linked, err := linkTarget(uri)
+	if err != nil {
+		return mcpSkillsReadOutput{}, err
+	}
+	segs, err := skillPath(target)
 	if err != nil {
 		return mcpSkillsReadOutput{}, err
 	}
 	notFound := contract.NotFoundf("Skill file not found: %s", ids.Unquoted(uri))
+	if linked {
+		notFound = contract.NotFoundf("Skill file not found: %s (the link resolves to %s)", ids.Unquoted(uri), target)
+	}
 	if segs[len(segs)-1] == skillFile {
 		id := strings.Join(segs[:len(segs)-1], "/")
 		if src, err := x.skillSourceOf(ctx, id); err == nil && src.unserved == "" {

@@ -185,7 +185,8 @@ func TestMCPSkillsReadAndGet(t *testing.T) {
 		"skill://team/deploy-guide/x.md":                      "not_found", // a body has no other files
 		"skill://nope/SKILL.md":                               "not_found",
 		"skill://legacy_notes/SKILL.md":                       "not_found",
-		"skill://pdf/../odd/SKILL.md":                         "invalid_argument",
+		"skill://pdf/../odd/SKILL.md":                         "not_found", // a link to odd's SKILL.md (D70), which is not served
+		"skill://pdf/../../odd/SKILL.md":                      "invalid_argument",
 		"skill://pdf//SKILL.md":                               "invalid_argument",
 		"skill://pdf/a\\b":                                    "invalid_argument",
 		"skill://pdf/a\x00b":                                  "invalid_argument",

@@ -13,6 +13,8 @@ import (
 type fetchSkillInput struct {
 	URI  *string  `json:"uri,omitempty" jsonschema_description:"A single iii:// URI to read. Must start with \"iii://\"."`
 	URIs []string `json:"uris,omitempty" jsonschema_description:"Multiple iii:// URIs to read and concatenate into one response. Wins over uri when non-empty."`
+	// Base is additive (docs/decisions.md D70): without it a request is 0.2's.
+	Base *string `json:"base,omitempty" jsonschema_description:"To follow links written in a document: the iii:// URI of that document (the '# iii://…' heading it came under). Then each of uri/uris may be a link exactly as written there (references/x.md, ./x.md, ../other-skill/SKILL.md, {baseDir}/scripts/x.py, #section) and is read as the document it names, under a heading with its resolved iii:// URI."`
 }
 
 // fetchSeparator joins the sections of a batched fetch.
@@ -29,9 +31,22 @@ const fetchSeparator = "\n\n---\n\n"
 // before the document is built, so naming a large skill a thousand times
 // costs one read and no memory.
 func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error) {
+	if in.Base != nil {
+		if base := strings.TrimSpace(*in.Base); base != "" {
+			in.Base = &base
+		} else {
+			in.Base = nil // a blank base is none, as blank uris are
+		}
+	}
 	uris, err := fetchURIs(in)
 	if err != nil {
 		return "", err
+	}
+	written := uris // as the caller wrote them, for errors
+	if in.Base != nil {
+		if uris, err = r.resolveLinks(ctx, *in.Base, uris); err != nil {
+			return "", err
+		}
 	}
 	count := make(map[string]int, len(uris))
 	for _, uri := range uris {
@@ -55,12 +70,15 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 	// uri its heading and text as they will be escaped on the wire.
 	wire := 2 + (len(uris)-1)*jsonTextLen(fetchSeparator)
 	size := (len(uris) - 1) * len(fetchSeparator)
-	for _, uri := range uris {
+	for i, uri := range uris {
 		if _, done := texts[uri]; done {
 			continue
 		}
 		_, text, err := r.read(ctx, uri)
 		if err != nil {
+			if written[i] != uri {
+				err = linkNotFound(err, written[i], *in.Base, uri)
+			}
 			return "", err
 		}
 		text = strings.TrimRightFunc(text, unicode.IsSpace)
@@ -103,18 +121,12 @@ func FetchURIs(uri *string, uris []string) ([]string, error) {
 // not fall back to uri), and every entry is checked for the scheme before
 // anything is read.
 func fetchURIs(in fetchSkillInput) ([]string, error) {
-	picked := in.URIs
-	if len(picked) == 0 && in.URI != nil {
-		picked = []string{*in.URI}
-	}
-	uris := make([]string, 0, len(picked))
-	for _, u := range picked {
-		if u = strings.TrimSpace(u); u != "" {
-			uris = append(uris, u)
-		}
-	}
+	uris := FetchEntries(in.URI, in.URIs)
 	if len(uris) == 0 {
 		return nil, contract.Invalidf("Provide uri or a non-empty uris array")
+	}
+	if in.Base != nil {
+		return uris, nil // links, each resolved against base (links.go)
 	}
 	for _, u := range uris {
 		if !strings.HasPrefix(u, Scheme) {
@@ -122,4 +134,22 @@ func fetchURIs(in fetchSkillInput) ([]string, error) {
 		}
 	}
 	return uris, nil
+}
+
+// FetchEntries are the entries of uri and uris that skill::fetch takes,
+// in order, before any check: a non-empty uris wins, else uri, each
+// trimmed, blanks dropped. skills mcp looks among them for sections
+// written in full when links come with a base.
+func FetchEntries(uri *string, uris []string) []string {
+	picked := uris
+	if len(picked) == 0 && uri != nil {
+		picked = []string{*uri}
+	}
+	entries := make([]string, 0, len(picked))
+	for _, u := range picked {
+		if u = strings.TrimSpace(u); u != "" {
+			entries = append(entries, u)
+		}
+	}
+	return entries
 }

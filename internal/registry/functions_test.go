@@ -100,7 +100,7 @@ func TestRequestSchemas(t *testing.T) {
 		{contract.FnSkillsRegister, []any{"id", "skill"}, map[string]string{"id": "64 chars per segment, 1024 in total", "skill": "Markdown body served at iii://{id}."}},
 		{contract.FnSkillsUnregister, []any{"id"}, nil},
 		{contract.FnSkillsResourcesRead, []any{"uri"}, nil},
-		{contract.FnSkillFetch, nil, map[string]string{"uri": `A single iii:// URI to read. Must start with "iii://".`, "uris": "Multiple iii:// URIs to read and concatenate into one response."}},
+		{contract.FnSkillFetch, nil, map[string]string{"uri": `A single iii:// URI to read. Must start with "iii://".`, "uris": "Multiple iii:// URIs to read and concatenate into one response.", "base": "To follow links written in a document"}},
 		{contract.FnPromptsRegister, []any{"name", "description", "function_id"}, map[string]string{
 			"name":        "Unique prompt name (lowercase ASCII, kebab/underscore, max 64 chars).",
 			"description": "Free-text description shown in the client's prompt picker.",

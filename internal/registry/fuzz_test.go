@@ -93,3 +93,35 @@ func FuzzIndexBullet(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLinkTarget checks that a URI written as a link reads an id or the
+// index, never a section, and that one it cannot follow is refused with
+// a code: invalid_argument or not_found. A URI without a link's form is
+// left to 0.2's parsing, as written.
+func FuzzLinkTarget(f *testing.F) {
+	for _, s := range []string{
+		"iii://a/./b", "iii://a/b/../c", "iii://a/b#x", "iii://a/{baseDir}/x", "iii://{baseDir}/x", "iii://a/../..",
+		"iii://a/../fn/x/y", "iii://fn/../a", "iii://a/b/", "iii://a/%2e%2e/b", "iii://a/./b\x00", "iii://skills/", "iii://a/..",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		for name, resolve := range map[string]func(string) (string, bool, error){"readTarget": readTarget, "LinkTarget": LinkTarget} {
+			target, linked, err := resolve(uri)
+			switch {
+			case err != nil:
+				if code := contract.CodeOf(err); code != contract.CodeInvalidArgument && code != contract.CodeNotFound {
+					t.Fatalf("%s(%q) = %v, code %q", name, uri, err, code)
+				}
+			case !linked:
+				if target != uri {
+					t.Fatalf("%s(%q) = %q without following a link", name, uri, target)
+				}
+			default:
+				if u, err := Parse(target); err != nil || u.Kind == KindSection {
+					t.Fatalf("%s(%q) = %q, which parses as %v, %v", name, uri, target, u.Kind, err)
+				}
+			}
+		}
+	})
+}

@@ -164,8 +164,22 @@ func (r *Registry) resourcesTemplates(context.Context, emptyInput) (resourceTemp
 	return resourceTemplatesOutput{ResourceTemplates: slices.Clone(resourceTemplates)}, nil
 }
 
-// read resolves an iii:// URI (docs/reference.md#uri-resolution).
+// read resolves an iii:// URI (docs/reference.md#uri-resolution), or one
+// written as a link by what it names (links.go).
 func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err error) {
+	target, linked, err := readTarget(uri)
+	if err != nil {
+		return "", "", err
+	}
+	mime, text, err = r.readURI(ctx, target)
+	if linked {
+		err = linkNotFound(err, uri, "", target)
+	}
+	return mime, text, err
+}
+
+// readURI reads an iii:// URI as 0.2 does.
+func (r *Registry) readURI(ctx context.Context, uri string) (mime, text string, err error) {
 	u, err := Parse(uri)
 	if err != nil {
 		return "", "", err
