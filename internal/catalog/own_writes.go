@@ -52,19 +52,49 @@ func (s *Scope) beginOwnWrite(key string) {
 // failed, or its answer was lost: if the engine applied it after all, its
 // event is not the echo of any answer, and it is read again then.
 func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
+	var apply func()
+	if d != nil {
+		own := *d
+		own.sum = sum
+		apply = func() { s.putLocked(key, own) }
+	}
+	if s.endOwn(key, apply, sum) && s.onWrite != nil {
+		s.onWrite(key)
+	}
+}
+
+// deletedSum is the hash of a delete's new value in its state event:
+// null.
+var deletedSum = sumOf([]byte("null"))
+
+// endOwnDelete records the answer of an own delete of key that
+// succeeded: the entry goes, and the delete's state event is its echo, as
+// a write's is, so an event that arrives before the answer is not taken
+// for another writer's change (announced twice, docs/decisions.md D73).
+// The key is read again shortly after all the same, in case another
+// worker's write raced the delete (D18).
+func (s *Scope) endOwnDelete(key string) {
+	s.endOwn(key, func() { s.deleteLocked(key) }, deletedSum)
+	if s.onWrite != nil {
+		s.onWrite(key)
+	}
+}
+
+// endOwn is the answer of an own write or delete of key: apply (nil when
+// it failed) changes the entry under the lock, and sum is the hash its
+// state event will carry. It reports whether the key must be read again.
+func (s *Scope) endOwn(key string, apply func(), sum valueSum) (reread bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	w := s.own[key]
 	w.inflight--
-	reread := false
-	if d != nil {
+	if apply != nil {
 		if i := slices.Index(w.early, sum); i >= 0 {
 			w.early = slices.Delete(w.early, i, i+1) // its event came first
 		} else {
 			w.echoed = append(w.echoed, sum)
 		}
-		own := *d
-		own.sum = sum
-		s.putLocked(key, own)
+		apply()
 		s.markLocked(key)
 	}
 	if w.inflight == 0 && len(w.early) > 0 {
@@ -72,11 +102,7 @@ func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
 		w.early = nil
 		reread = true
 	}
-	reread = s.settleLocked(key, w) || reread
-	s.mu.Unlock()
-	if reread && s.onWrite != nil {
-		s.onWrite(key)
-	}
+	return s.settleLocked(key, w) || reread
 }
 
 // ownEvent reports whether the state event of key, whose new value has

@@ -420,3 +420,27 @@ func TestSkillRowWithTheSameContentIsNoChange(t *testing.T) {
 		}
 	}
 }
+
+// The state event of the worker's own delete may arrive before the
+// delete's answer: it is held for the answer, as a write's is, so the
+// delete is never taken for another writer's change (announced twice).
+func TestOwnDeleteEventBeforeItsAnswerIsNoChange(t *testing.T) {
+	s := NewSkillsScope("skills", 1<<20)
+	s.EndLoad([]json.RawMessage{json.RawMessage(`{"id":"a","skill":"# A","registered_at":"t1"}`)})
+	var reread []string
+	s.onWrite = func(key string) { reread = append(reread, key) }
+	s.beginOwnWrite("a")
+	if !s.ownEvent("a", deletedSum) {
+		t.Fatal("the delete's event, before its answer, was not held for the answer")
+	}
+	s.endOwnDelete("a")
+	if _, found, _ := s.Get("a"); found {
+		t.Error("the entry is there after its own delete answered")
+	}
+	if changed, err := s.applyIfUnchanged("a", nil, s.Gen("a")); changed || err != nil {
+		t.Errorf("the read after the delete: changed %v (%v), want no change", changed, err)
+	}
+	if len(s.own) != 0 || !slices.Equal(reread, []string{"a"}) {
+		t.Errorf("own writes left %v, re-reads %v; want none, and one re-read of a", s.own, reread)
+	}
+}

@@ -314,16 +314,6 @@ func (s *Scope) applyIfUnchanged(key string, raw json.RawMessage, gen uint64) (c
 	return changed, nil
 }
 
-// DeleteOwn is Delete for the worker's own delete, applied before the call
-// answers (docs/decisions.md D18); the key is read again shortly after, so
-// that a newer value written meanwhile by another worker wins.
-func (s *Scope) DeleteOwn(key string) {
-	s.Delete(key)
-	if s.onWrite != nil {
-		s.onWrite(key)
-	}
-}
-
 // Delete removes key.
 func (s *Scope) Delete(key string) {
 	s.mu.Lock()
