@@ -7,6 +7,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/lint"
 )
 
@@ -63,8 +64,19 @@ type Found struct {
 // shadow. Every point read of a skill (Body, the MCP Skills extension)
 // goes through it, so the precedence of listings and of reads is one, and
 // so does the refusal of a flagged skill under lint.flagged: withhold.
+//
+// Only an id that could be registered is looked for in state: a root
+// file's id that is not one (ids.FileID, docs/decisions.md D69) never
+// reaches the engine.
 func (v *View) Lookup(ctx context.Context, id string) (Found, bool, error) {
-	text, found, err := v.StoredSkill(ctx, id)
+	var (
+		text  string
+		found bool
+		err   error
+	)
+	if ids.ValidateSkillID(id) == nil {
+		text, found, err = v.StoredSkill(ctx, id)
+	}
 	if err != nil {
 		return Found{}, false, err
 	}

@@ -129,6 +129,11 @@ func checkRegular(fi fs.FileInfo) error {
 	}
 }
 
+// ErrNotText is a file read as text that is not UTF-8: a binary file of
+// a skill folder (assets/logo.png), which iii:// lists but cannot serve
+// as text (docs/decisions.md D69).
+var ErrNotText = errors.New("not valid UTF-8 text")
+
 // readRegular reads a regular file and checks that it is UTF-8 text. The
 // file is opened without blocking and checked again after opening, so a
 // FIFO swapped in after a stat cannot hang the call (docs/decisions.md D25). Errors
@@ -139,7 +144,7 @@ func readRegular(path string, check openedCheck) ([]byte, error) {
 		return nil, err
 	}
 	if off := invalidUTF8(b); off >= 0 {
-		return nil, fmt.Errorf("not valid UTF-8 text (first invalid byte at offset %d)", off)
+		return nil, fmt.Errorf("%w (first invalid byte at offset %d)", ErrNotText, off)
 	}
 	return b, nil
 }

@@ -43,7 +43,9 @@ type FolderFile struct {
 // .DS_Store), anything that is not a regular file, directories more than
 // MaxDepth levels down, and symbolic links whose target lies outside the
 // roots and allow_paths (D24); a link to a directory is not followed, so
-// no loop can form. A folder past MaxFolderFiles files, MaxFolderBytes
+// no loop can form. The files a root's listing does not serve (D69: over
+// the body limit, a path the file id rule refuses, a collision) are left
+// out too. A folder past MaxFolderFiles files, MaxFolderBytes
 // bytes or 4,096 entries in all is an ErrFolderTooLarge that says which,
 // and a cancelled ctx is an error too.
 func (s *Source) FolderFiles(ctx context.Context, dir string) ([]FolderFile, error) {
@@ -52,7 +54,7 @@ func (s *Source) FolderFiles(ctx context.Context, dir string) ([]FolderFile, err
 		return nil, err
 	}
 	slices.SortFunc(l.files, func(a, b FolderFile) int { return strings.Compare(a.Rel, b.Rel) })
-	return l.files, nil
+	return s.servedOnly(dir, l.files), nil
 }
 
 type folderLister struct {

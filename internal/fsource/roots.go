@@ -2,6 +2,7 @@ package fsource
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,10 +53,10 @@ func (s *Source) RootDirs() []string { return append([]string(nil), s.rootDirs..
 // AllowDirs are the allow_paths directories, absolute.
 func (s *Source) AllowDirs() []string { return append([]string(nil), s.allow...) }
 
-// rootPattern is the glob a root is walked with: every markdown file
-// under it.
+// rootPattern is the glob a root is walked with: every file under it
+// (D69; before it, only markdown files).
 func rootPattern(root string) string {
-	return filepath.Join(escapeMeta(root), "**", "*.[mM][dD]")
+	return filepath.Join(escapeMeta(root), "**", "*")
 }
 
 // frontNameRe is an Agent Skills name (D31): a-z, 0-9 and single hyphens.
@@ -65,8 +66,12 @@ var frontNameRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // characters of a-z, 0-9 and single hyphens, not at either end.
 func ValidName(name string) bool { return len(name) <= 64 && frontNameRe.MatchString(name) }
 
-// rootSkills lists the skills of one root, sorted by path, each id once
-// (a later duplicate is skipped).
+// rootSkills lists the files of one root's skill folders in path order,
+// each under the id ids.FileID gives its path below the root (D69).
+// Hidden files (a segment starting with '.') are left out without a word,
+// as FolderFiles leaves them out; a path the rule refuses, a file over
+// the body limit and every file of a collision are skipped with the
+// reason.
 func (s *Source) rootSkills(sc *scan, root string) []Skill {
 	matches, _ := s.expand(sc, []string{rootPattern(root)})
 	folders := map[string]bool{}
@@ -75,12 +80,18 @@ func (s *Source) rootSkills(sc *scan, root string) []Skill {
 			folders[filepath.Dir(m.path)] = true
 		}
 	}
-	var skills []Skill
-	first := map[string]string{}
+	var (
+		files []rootFile
+		rels  []string
+	)
 	for _, m := range matches {
+		rel := filepath.ToSlash(mustRel(root, m.path))
+		if hiddenPath(rel) {
+			continue
+		}
 		folder, ok := skillFolder(root, filepath.Dir(m.path), folders)
 		if !ok {
-			continue // a markdown file outside any skill folder is not a skill
+			continue // a file outside any skill folder is not served
 		}
 		fi, err := sc.admit(m)
 		if err != nil {
@@ -97,18 +108,39 @@ func (s *Source) rootSkills(sc *scan, root string) []Skill {
 			}
 			continue
 		}
-		id := filepath.ToSlash(mustRel(root, folder))
-		if !isSkillFile {
-			ref := filepath.ToSlash(mustRel(folder, m.path))
-			id += "/" + strings.TrimSuffix(ref, filepath.Ext(ref))
+		if reason := oversized(m.path, fi.Size(), sc.inside(m.realRoot)); reason != "" {
+			sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: m.path, Reason: reason})
+			continue
 		}
-		if err := ids.ValidateSkillID(id); err != nil {
-			sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: m.path, Reason: fmt.Sprintf("invalid id %s: %v", ids.Quote(id), err)})
+		files = append(files, rootFile{m: m, fi: fi, folder: folder, rel: rel, skillFile: isSkillFile})
+		rels = append(rels, rel)
+	}
+	byID, collisions, bad := ids.Assign(rels)
+	idOf := make(map[string]string, len(byID))
+	for id, rel := range byID {
+		idOf[rel] = id
+	}
+	collided := map[string]string{}
+	for _, c := range collisions {
+		for _, rel := range c.Paths {
+			collided[rel] = c.Error()
+		}
+	}
+	var skills []Skill
+	for _, f := range files {
+		m, fi := f.m, f.fi
+		id, ok := idOf[f.rel]
+		switch {
+		case bad[f.rel] != nil:
+			sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: m.path, Reason: "invalid id: " + bad[f.rel].Error()})
+			continue
+		case !ok:
+			sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: m.path, Reason: collided[f.rel]})
 			continue
 		}
 		sk := Skill{ID: id, Path: m.path, Size: fi.Size(), ModTime: fi.ModTime(), Stamp: StampOf(fi), Root: root}
-		if isSkillFile {
-			front, warnings, reason := readSkillFront(m.path, filepath.Base(folder), sc.inside(m.realRoot))
+		if f.skillFile {
+			front, warnings, reason := readSkillFront(m.path, filepath.Base(f.folder), sc.inside(m.realRoot))
 			if reason != "" {
 				sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: m.path, Reason: reason})
 				continue
@@ -118,14 +150,30 @@ func (s *Source) rootSkills(sc *scan, root string) []Skill {
 			}
 			sk.SkillFile, sk.Name, sk.Description = true, front.name, front.description
 		}
-		if prev, dup := first[id]; dup {
-			sc.skips = append(sc.skips, Skip{Kind: KindSkill, Path: m.path, Reason: fmt.Sprintf("duplicate id %s also produced by %s", ids.Quote(id), prev)})
-			continue
-		}
-		first[id] = m.path
 		skills = append(skills, sk)
 	}
 	return skills
+}
+
+// rootFile is a file of a root's skill folder admitted to the listing,
+// before ids.Assign judges its path.
+type rootFile struct {
+	m         match
+	fi        fs.FileInfo
+	folder    string
+	rel       string // below the root, '/'-separated
+	skillFile bool
+}
+
+// hiddenPath reports whether a '/'-separated path has a segment starting
+// with '.' (.git, .DS_Store): such files are not served from a root.
+func hiddenPath(rel string) bool {
+	for seg := range strings.SplitSeq(rel, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // skillFolder is the nearest folder at or above dir, within root, that
@@ -200,6 +248,9 @@ func parseSkillFront(b []byte, folder string) (front skillFront, warnings []stri
 		if mm, isMap := m.(map[string]any); !isMap || !allStrings(mm) {
 			warnings = append(warnings, "metadata should map strings to strings")
 		}
+	}
+	if w := unknownKeysWarning(fields); w != "" {
+		warnings = append(warnings, w)
 	}
 	return front, warnings, ""
 }

@@ -16,7 +16,7 @@ func skillMD(name, desc, body string) string {
 }
 
 // Agent Skills folders (D30, D31): a folder's SKILL.md is the skill named
-// by its path under the root, its other markdown files are nested ids,
+// by its path under the root, its other files are nested ids (D69),
 // frontmatter problems warn or skip, and precedence is globs, then roots
 // in order, each shadowing reported.
 func TestRootSkills(t *testing.T) {
@@ -59,6 +59,7 @@ func TestRootSkills(t *testing.T) {
 		"misnamed r1/misnamed/SKILL.md [other-name: Named differently.]",
 		"pdf r1/pdf/SKILL.md [pdf: Fill PDF forms.]",
 		"pdf/references/forms r1/pdf/references/forms.md",
+		"pdf/scripts/fill.py r1/pdf/scripts/fill.py", // every file of the folder (D69)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("skills (-want +got):\n%s", diff)

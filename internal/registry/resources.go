@@ -64,7 +64,7 @@ type resourceAnnotations struct {
 // paragraph; additive, for MCP clients), then D41's fields and, on a
 // flagged skill under lint.flagged: note, meta (D65).
 func skillResource(id string, sum skillmd.Summary, size int64, lastModified string, meta map[string]any) resource {
-	r := resource{URI: Scheme + id, Name: sum.Title, Description: sum.Description(), MimeType: contract.MIMEMarkdown, Title: sum.Title, Size: &size, Meta: meta}
+	r := resource{URI: Scheme + id, Name: sum.Title, Description: sum.Description(), MimeType: mediaType(id), Title: sum.Title, Size: &size, Meta: meta}
 	if lastModified != "" {
 		r.Annotations = &resourceAnnotations{LastModified: lastModified}
 	}
@@ -196,14 +196,14 @@ func (r *Registry) readURI(ctx context.Context, uri string) (mime, text string, 
 		return mime, text, err
 	default:
 		body, err := r.skillBody(ctx, u.Key)
-		return contract.MIMEMarkdown, body, err
+		return mediaType(u.Key), body, err
 	}
 }
 
 // skillBody returns the body the view serves for key (the state row
-// first, then the file with that id, catalog.View.Body). A key that fails
-// id validation cannot be registered, so it is simply not found
-// (docs/decisions.md D3). A key that is not found but reads as a link to
+// first, then the file with that id, catalog.View.Body). A key that is
+// neither a skill id nor a root file's id (ids.FileID, D69) names nothing,
+// so it is simply not found (docs/decisions.md D3). A key that is not found but reads as a link to
 // a markdown file written the way Agent Skills write them (a SKILL.md
 // links `references/pitr.md`, an agent reads iii://pg-restore/references/pitr.md)
 // is served by the id that file has: without ".md", and a SKILL.md by its
@@ -215,11 +215,11 @@ func (r *Registry) skillBody(ctx context.Context, key string) (string, error) {
 			return body, altErr
 		}
 	}
-	return body, err
+	return body, r.withSkipReason(ctx, key, err)
 }
 
 func (r *Registry) skillBodyOf(ctx context.Context, key string) (string, error) {
-	if ids.ValidateSkillID(key) != nil {
+	if ids.ValidateSkillID(key) != nil && ids.ValidateFilePath(key) != nil {
 		return "", skillNotFound(key)
 	}
 	// The body's bytes in flight (D64): held before it is read when the

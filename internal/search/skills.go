@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/skillmd"
@@ -411,6 +413,11 @@ func (s *Searcher) refresh(ctx context.Context) error {
 			continue
 		}
 		text, err := s.text(ctx, sk)
+		if errors.Is(err, fsource.ErrNotText) {
+			// A binary file of a skill folder (D69): indexed by its id and
+			// name alone, not read again at every search.
+			text, err = "", nil
+		}
 		if err != nil {
 			s.log.Warn("search: a skill could not be read for the index; it is tried again at the next search", zap.String("id", ids.Unquoted(sk.ID)), zap.Error(err))
 			unread++
