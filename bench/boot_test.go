@@ -185,22 +185,25 @@ func workerIDs(srv *engine.Engine, name string) []string {
 // procMemory reads VmRSS and VmHWM (bytes) of a process.
 func procMemory(tb testing.TB, pid int) (rss, peak float64) {
 	tb.Helper()
+	status := procStatus(tb, pid)
+	return status["VmRSS"], status["VmHWM"]
+}
+
+// procStatus reads the sizes /proc/PID/status gives in kB (VmRSS,
+// VmHWM, RssAnon, RssFile, …), in bytes, by name.
+func procStatus(tb testing.TB, pid int) map[string]float64 {
+	tb.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	out := map[string]float64{}
 	for _, line := range strings.Split(string(data), "\n") {
 		fields := strings.Fields(line)
-		if len(fields) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(fields[1], 64)
-		switch fields[0] {
-		case "VmRSS:":
-			rss = kb * 1024
-		case "VmHWM:":
-			peak = kb * 1024
+		if len(fields) == 3 && fields[2] == "kB" {
+			kb, _ := strconv.ParseFloat(fields[1], 64)
+			out[strings.TrimSuffix(fields[0], ":")] = kb * 1024
 		}
 	}
-	return rss, peak
+	return out
 }

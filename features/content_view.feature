@@ -41,6 +41,20 @@ Feature: One content view
     Then the result text has the line "- [`notes`](iii://notes) — Notes v2 — Edited in place, and longer."
     And 1 "skills::on-change" event arrives within 3000 ms
 
+  Scenario: a file written in place is on the very next skills::list, with no read before it (D68)
+    Given the file "fs-skills/notes.md" contains:
+      """
+      # Notes
+      """
+    When I call "skills::list"
+    Then the result at "skills.0.bytes" is 7
+    When the file "fs-skills/notes.md" contains:
+      """
+      # Notes, written again in place
+      """
+    And I call "skills::list"
+    Then the result at "skills.0.bytes" is 31
+
   Scenario: a file replaced with the same size and mtime is a change on every surface
     Given the file "fs-skills/swap.md" contains:
       """

@@ -339,16 +339,19 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
   Scenario: D12 every connection opens with metadata, trigger types, the functions, then the triggers
     The 13 functions of 0.2, the three skills::roots::* functions of the
     upstream v0.3 (docs/decisions.md D32), skill::search (D40), skills::diagnostics (D42),
-    the MCP Skills extension's four skills::mcp-skills-* (D45), and the catalog's internal function
+    the MCP Skills extension's four skills::mcp-skills-* (D45), the catalog's internal function
     that receives state events (D18; hidden from engine::functions::list by
-    its metadata), then one state binding per scope.
+    its metadata) and the internal function that follows the worker's replicas
+    (D72), then one state binding per scope, and the replica function's bindings
+    to engine::workers-available and engine::functions-available and its probe of
+    each trigger type the worker provides.
     When I start the worker against a recording engine
     Then connection 1 opens with:
       | frame                                    | count |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 23    |
-      | registertrigger                          | 2     |
+      | registerfunction                         | 24    |
+      | registertrigger                          | 6     |
     And frame 1 of connection 1 has:
       """
       {"type": "invokefunction", "function_id": "engine::workers::register", "action": {"type": "void"},
@@ -371,11 +374,13 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       skills::roots::index skills::roots::load skills::roots::rescan
       skill::search skills::diagnostics
       skills::mcp-skills-list skills::mcp-skills-get skills::mcp-skills-read skills::mcp-skills-dir
-      skills::catalog::state-*
+      skills::catalog::state-* skills::replica::*
       """
     And connection 1 sends "registertrigger" for:
       """
       skills-catalog-*-skills-bdd-{uid} skills-catalog-*-prompts-bdd-{uid}
+      skills-replica-*-workers skills-replica-*-functions
+      skills-replica-*-probe-skills-on-change skills-replica-*-probe-prompts-on-change
       """
     When the recording engine drops connection 1
     Then connection 2 opens with:
@@ -383,8 +388,8 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       | reattach                                 | 1     |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 23    |
-      | registertrigger                          | 2     |
+      | registerfunction                         | 24    |
+      | registertrigger                          | 6     |
     And connection 2 reattaches as the worker of connection 1
 
   @D13 @process

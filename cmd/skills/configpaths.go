@@ -18,10 +18,11 @@ func locateConfig(path string, given bool) config.Location {
 }
 
 // newSource is the file source of a resolved config, as the worker builds
-// it (internal/worker): what skills doctor and skills tools scan.
+// it (fsource.FromConfig), over the skill and prompt globs given in place
+// of the config's: what skills doctor and skills tools scan.
 func newSource(cfg config.Config, skills, prompts []string) *fsource.Source {
-	return fsource.New(cfg.GlobBase(), skills, prompts, fsource.AllowPaths(cfg.AllowDirs()...),
-		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
+	cfg.Skills, cfg.Prompts = skills, prompts
+	return fsource.FromConfig(cfg)
 }
 
 // servedPaths are the absolute globs and folders a resolved config serves,

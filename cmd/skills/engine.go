@@ -203,11 +203,18 @@ func (s *engineShape) validate(name string) error {
 	return nil
 }
 
+// stateWindow is how many state events one binding may have in flight:
+// iii overlaps them without bound; one at a time, replicas of a worker
+// fell seconds behind a few thousand writes a second (docs/decisions.md
+// D72).
+const stateWindow = 64
+
 // options are the engine's options for the shape.
 func (s engineShape) options() engine.Options {
 	later := s.like == like023 || s.like == like024
 	return engine.Options{
 		Namespaces:       later,
+		StateWindow:      stateWindow,
 		Configuration:    later,
 		StateListEntries: s.like == like024,
 		StateWorkerLate:  s.stateAfter > 0,

@@ -28,9 +28,22 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	err := runProfiled(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
+}
+
+// runProfiled is run with the profiler serving alongside when $SKILLS_PPROF
+// names an address (see envPprof).
+func runProfiled(ctx context.Context, args []string, io stdio) error {
+	if addr := os.Getenv(envPprof); addr != "" {
+		stopPprof, err := startPprof(ctx, addr, io.err)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
+	}
+	return run(ctx, args, io)
 }
 
 // stdio is where a command reads and writes: a payload from in (skills

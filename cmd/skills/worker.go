@@ -137,6 +137,7 @@ func serve(ctx context.Context, cfg config.Config, url string, log *zap.Logger) 
 // serveWith is serve with the worker's options given whole. It logs the
 // absolute globs and folders the worker serves first.
 func serveWith(ctx context.Context, cfg config.Config, opts worker.Options) error {
+	tuneGC()
 	log := opts.Logger
 	p := servedPathsOf(cfg)
 	log.Info("serving files", zap.String("base", p.Base), zap.Strings("skills", p.Skills),

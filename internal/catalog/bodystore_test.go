@@ -351,3 +351,42 @@ func skillRow(id, body string) json.RawMessage {
 	b, _ := json.Marshal(SkillRow{ID: id, Skill: body, RegisteredAt: "2026-01-01T00:00:00Z"})
 	return b
 }
+
+// The worker's own writes (skills::register, D51) keep their bodies in
+// the store as loaded ones do, not on the heap (issue 28: 10,000
+// registered bodies stayed on the heap, RSS 3.4× the bodies): every
+// entry holds a handle, the store's live bytes are the scope's, and each
+// body reads back as the last one written, an overwrite freeing the old.
+func TestOwnWritesKeepBodiesInTheBodyStore(t *testing.T) {
+	s := NewSkillsScope("skills", 1<<20)
+	st := openTestStore(t)
+	s.UseBodyStore(st)
+	load(s)
+	want := map[string]string{}
+	for i := range 30 {
+		key := fmt.Sprintf("team/s%d", i%10) // each key written three times
+		body := fmt.Sprintf("# Skill %d\n\n%s", i, strings.Repeat("w", 100+i))
+		raw := skillRow(key, body)
+		d, _ := s.decode(raw)
+		s.beginOwnWrite(key)
+		s.endOwnWrite(key, &d, sumOf(raw))
+		if !s.ownEvent(key, sumOf(raw)) {
+			t.Fatalf("the event of the own write of %s was not recognised", key)
+		}
+		want[key] = body
+	}
+	st.compactWG.Wait()
+	used, _, _, _ := s.Stats()
+	if st.live != used {
+		t.Errorf("the store holds %d live bytes, the scope keeps %d", st.live, used)
+	}
+	for key, body := range want {
+		_, ref, found, _ := s.get(key)
+		if !found || ref == 0 {
+			t.Errorf("%s: found %v, in the store %v; want its body in the store", key, found, ref != 0)
+		}
+		if e, _, _ := s.Get(key); e.Body != body {
+			t.Errorf("%s reads back %.40q, want %.40q", key, e.Body, body)
+		}
+	}
+}

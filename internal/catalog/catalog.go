@@ -51,6 +51,7 @@ type Catalog struct {
 	events      *keyQueue     // keys to read again, from the state trigger
 	reload      chan struct{} // capacity 1: a scope asks to be loaded again
 	engineEvent chan struct{} // capacity 1: the engine's workers or functions changed (state_watch.go)
+	rereaders   int           // SetRereaders's; 0 reads as 1
 
 	// pageLimit and pageBytes size the pages of a paged load
 	// (load_pages.go); noPages is the connection whose engine has no
@@ -174,10 +175,13 @@ func (c *Catalog) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	connections := make(chan string)
-	c.wg.Add(3)
+	readers := max(c.rereaders, 1)
+	c.wg.Add(2 + readers)
 	go c.watchConnections(ctx, connections)
 	go c.followConnections(ctx, connections)
-	go c.applyEvents(ctx)
+	for range readers {
+		go c.applyEvents(ctx)
+	}
 }
 
 // Close stops the catalog's goroutines and waits for them.
@@ -200,6 +204,9 @@ func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) 
 	if err != nil {
 		c.log.Warn("state event that does not decode ignored", zap.String("reason", ids.Clip(err.Error())))
 		return nil, nil
+	}
+	if value == nil {
+		value = json.RawMessage("null") // a delete's: own_writes.go, deletedSum
 	}
 	for _, s := range c.scopes {
 		if s.Name() == ev.Scope && s.ownEvent(ev.Key, sumOf(value)) {
@@ -232,7 +239,8 @@ func readStateEvent(data []byte) (ev stateEvent, newValue json.RawMessage, err e
 	return ev, m[2], nil
 }
 
-// applyEvents reads again the key of every state event. A key that
+// applyEvents reads again the key of every state event; SetRereaders's
+// number of them run at once, never two on one key (queue.go). A key that
 // cannot be read (the engine busy or going away) invalidates its scope, so
 // reads go to the engine until the reload that follows: the catalog never
 // vouches for a value it could not check.
@@ -243,19 +251,27 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 		if !ok {
 			return
 		}
-		found := FoundEvent
-		if c.takeFound(ev) {
-			found = FoundReconcile
+		c.applyEvent(ctx, ev)
+		c.events.done(ev)
+	}
+}
+
+// applyEvent reads again the key of one event, or of one key a reconcile
+// pass found changed (reconcile.go): a change it applies is a Change
+// found where the key was queued from.
+func (c *Catalog) applyEvent(ctx context.Context, ev stateEvent) {
+	found := FoundEvent
+	if c.takeFound(ev) {
+		found = FoundReconcile
+	}
+	for _, s := range c.scopes {
+		if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
+			continue // the load reads the key, and says what it changed (loadChanges)
 		}
-		for _, s := range c.scopes {
-			if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
-				continue
-			}
-			if err := c.reread(ctx, s, ev.Key, found); err != nil && ctx.Err() == nil {
-				c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
-					zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
-				s.Invalidate()
-			}
+		if err := c.reread(ctx, s, ev.Key, found); err != nil && ctx.Err() == nil {
+			c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
+				zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
+			s.Invalidate()
 		}
 	}
 }

@@ -52,13 +52,17 @@ func (s *Scope) beginOwnWrite(key string) {
 // failed, or its answer was lost: if the engine applied it after all, its
 // event is not the echo of any answer, and it is read again then.
 func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
-	var apply func()
 	if d != nil {
-		own := *d
-		own.sum = sum
-		apply = func() { s.putLocked(key, own) }
+		// The hash the reconcile compares is the stored value's, as the
+		// engine echoed it (reconcile.go, docs/decisions.md D73).
+		d.sum = sum
+		// The body goes to the BodyStore as a loaded or re-read one does
+		// (D54): kept on the heap, every registered body would stay there
+		// for as long as the worker runs (issue 28: RSS 3.4× the bodies
+		// after 10,000 registers).
+		s.stash(d)
 	}
-	if s.endOwn(key, apply, sum) && s.onWrite != nil {
+	if s.endOwn(key, d, sum, false) && s.onWrite != nil {
 		s.onWrite(key)
 	}
 }
@@ -70,31 +74,35 @@ var deletedSum = sumOf([]byte("null"))
 // endOwnDelete records the answer of an own delete of key that
 // succeeded: the entry goes, and the delete's state event is its echo, as
 // a write's is, so an event that arrives before the answer is not taken
-// for another writer's change (announced twice, docs/decisions.md D73).
-// The key is read again shortly after all the same, in case another
-// worker's write raced the delete (D18).
+// for another writer's change and announced twice (docs/decisions.md
+// D72, D73). The key is read again shortly after all the same, in case
+// another worker's write raced the delete (D18).
 func (s *Scope) endOwnDelete(key string) {
-	s.endOwn(key, func() { s.deleteLocked(key) }, deletedSum)
+	s.endOwn(key, nil, deletedSum, true)
 	if s.onWrite != nil {
 		s.onWrite(key)
 	}
 }
 
-// endOwn is the answer of an own write or delete of key: apply (nil when
-// it failed) changes the entry under the lock, and sum is the hash its
-// state event will carry. It reports whether the key must be read again.
-func (s *Scope) endOwn(key string, apply func(), sum valueSum) (reread bool) {
+// endOwn is the answer of an own write (d, nil when it failed) or of an
+// own delete that succeeded (deleted) of key, and sum the hash its state
+// event will carry. It reports whether the key must be read again.
+func (s *Scope) endOwn(key string, d *Decoded, sum valueSum, deleted bool) (reread bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w := s.own[key]
 	w.inflight--
-	if apply != nil {
+	if d != nil || deleted {
 		if i := slices.Index(w.early, sum); i >= 0 {
 			w.early = slices.Delete(w.early, i, i+1) // its event came first
 		} else {
 			w.echoed = append(w.echoed, sum)
 		}
-		apply()
+		if deleted {
+			s.deleteLocked(key)
+		} else {
+			s.putLocked(key, *d)
+		}
 		s.markLocked(key)
 	}
 	if w.inflight == 0 && len(w.early) > 0 {

@@ -7,16 +7,20 @@ import (
 
 // keyQueue holds the keys waiting to be read again, in arrival order, each
 // at most once: a burst of writes to one key costs one read. It never
-// blocks a push.
+// blocks a push. Several readers pop at once (the catalog's rereaders),
+// never two the same key: a key popped is busy until done, and a push of
+// it meanwhile waits in the queue for done (two reads of one key in
+// flight could apply the older answer last, docs/decisions.md D72).
 type keyQueue struct {
 	mu      sync.Mutex
 	order   []stateEvent
 	pending map[stateEvent]struct{}
-	signal  chan struct{} // capacity 1: "the queue may be non-empty"
+	busy    map[stateEvent]struct{}
+	signal  chan struct{} // capacity 1: "the queue may have a key to pop"
 }
 
 func newKeyQueue() *keyQueue {
-	return &keyQueue{pending: map[stateEvent]struct{}{}, signal: make(chan struct{}, 1)}
+	return &keyQueue{pending: map[stateEvent]struct{}{}, busy: map[stateEvent]struct{}{}, signal: make(chan struct{}, 1)}
 }
 
 func (q *keyQueue) push(ev stateEvent) {
@@ -32,15 +36,27 @@ func (q *keyQueue) push(ev stateEvent) {
 	}
 }
 
-// pop waits for the next key; ok is false once ctx ends.
+// pop waits for the next key that is not busy and makes it busy until
+// done; ok is false once ctx ends.
 func (q *keyQueue) pop(ctx context.Context) (stateEvent, bool) {
 	for {
 		q.mu.Lock()
-		if len(q.order) > 0 {
-			ev := q.order[0]
-			q.order = q.order[1:]
+		for i, ev := range q.order {
+			if _, busy := q.busy[ev]; busy {
+				continue // at most one per reader: the scan is short
+			}
+			if i == 0 {
+				q.order = q.order[1:]
+			} else {
+				q.order = append(q.order[:i:i], q.order[i+1:]...)
+			}
 			delete(q.pending, ev)
+			q.busy[ev] = struct{}{}
+			more := len(q.order) > 0
 			q.mu.Unlock()
+			if more {
+				q.wake() // another reader may take the next one
+			}
 			return ev, true
 		}
 		q.mu.Unlock()
@@ -49,5 +65,23 @@ func (q *keyQueue) pop(ctx context.Context) (stateEvent, bool) {
 			return stateEvent{}, false
 		case <-q.signal:
 		}
+	}
+}
+
+// done ends ev's read: a push of it that came meanwhile may be popped.
+func (q *keyQueue) done(ev stateEvent) {
+	q.mu.Lock()
+	delete(q.busy, ev)
+	_, again := q.pending[ev]
+	q.mu.Unlock()
+	if again {
+		q.wake()
+	}
+}
+
+func (q *keyQueue) wake() {
+	select {
+	case q.signal <- struct{}{}:
+	default:
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -86,9 +85,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 	l, err := d.view.Skills(ctx)
 	scan.Skills, scan.SkillSkips = l.Files.Skills, l.Files.SkillSkips
 	scan.Prompts, scan.PromptSkips = l.Files.Prompts, l.Files.PromptSkips
-	if src := d.view.Source(); src != nil {
-		scan.Roots = src.RootDirs()
-	}
+	scan.Roots = d.view.RootDirs()
 	rep := FromScan(scan)
 	rep.Unmatched = d.unmatched(rep)
 	if err == nil {
@@ -96,7 +93,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		for _, s := range l.Shadowed {
 			hidden[s.ID] = true
 		}
-		rep.MarkShadowedByState(fsource.KindSkill, func(id string) bool { return hidden[id] })
+		rep.MarkShadowedByState(catalog.KindSkill, func(id string) bool { return hidden[id] })
 	}
 	pl, perr := d.view.Prompts(ctx)
 	if perr == nil {
@@ -104,7 +101,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		for _, p := range pl.Shadowed {
 			names[p.Name] = true
 		}
-		rep.MarkShadowedByState(fsource.KindPrompt, func(name string) bool { return names[name] })
+		rep.MarkShadowedByState(catalog.KindPrompt, func(name string) bool { return names[name] })
 	}
 	rep.Lint = lintOf(d.view.Flagged(), l, pl)
 	if m := d.view.SkillsScope(); m != nil {
@@ -118,8 +115,8 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		}
 		rep.Catalog = c
 	}
-	if w := d.view.Watch(); w != nil {
-		rep.Watch.Mode = w.Mode()
+	if mode := d.view.WatchMode(); mode != "" {
+		rep.Watch.Mode = mode
 	}
 	rep.Reads, rep.ReadsOmitted = d.view.TopReads(ReportedReads)
 	if d.add != nil {

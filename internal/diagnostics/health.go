@@ -5,7 +5,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // LogFSHealth scans the filesystem overlay once and logs what it found
@@ -27,7 +27,7 @@ func (d *Diagnoser) LogFSHealth(ctx context.Context) {
 		d.log.Info("loaded fs-backed prompt", zap.String("name", p.Name), zap.String("path", p.Path))
 	}
 	skipped, warnings := 0, 0
-	for _, skips := range [][]fsource.Skip{skillSkips, promptSkips} {
+	for _, skips := range [][]catalog.FileSkip{skillSkips, promptSkips} {
 		for _, sk := range skips {
 			if sk.Warning {
 				d.log.Warn("fs entry served with a warning", zap.String("kind", sk.Kind), zap.String("path", sk.Path), zap.String("warning", sk.Reason))
@@ -40,9 +40,7 @@ func (d *Diagnoser) LogFSHealth(ctx context.Context) {
 	}
 
 	scan := Scan{Skills: skills, SkillSkips: skillSkips, Prompts: prompts, PromptSkips: promptSkips}
-	if src := d.view.Source(); src != nil {
-		scan.Roots = src.RootDirs()
-	}
+	scan.Roots = d.view.RootDirs()
 	for _, u := range d.unmatched(FromScan(scan)) {
 		d.log.Warn("glob or root finds nothing: "+u.Reason, zap.String("kind", u.Kind), zap.String("entry", u.Entry), zap.String("path", u.Path))
 	}
@@ -84,8 +82,5 @@ func (d *Diagnoser) LogFSHealth(ctx context.Context) {
 
 // base is the files' glob base directory, "" without any.
 func (d *Diagnoser) base() string {
-	if src := d.view.Source(); src != nil {
-		return src.Base()
-	}
-	return ""
+	return d.view.Base()
 }

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/lint"
 )
 
@@ -63,7 +62,7 @@ func lintOf(mode lint.Mode, sl catalog.Listing, pl catalog.PromptListing) *Lint 
 		withheld bool
 	}{{sl.Skills, false}, {sl.Withheld, true}} {
 		for _, s := range group.skills {
-			l.Add(fsource.KindSkill, s.ID, s.Origin, s.File.Path, group.withheld, s.Lint)
+			l.Add(catalog.KindSkill, s.ID, s.Origin, s.File.Path, group.withheld, s.Lint)
 		}
 	}
 	for _, group := range []struct {
@@ -71,7 +70,7 @@ func lintOf(mode lint.Mode, sl catalog.Listing, pl catalog.PromptListing) *Lint 
 		withheld bool
 	}{{pl.Prompts, false}, {pl.Withheld, true}} {
 		for _, p := range group.prompts {
-			l.Add(fsource.KindPrompt, p.Name, p.Origin, p.File.Path, group.withheld, p.Lint)
+			l.Add(catalog.KindPrompt, p.Name, p.Origin, p.File.Path, group.withheld, p.Lint)
 		}
 	}
 	l.sort()
@@ -173,11 +172,18 @@ func (d *Diagnoser) LogLint(ctx context.Context) {
 	d.log.Warn("content checks flagged entries; skills::diagnostics lists every finding", fields...)
 }
 
+// FileReader reads a scan's files as the view does (the file source
+// skills doctor builds).
+type FileReader interface {
+	ReadSkill(path string) (raw []byte, body string, err error)
+	ReadFile(path string) ([]byte, error)
+}
+
 // LintFiles is the content checks of a scan's files, read as the view
 // reads them (a skill file's bytes whole, frontmatter included; a prompt
 // file's bytes): what skills doctor reports offline, where no stored entry
 // is known.
-func LintFiles(src *fsource.Source, s Scan, mode lint.Mode) *Lint {
+func LintFiles(src FileReader, s Scan, mode lint.Mode) *Lint {
 	l := NewLint(mode)
 	withheld := mode == lint.Withhold
 	for _, sk := range s.Skills {
@@ -186,14 +192,14 @@ func LintFiles(src *fsource.Source, s Scan, mode lint.Mode) *Lint {
 		if raw != nil {
 			r = lint.Check(string(raw))
 		}
-		l.Add(fsource.KindSkill, sk.ID, catalog.OriginFS, sk.Path, withheld && r != nil, r)
+		l.Add(catalog.KindSkill, sk.ID, catalog.OriginFS, sk.Path, withheld && r != nil, r)
 	}
 	for _, p := range s.Prompts {
 		var r *lint.Report
 		if b, err := src.ReadFile(p.Path); err == nil {
 			r = lint.Check(string(b))
 		}
-		l.Add(fsource.KindPrompt, p.Name, catalog.OriginFS, p.Path, withheld && r != nil, r)
+		l.Add(catalog.KindPrompt, p.Name, catalog.OriginFS, p.Path, withheld && r != nil, r)
 	}
 	l.sort()
 	return l

@@ -6,15 +6,15 @@ import (
 	"os"
 	"strings"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // Scan is what a scan of the globs and roots found.
 type Scan struct {
-	Skills      []fsource.Skill
-	SkillSkips  []fsource.Skip
-	Prompts     []fsource.Prompt
-	PromptSkips []fsource.Skip
+	Skills      []catalog.FileSkill
+	SkillSkips  []catalog.FileSkip
+	Prompts     []catalog.FilePrompt
+	PromptSkips []catalog.FileSkip
 	Roots       []string // the configured roots, absolute
 }
 
@@ -24,15 +24,15 @@ func FromScan(s Scan) Report {
 	r := Report{Files: []File{}, Roots: []Root{}, Tools: []Tool{}, Reads: map[string]uint64{}, Watch: Watch{Mode: "off"}}
 	perRoot := map[string]int{}
 	for _, sk := range s.Skills {
-		r.Files = append(r.Files, File{Path: sk.Path, ID: sk.ID, Kind: fsource.KindSkill, Status: Loaded})
+		r.Files = append(r.Files, File{Path: sk.Path, ID: sk.ID, Kind: catalog.KindSkill, Status: Loaded})
 		if sk.Root != "" {
 			perRoot[sk.Root]++
 		}
 	}
 	for _, p := range s.Prompts {
-		r.Files = append(r.Files, File{Path: p.Path, ID: p.Name, Kind: fsource.KindPrompt, Status: Loaded})
+		r.Files = append(r.Files, File{Path: p.Path, ID: p.Name, Kind: catalog.KindPrompt, Status: Loaded})
 	}
-	for _, skips := range [][]fsource.Skip{s.SkillSkips, s.PromptSkips} {
+	for _, skips := range [][]catalog.FileSkip{s.SkillSkips, s.PromptSkips} {
 		for _, sk := range skips {
 			status := Skipped
 			switch {
@@ -65,7 +65,7 @@ func (r *Report) MarkShadowedByState(kind string, inState func(id string) bool) 
 	for i, f := range r.Files {
 		if f.Kind == kind && f.Status == Loaded && inState(f.ID) {
 			r.Files[i].Status = Shadowed
-			r.Files[i].Reason = "a registered entry has the same " + map[string]string{fsource.KindSkill: "id", fsource.KindPrompt: "name"}[kind] + "; state wins"
+			r.Files[i].Reason = "a registered entry has the same " + map[string]string{catalog.KindSkill: "id", catalog.KindPrompt: "name"}[kind] + "; state wins"
 		}
 	}
 }

@@ -6,8 +6,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
-	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
 // Unmatched is a glob or root the config file names that finds nothing
@@ -49,9 +49,9 @@ func FindUnmatched(cfg config.Config, files []File, roots []Root, checkPrompts b
 			out = append(out, u)
 		}
 	}
-	globs(fsource.KindSkill+"s", cfg.Skills)
+	globs(catalog.KindSkill+"s", cfg.Skills)
 	if checkPrompts {
-		globs(fsource.KindPrompt+"s", cfg.Prompts)
+		globs(catalog.KindPrompt+"s", cfg.Prompts)
 	}
 	if cfg.RootsByMode {
 		return out
@@ -61,7 +61,7 @@ func FindUnmatched(cfg config.Config, files []File, roots []Root, checkPrompts b
 		perRoot[r.Path] += r.Skills
 	}
 	for _, r := range cfg.Roots {
-		dir := fsource.ExpandHome(r)
+		dir := catalog.ExpandHome(r)
 		relative := !filepath.IsAbs(dir)
 		if relative {
 			dir = filepath.Join(base, dir)

@@ -41,16 +41,29 @@ func stateBuiltins() []builtinSpec {
 // stateSet stores a value and returns {"new_value", "old_value"}; the old
 // value is null when the key was new.
 func stateSet(s *Engine, ns string, data json.RawMessage) (json.RawMessage, *wire.ErrorBody) {
-	a, e := stateSetInput.decode("state::set", data)
-	if e != nil {
-		return nil, e
+	scope, key, value, ok := stateSetCanonical(data) // canonical_members.go
+	if !ok {
+		a, e := stateSetInput.decode("state::set", data)
+		if e != nil {
+			return nil, e
+		}
+		scope, key, value = a.str("scope"), a.str("key"), mustEncode(a["value"])
 	}
-	value := mustEncode(a["value"])
-	old, err := s.writeStateIn(ns, s.stateStoreIn(ns), a.str("scope"), a.str("key"), value)
+	old, err := s.writeStateIn(ns, s.stateStoreIn(ns), scope, key, value)
 	if err != nil {
 		return nil, stateStoreError("state::set", err)
 	}
-	return mustEncode(map[string]any{"old_value": rawOrNil(old), "new_value": value}), nil
+	// {"new_value":…,"old_value":…}, keys in order, written as they are
+	// when both values are canonical (a value this engine stored is; one
+	// another program wrote to Redis may not be).
+	if old == nil {
+		old = json.RawMessage("null")
+	} else if !isCanonical(old) {
+		return mustEncode(map[string]any{"old_value": old, "new_value": value}), nil
+	}
+	out := make([]byte, 0, len(value)+len(old)+len(`{"new_value":,"old_value":}`))
+	out = append(append(append(out, `{"new_value":`...), value...), `,"old_value":`...)
+	return append(append(out, old...), '}'), nil
 }
 
 // stateStoreError is a call the store could not serve: a write --data

@@ -40,6 +40,16 @@ type Options struct {
 	// FunctionsPollInterval is how often the engine compares the set of
 	// function ids to fire engine::functions-available. Zero means 5 s.
 	FunctionsPollInterval time.Duration
+	// StateWindow, when set, gives each state binding a delivery queue of
+	// its own, with up to StateWindow of its events in flight at once
+	// (state_binding_queue.go, docs/decisions.md D72): iii calls a
+	// write's bindings from a task of its own per write, so a binding's
+	// events overlap without bound; skills engine and skills dev run 64.
+	// Zero, the default, is one queue for every binding, each call
+	// awaited before the next starts: a binding's event is held up by
+	// every binding before it (tests use that to order what a worker
+	// sees).
+	StateWindow int
 	// WithoutStateTrigger leaves out the state trigger type, as an engine
 	// whose state worker does not provide it: bindings of it are parked
 	// and never fire. For testing workers' fallbacks.
@@ -121,6 +131,8 @@ type Engine struct {
 	lock      *dataLock // the data directory's, nil without DataDir; released by Close
 	// stateEvents queues writes for the state trigger type's bindings.
 	stateEvents *eventQueue[stateEvent]
+	// bindingQueues holds each state binding's events (state_binding_queue.go).
+	bindingQueues bindingQueues
 	// configs and configEvents are the configuration worker's, nil
 	// without Options.Configuration.
 	configs      *configurations

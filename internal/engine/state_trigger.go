@@ -90,10 +90,12 @@ func (s *Engine) deliverStateEvents() {
 }
 
 // deliverStateEvent calls each matching binding bound to the state
-// trigger type of the write's namespace, in id order, waiting for each
-// call, each in the binding's namespace; a binding with a condition
-// function is called only when the condition returns true. It returns
-// false when the engine is closing.
+// trigger type of the write's namespace, in id order, each in the
+// binding's namespace; a binding with a condition function is called
+// only when the condition returns true. Without Options.StateWindow it
+// waits for each call before the next, and returns false when the engine
+// is closing; with it, it hands the event to each binding's queue
+// (state_binding_queue.go).
 func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 	targets := s.liveBindingsAt(ev.namespace, triggerState)
 	if len(targets) == 0 {
@@ -105,7 +107,9 @@ func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 		if err != nil || !cfg.matches(ev) {
 			continue
 		}
-		if !s.fireBinding(b, cfg.ConditionFunctionID, payload) {
+		if s.opts.StateWindow > 0 {
+			s.enqueueState(b, cfg.ConditionFunctionID, payload)
+		} else if !s.fireBinding(b, cfg.ConditionFunctionID, payload) {
 			return false
 		}
 	}

@@ -89,6 +89,21 @@ func roundTrip(raw json.RawMessage) json.RawMessage {
 // does for every sync and void call that comes from a worker connection.
 // Other JSON values pass through (canonicalised) unchanged.
 func withCaller(data json.RawMessage, workerID string) json.RawMessage {
+	if out, ok := withCallerCanonical(data, workerID); ok {
+		return out
+	}
+	// Keys out of order (a Go struct's fields, as the skills worker's
+	// state::set sends them) are put in order without building maps.
+	if c, ok := reencode(data); ok {
+		if out, ok := withCallerCanonical(c, workerID); ok {
+			return out
+		}
+	}
+	return withCallerRoundTrip(data, workerID)
+}
+
+// withCallerRoundTrip is withCaller's slow path: decode, add, encode.
+func withCallerRoundTrip(data json.RawMessage, workerID string) json.RawMessage {
 	v, err := decodeValue(data)
 	if err != nil {
 		return data

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 )
 
@@ -20,6 +19,11 @@ const (
 // coalesceWindow is how long a burst of file events is gathered before one
 // rescan (docs/decisions.md D20).
 const coalesceWindow = 50 * time.Millisecond
+
+// maxWriteHold is the longest the watch's loop holds a rescan for a file
+// still being written (notifier.Writing): a writer that keeps its file
+// open (a log) is scanned at least this often.
+const maxWriteHold = time.Second
 
 // DefaultPollInterval is the rescan period when watches cannot be set
 // (the fs_poll_ms config key).
@@ -60,6 +64,11 @@ type WatchOptions struct {
 	// ForcePoll skips fsnotify (for tests and file systems without
 	// notifications).
 	ForcePoll bool
+	// CoalesceWindow is how long the watch's own loop gathers events
+	// before it rescans; zero means 50 ms (D20). Listings do not wait for
+	// it (Fresh, D68); a test that must see only what listings rescan
+	// makes it long.
+	CoalesceWindow time.Duration
 	// OnChange is called after each rescan that changed the snapshot, on
 	// the goroutine that rescanned: the watch's own, or a caller of
 	// Rescan or Fresh. Rescans are serialised, so calls never overlap,
@@ -84,11 +93,15 @@ type Watch struct {
 	mu      sync.Mutex
 	snap    Snapshot
 	stamps  dirStamps // the directories the snapshot read, as they were just before
+	covered uint64    // the notifier's count when the snapshot's rescan began
+	exact   bool      // every directory read is watched by an exact notifier
 	mode    string
 	changed chan struct{} // closed and replaced when snap changes
 
-	watcher     *fsnotify.Watcher
-	watchedDirs int // directories asked to be watched, for the log
+	watcher     notifier
+	writing     func() bool // the notifier's Writing; nil in poll mode
+	watchedDirs int         // directories asked to be watched, for the log; under scanMu
+	watchFailed bool        // some directory could not be watched (warned once); under scanMu
 	cancel      context.CancelFunc
 	done        chan struct{}
 }
@@ -97,6 +110,9 @@ type Watch struct {
 func NewWatch(src *Source, opts WatchOptions) *Watch {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.CoalesceWindow <= 0 {
+		opts.CoalesceWindow = coalesceWindow
 	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -107,12 +123,9 @@ func NewWatch(src *Source, opts WatchOptions) *Watch {
 // Start takes the first snapshot and starts following changes. ctx bounds
 // the first scan only.
 func (w *Watch) Start(ctx context.Context) {
-	stamps := w.src.stampDirs()
-	snap := w.scan(ctx)
-	snap.Version = 1
 	mode := ModePoll
 	if !w.opts.ForcePoll {
-		if watcher, err := fsnotify.NewWatcher(); err != nil {
+		if watcher, err := newNotifier(); err != nil {
 			w.log.Warn("file watching unavailable; polling instead", zap.Error(err), zap.Duration("every", w.opts.PollInterval))
 		} else {
 			w.watcher = watcher
@@ -125,8 +138,15 @@ func (w *Watch) Start(ctx context.Context) {
 			}
 		}
 	}
+	// Watches were set before the first scan, from a count of 0, so a
+	// change during it is counted and the first listing after it rescans
+	// (D68).
+	exact := w.watcher != nil && w.watcher.Exact()
+	stamps := w.src.stampDirs()
+	snap := w.scan(ctx)
+	snap.Version = 1
 	w.mu.Lock()
-	w.snap, w.stamps, w.mode = snap, stamps, mode
+	w.snap, w.stamps, w.exact, w.mode = snap, stamps, exact, mode
 	w.mu.Unlock()
 	w.log.Info("watching fs sources", zap.String("mode", mode), zap.Int("directories", w.watchedDirs))
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -154,29 +174,52 @@ func (w *Watch) Snapshot() Snapshot {
 	return w.snap
 }
 
-// Fresh returns the snapshot after making sure no directory it read has
-// changed since: each is stat'ed (a directory's mtime moves when an entry
-// is added, removed or renamed), and a change found rescans at once. So a
-// file added just before a call is listed by that call, as when the
-// overlay globbed on every call, for the price of one stat per directory;
-// the watcher still announces it (D21). Edits to files already listed need
-// no rescan: their bodies are read fresh.
+// Fresh returns the snapshot after making sure nothing it read has
+// changed since, and rescans at once when something has (D21, D68):
+//   - the kernel's event queue: the notifier reads whatever is pending and
+//     counts it; a count past the one the snapshot's scan began from means
+//     a file under a watched directory was written, made, removed or
+//     changed in its attributes since, in place (same inode, new bytes)
+//     included. On Linux the watch owns the queue, so a write that
+//     returned before the call is counted by it;
+//   - where the queue cannot say (poll mode, a directory the kernel could
+//     not watch, systems where fsnotify owns the queue), each directory
+//     the snapshot read is stat'ed too: a directory's mtime moves when an
+//     entry is added, removed or renamed.
+//
+// So a file added or written just before a call is listed as it is by
+// that call, for one read of the queue (and, where it cannot say, one
+// stat per directory), never a stat per file; the watcher still
+// announces the change (D21).
 func (w *Watch) Fresh(ctx context.Context) Snapshot {
-	w.mu.Lock()
-	stamps := w.stamps
-	w.mu.Unlock()
-	if stamps.current() {
+	if w.current() {
 		return w.Snapshot()
 	}
 	w.scanMu.Lock()
 	defer w.scanMu.Unlock()
-	w.mu.Lock()
-	stamps = w.stamps
-	w.mu.Unlock()
-	if !stamps.current() { // not already rescanned by another caller
+	if !w.current() { // not already rescanned by another caller
 		w.rescanLocked(ctx)
 	}
 	return w.Snapshot()
+}
+
+// current reports whether the snapshot has seen every change: no event
+// counted since its scan began, and every directory it read as stamped.
+func (w *Watch) current() bool {
+	seen := w.seen()
+	w.mu.Lock()
+	stamps, covered, exact := w.stamps, w.covered, w.exact
+	w.mu.Unlock()
+	return seen == covered && (exact || stamps.current())
+}
+
+// seen is the notifier's count of events, after reading the pending
+// ones; 0 without a notifier (poll mode).
+func (w *Watch) seen() uint64 {
+	if w.watcher == nil {
+		return 0
+	}
+	return w.watcher.Seen()
 }
 
 // Changed returns a channel closed at the next change of the snapshot.
@@ -196,11 +239,12 @@ func (w *Watch) Mode() string {
 // run follows changes until ctx ends.
 func (w *Watch) run(ctx context.Context) {
 	defer close(w.done)
-	var events <-chan fsnotify.Event
+	var events <-chan struct{}
 	var errs <-chan error
 	var tick <-chan time.Time
 	if w.watcher != nil {
-		events, errs = w.watcher.Events, w.watcher.Errors
+		events, errs = w.watcher.Wake(), w.watcher.Errors()
+		w.writing = w.watcher.Writing
 	} else {
 		t := time.NewTicker(w.opts.PollInterval)
 		defer t.Stop()
@@ -213,11 +257,14 @@ func (w *Watch) run(ctx context.Context) {
 // every watch error, and one per coalesce window after file events, the
 // window starting at the first event after a rescan (so a steady stream of
 // events still rescans once per window). It is apart from where the inputs
-// come from so a test can feed it events under a fake clock.
-func (w *Watch) follow(ctx context.Context, events <-chan fsnotify.Event, errs <-chan error, tick <-chan time.Time) {
+// come from so a test can feed it events under a fake clock. While a file
+// is still being written (its writer has not closed it), the window is
+// extended, up to maxWriteHold, so the rescan sees the file whole and a
+// write announces one change, not one per half (docs/decisions.md D68).
+func (w *Watch) follow(ctx context.Context, events <-chan struct{}, errs <-chan error, tick <-chan time.Time) {
 	var coalesce *time.Timer
 	var fire <-chan time.Time
-	watchFailed := false
+	var opened time.Time // when the current window opened
 	for {
 		select {
 		case <-ctx.Done():
@@ -234,7 +281,8 @@ func (w *Watch) follow(ctx context.Context, events <-chan fsnotify.Event, errs <
 			// New directories join the watch at the rescan that follows;
 			// files made in them before that are found by the rescan.
 			if fire == nil {
-				coalesce = time.NewTimer(coalesceWindow)
+				opened = time.Now()
+				coalesce = time.NewTimer(w.opts.CoalesceWindow)
 				fire = coalesce.C
 			}
 		case err, ok := <-errs:
@@ -245,13 +293,12 @@ func (w *Watch) follow(ctx context.Context, events <-chan fsnotify.Event, errs <
 			w.log.Warn("file watch error; rescanning", zap.Error(err))
 			w.rescan(ctx)
 		case <-fire:
-			fire, coalesce = nil, nil
-			if err := w.syncWatches(); err != nil && !watchFailed {
-				// Listings still see every change (Fresh); only the
-				// on-change events of those directories may come late.
-				w.log.Warn("some directories could not be watched", zap.Error(err))
-				watchFailed = true
+			if w.writing != nil && w.writing() && time.Since(opened) < maxWriteHold {
+				coalesce = time.NewTimer(w.opts.CoalesceWindow)
+				fire = coalesce.C
+				continue
 			}
+			fire, coalesce = nil, nil
 			w.rescan(ctx)
 		}
 	}
@@ -270,13 +317,27 @@ func (w *Watch) rescan(ctx context.Context) {
 }
 
 func (w *Watch) rescanLocked(ctx context.Context) {
+	// The count first, then the watches, then the scan (D68): a change
+	// counted later rescans next time, and a directory made before the
+	// count is watched before the scan reads it, so a change in it after
+	// the scan is counted.
+	covered := w.seen()
+	err := w.syncWatches()
+	if err != nil && !w.watchFailed {
+		// Listings still see every entry made or removed there (Fresh
+		// then stats each directory); an in-place edit there waits for
+		// the next rescan, and the on-change events may come late.
+		w.log.Warn("some directories could not be watched", zap.Error(err))
+		w.watchFailed = true
+	}
+	exact := err == nil && w.watcher != nil && w.watcher.Exact()
 	stamps := w.src.stampDirs() // before the scan: a change during it is seen next time
 	next := w.scan(ctx)
 	if ctx.Err() != nil {
 		return
 	}
 	w.mu.Lock()
-	w.stamps = stamps
+	w.stamps, w.covered, w.exact = stamps, covered, exact
 	old := w.snap
 	if old.Same(next) {
 		w.mu.Unlock()
@@ -332,9 +393,14 @@ func (w *Watch) syncWatches() error {
 	for _, dir := range w.watcher.WatchList() {
 		watched[dir] = true
 	}
+	// An exact notifier adds every directory again: adding is idempotent
+	// for the same directory, and a directory removed and made again under
+	// its old path is watched at once, before the kernel reports the old
+	// watch gone (D68).
+	again := w.watcher.Exact()
 	var errs []error
 	for dir := range want {
-		if !watched[dir] {
+		if !watched[dir] || again {
 			if err := w.watcher.Add(dir); err != nil {
 				errs = append(errs, err)
 			}

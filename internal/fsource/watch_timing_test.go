@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -48,12 +48,20 @@ func (r *rescans) settled() (at []time.Duration, skills []int) {
 // followRig runs a Watch's loop over skills/**/*.md in a temp dir, fed
 // by events and errs, inside the current bubble; the clock starts at 0 when
 // it returns.
-func followRig(t *testing.T) (dir string, events chan<- fsnotify.Event, errs chan<- error, rec *rescans) {
+func followRig(t *testing.T) (dir string, events chan<- struct{}, errs chan<- error, rec *rescans) {
+	t.Helper()
+	return followRigWriting(t, nil)
+}
+
+// followRigWriting is followRig whose notifier reports through writing
+// whether a file is still being written (nil: never).
+func followRigWriting(t *testing.T, writing func() bool) (dir string, events chan<- struct{}, errs chan<- error, rec *rescans) {
 	t.Helper()
 	dir = t.TempDir()
 	rec = &rescans{}
 	w := NewWatch(New(dir, []string{"skills/**/*.md"}, nil), WatchOptions{OnChange: rec.add})
-	ev, er := make(chan fsnotify.Event), make(chan error)
+	w.writing = writing
+	ev, er := make(chan struct{}), make(chan error)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -76,7 +84,7 @@ func TestWatchBurstWithinTheWindowIsOneRescan(t *testing.T) {
 		for i := range 20 {
 			name := filepath.Join(dir, "skills", "burst", fmt.Sprintf("s%02d.md", i))
 			write(t, name, "# x\n")
-			events <- fsnotify.Event{Name: name, Op: fsnotify.Create}
+			events <- struct{}{}
 			time.Sleep(2 * time.Millisecond) // 20 events over 40 ms
 		}
 		time.Sleep(coalesceWindow - 40*time.Millisecond - time.Nanosecond)
@@ -105,7 +113,7 @@ func TestWatchSteadyEventsRescanOncePerWindow(t *testing.T) {
 		for i := range 11 {
 			name := filepath.Join(dir, "skills", fmt.Sprintf("s%02d.md", i))
 			write(t, name, "# x\n")
-			events <- fsnotify.Event{Name: name, Op: fsnotify.Create}
+			events <- struct{}{}
 			time.Sleep(20 * time.Millisecond)
 		}
 		time.Sleep(time.Second)
@@ -184,4 +192,41 @@ func TestWatchPollSeesAChangeAtTheNextTick(t *testing.T) {
 			t.Errorf("version %d after two published rescans, want 3", got)
 		}
 	})
+}
+
+// While a file is still being written (its writer has not closed it),
+// the loop holds its rescan window by window, so the rescan sees the
+// file whole and one write is one change; once the writer closes it, the
+// rescan comes at the end of the window then running. A writer that
+// never closes is scanned once maxWriteHold has passed.
+func TestWatchHoldsTheRescanWhileAFileIsBeingWritten(t *testing.T) {
+	for _, closes := range []bool{true, false} {
+		t.Run(fmt.Sprintf("closes=%v", closes), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var writing atomic.Bool
+				writing.Store(true)
+				dir, events, _, rec := followRigWriting(t, writing.Load)
+				write(t, filepath.Join(dir, "skills", "a.md"), "# A, half")
+				events <- struct{}{}
+				time.Sleep(3*coalesceWindow + time.Nanosecond)
+				if at, _ := rec.settled(); len(at) != 0 {
+					t.Fatalf("rescans at %v while the file was being written", at)
+				}
+				want := maxWriteHold // never closed: the hold runs out
+				if closes {
+					write(t, filepath.Join(dir, "skills", "a.md"), "# A, whole\n")
+					writing.Store(false)
+					want = 4 * coalesceWindow // the end of the window running at the close
+				}
+				time.Sleep(2 * maxWriteHold)
+				at, skills := rec.settled()
+				if diff := cmp.Diff([]time.Duration{want}, at); diff != "" {
+					t.Errorf("rescans (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff([]int{1}, skills); diff != "" {
+					t.Errorf("skills listed by each rescan (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
 }

@@ -139,6 +139,7 @@ type Client struct {
 	maxResult   atomic.Int64   // Options.MaxResultBytes, or SetMaxResultBytes's
 	bytes       *byteBudget    // Options.MaxBytesInFlight; nil: no bound
 	memory      sync.WaitGroup // the goroutine that returns memory after a burst (inflight.go)
+	replicas    sync.WaitGroup // keepRegistrations, after FollowReplicas (replicas.go)
 
 	mu           sync.Mutex
 	started      bool
@@ -160,6 +161,9 @@ type Client struct {
 	inflight     int           // running handlers
 	drained      chan struct{} // closed when inflight reaches 0 during Shutdown
 	onDisconnect []func()      // run when a connection ends, before the next is dialled
+	replicaFn    string        // FollowReplicas's function; "" when not following replicas
+	replicaWake  chan struct{} // wakes keepRegistrations
+	onTakeOver   func()        // OnTakeOver's
 }
 
 // New returns a Client; it does not connect until Start.
@@ -197,6 +201,10 @@ func (c *Client) Start() {
 	if c.bytes != nil {
 		c.memory.Add(1)
 		go c.returnMemory()
+	}
+	if c.replicaFn != "" {
+		c.replicas.Add(1)
+		go c.keepRegistrations()
 	}
 }
 
@@ -352,6 +360,7 @@ func (c *Client) Close() error {
 	c.supervisor.Wait()
 	c.handlers.Wait()
 	c.memory.Wait()
+	c.replicas.Wait()
 	return nil
 }
 
@@ -371,6 +380,12 @@ func (c *Client) Shutdown(ctx context.Context) error {
 		if c.conn != nil {
 			for _, id := range slices.Sorted(maps.Keys(c.functions)) {
 				c.sendLocked(wire.UnregisterFunction{ID: id})
+			}
+			if c.replicaFn != "" {
+				// The engine fires worker_metadata_updated: the other
+				// replicas register at once what this one no longer
+				// serves (replicas.go).
+				c.conn.send(c.metadata)
 			}
 		}
 	}

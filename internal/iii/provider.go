@@ -124,9 +124,12 @@ func (c *Client) subscribe(cn *conn, m wire.RegisterTrigger) {
 	p := c.providers[m.TriggerType]
 	c.mu.Unlock()
 	res := wire.TriggerRegistrationResult{ID: m.ID, TriggerType: m.TriggerType, FunctionID: m.FunctionID}
-	if p == nil {
+	switch {
+	case p == nil:
 		res.Error = &wire.ErrorBody{Code: CodeTriggerTypeNotFound, Message: "Trigger type not found"}
-	} else {
+	case isProbe(m.Config):
+		c.probed(Subscription{ID: m.ID, TriggerType: m.TriggerType, FunctionID: m.FunctionID, Namespace: m.Namespace})
+	default:
 		s := Subscription{ID: m.ID, TriggerType: m.TriggerType, FunctionID: m.FunctionID,
 			Config: m.Config, Metadata: m.Metadata, Namespace: m.Namespace}
 		if err := c.onRegister(p, s); err != nil {

@@ -111,7 +111,14 @@ func (c *Client) replyThen(cn *conn, m wire.InvokeFunction, result any, err erro
 		sent()
 		return
 	}
-	if !cn.sendThen(c.resultFrame(m, result, err), sent) {
+	frame := c.resultFrame(m, result, err)
+	if cap(frame) >= minPooledFrame {
+		// The frame is the connection's alone once queued: once written
+		// it can carry the next large result.
+		written := sent
+		sent = func() { releaseFrame(frame); written() }
+	}
+	if !cn.sendThen(frame, sent) {
 		sent()
 		c.log.Debug("result dropped: its connection has ended",
 			zap.String("function_id", m.FunctionID), zap.String("invocation_id", m.InvocationID))
@@ -172,7 +179,7 @@ func (c *Client) resultFrame(m wire.InvokeFunction, result any, err error) []byt
 // resultInPlace builds the frame with the result appended straight into
 // it, or the over-budget error.
 func (c *Client) resultInPlace(m wire.InvokeFunction, r wire.InvocationResult, sizeHint int, appendResult func([]byte) []byte) []byte {
-	frame, n := wire.EncodeResult(r, sizeHint, appendResult)
+	frame, n := wire.AppendResult(frameBuffer(256+sizeHint), r, appendResult)
 	if n > c.maxResultBytes() {
 		r.Error = c.oversize(m.FunctionID, n)
 		return mustEncode(r)

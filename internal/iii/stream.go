@@ -2,11 +2,13 @@ package iii
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
@@ -126,12 +128,42 @@ func (c *Client) receive(cn *conn, r io.Reader) error {
 		}
 		r = br
 	}
-	data, err := io.ReadAll(r)
+	data, err := readMessage(r)
 	if err != nil {
 		return err
 	}
 	c.handle(cn, data)
 	return nil
+}
+
+// readBuffers hold what readMessage reads before copying it out; one of
+// up to maxPooledRead bytes goes back for the next message.
+var readBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledRead bounds a buffer kept for reuse: a rare large message (a
+// state::list, an index) is not held on to once read.
+const maxPooledRead = 256 << 10
+
+// readMessage reads r whole into a slice of exactly its length, which
+// the handlers keep parts of. io.ReadAll would grow a new slice from 512
+// bytes by doubling for every message, leaving about three times a
+// message's size as garbage (issue 28: a registration of 4 KiB is read
+// twice, its call and its state event).
+func readMessage(r io.Reader) ([]byte, error) {
+	buf := readBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := buf.ReadFrom(r)
+	data := bytes.Clone(buf.Bytes())
+	if buf.Cap() <= maxPooledRead {
+		readBuffers.Put(buf)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []byte{} // as io.ReadAll: an empty message is not nil
+	}
+	return data, nil
 }
 
 // streamCall is the CallEach waiting for invocation id on cn, or nil.

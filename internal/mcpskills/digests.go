@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
-	"github.com/iii-hq/skills-go/internal/fsource"
 )
 
 // mcpDigests keeps the digests of MCP skill files between listings: a
@@ -36,7 +35,7 @@ type keptSynth struct {
 }
 
 type keptFile struct {
-	stamp fsource.Stamp
+	stamp catalog.Stamp
 	sum   string
 	size  int64
 }
@@ -103,7 +102,7 @@ func (d *mcpDigests) keepSynth(id, key string, f mcpSkillFile) {
 // file that lies outside the roots once opened (it may have become a link
 // since it was listed). A file not yet catalog.Settled is not kept: it
 // may change again without its stamp showing it.
-func (d *mcpDigests) file(f fsource.FolderFile, readBytes func(string) ([]byte, error)) (sum string, size int64, err error) {
+func (d *mcpDigests) file(f catalog.FolderFile, readBytes func(string) ([]byte, error)) (sum string, size int64, err error) {
 	d.mu.Lock()
 	k, ok := d.fileCur[f.Path]
 	if !ok {

@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 	"github.com/iii-hq/skills-go/internal/yamlnode"
@@ -49,7 +49,7 @@ func (x *Extension) filesEntry(ctx context.Context, src skillSource) (mcpSkill, 
 			entry.Resources = append(entry.Resources, mcpSkillFile{URI: sf.uri, Digest: digestOf(md), Size: int64(len(md))})
 			continue
 		}
-		sum, size, err := x.digests.file(sf.FolderFile, x.src.ReadBytes)
+		sum, size, err := x.digests.file(sf.FolderFile, x.view.ReadBytes)
 		if err != nil {
 			return mcpSkill{}, contract.UnavailableMsg(fmt.Errorf("read %s: %w", sf.Path, err))
 		}
@@ -61,14 +61,14 @@ func (x *Extension) filesEntry(ctx context.Context, src skillSource) (mcpSkill, 
 // servedFile is a file of a folder skill that its entry lists, with its
 // URI.
 type servedFile struct {
-	fsource.FolderFile
+	catalog.FolderFile
 	uri string
 }
 
 // servedFiles are the files of a folder skill that its entry lists: all
 // but those whose path no URI carries and a nested SKILL.md whose URI
 // another skill takes.
-func (x *Extension) servedFiles(ctx context.Context, src skillSource, files []fsource.FolderFile) []servedFile {
+func (x *Extension) servedFiles(ctx context.Context, src skillSource, files []catalog.FolderFile) []servedFile {
 	out := make([]servedFile, 0, len(files))
 	for _, f := range files {
 		if uri, ok := fileURI(src.id, f.Rel); ok && !x.shadowedSkillMD(ctx, src.id, f.Rel) {

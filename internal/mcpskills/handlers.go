@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/paging"
@@ -126,8 +126,8 @@ func (x *Extension) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mc
 			if f.Rel != rel {
 				continue
 			}
-			b, err := x.src.ReadBytes(f.Path)
-			if errors.Is(err, fsource.ErrEscaped) {
+			b, err := x.view.ReadBytes(f.Path)
+			if errors.Is(err, catalog.ErrEscaped) {
 				return mcpSkillsReadOutput{}, notFound
 			}
 			if err != nil {

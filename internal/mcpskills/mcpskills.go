@@ -28,7 +28,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/paging"
@@ -39,7 +38,6 @@ import (
 // budgets (SetBudgets).
 type Extension struct {
 	view    *catalog.View
-	src     *fsource.Source
 	digests *mcpDigests
 	limits  atomic.Pointer[limits] // SetBudgets's; never nil
 }
@@ -65,7 +63,7 @@ func New(cfg Config) *Extension {
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = config.DefaultMaxResponseBytes
 	}
-	x := &Extension{view: cfg.View, src: cfg.View.Source(), digests: newMCPDigests()}
+	x := &Extension{view: cfg.View, digests: newMCPDigests()}
 	x.SetBudgets(cfg.PageSize, cfg.MaxResponseBytes)
 	return x
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
@@ -95,7 +94,7 @@ func (x *Extension) viewSkillSource(sk catalog.Skill) (skillSource, bool) {
 
 // nameProblem says why an id's last segment cannot name an MCP skill.
 func nameProblem(id string) string {
-	if last := path.Base(id); !fsource.ValidName(last) {
+	if last := path.Base(id); !catalog.ValidName(last) {
 		return fmt.Sprintf("its name %s (the id's last segment) is not an Agent Skills name: 1 to 64 characters of a-z, 0-9 and single hyphens", ids.Quote(last))
 	}
 	return ""
@@ -127,7 +126,7 @@ func synthFrontmatter(id, description string) string {
 // one synthesised from a body.
 func (x *Extension) skillMD(ctx context.Context, src skillSource) ([]byte, error) {
 	if src.folder != "" {
-		b, err := x.src.ReadFile(src.path)
+		b, err := x.view.ReadFile(src.path)
 		if err != nil {
 			return nil, contract.UnavailableMsg(fmt.Errorf("read %s: %w", src.path, err))
 		}
@@ -155,7 +154,7 @@ func (x *Extension) synthBody(ctx context.Context, src skillSource) (string, err
 		}
 		return skillmd.Parse(text).Body, nil
 	}
-	body, err := x.src.ReadBody(src.path)
+	body, err := x.view.ReadBody(src.path)
 	if err != nil {
 		return "", nil
 	}
@@ -171,10 +170,10 @@ func notServed(id, why string) *contract.Error {
 // within the limits, its SKILL.md read, its frontmatter a JSON object. A
 // skill past the limits or with frontmatter that has no JSON form is not
 // served; a file that cannot be read is unavailable.
-func (x *Extension) folderSkill(ctx context.Context, src skillSource) (files []fsource.FolderFile, md []byte, front json.RawMessage, err error) {
-	files, err = x.src.FolderFiles(ctx, src.folder)
+func (x *Extension) folderSkill(ctx context.Context, src skillSource) (files []catalog.FolderFile, md []byte, front json.RawMessage, err error) {
+	files, err = x.view.FolderFiles(ctx, src.folder)
 	switch {
-	case errors.Is(err, fsource.ErrFolderTooLarge):
+	case errors.Is(err, catalog.ErrFolderTooLarge):
 		return nil, nil, nil, notServed(src.id, err.Error())
 	case err != nil:
 		return nil, nil, nil, contract.UnavailableMsg(fmt.Errorf("skill %s: %w", ids.Quote(src.id), err))

@@ -3,7 +3,7 @@ package registry
 import (
 	"context"
 
-	"github.com/iii-hq/skills-go/internal/fsource"
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // FSChanged announces what a rescan of the overlay changed
@@ -14,7 +14,7 @@ import (
 // not the Same (its Stamp: a replacement with the same size and mtime is
 // a change). The fs watch calls it after each rescan that changed
 // something.
-func (r *Registry) FSChanged(ctx context.Context, old, updated fsource.Snapshot) {
+func (r *Registry) FSChanged(ctx context.Context, old, updated catalog.FileSnapshot) {
 	if r.skillsChanged != nil {
 		stored := map[string]bool{}
 		if l, err := r.skillListing(ctx); err == nil {
@@ -24,7 +24,7 @@ func (r *Registry) FSChanged(ctx context.Context, old, updated fsource.Snapshot)
 				}
 			}
 		}
-		diffFS(old.Skills, updated.Skills, func(s fsource.Skill) string { return s.ID }, fsource.Skill.Same, stored, func(op, id string) {
+		diffFS(old.Skills, updated.Skills, func(s catalog.FileSkill) string { return s.ID }, catalog.FileSkill.Same, stored, func(op, id string) {
 			r.notify(ctx, r.skillsChanged, skillChange{Op: op, ID: id, Source: originFS})
 		})
 	}
@@ -37,7 +37,7 @@ func (r *Registry) FSChanged(ctx context.Context, old, updated fsource.Snapshot)
 				}
 			}
 		}
-		diffFS(old.Prompts, updated.Prompts, func(p fsource.Prompt) string { return p.Name }, fsource.Prompt.Same, stored, func(op, name string) {
+		diffFS(old.Prompts, updated.Prompts, func(p catalog.FilePrompt) string { return p.Name }, catalog.FilePrompt.Same, stored, func(op, name string) {
 			r.notify(ctx, r.promptsChanged, promptChange{Op: op, Name: name, Source: originFS})
 		})
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -83,8 +82,8 @@ func (r *Registry) runPromptHandler(ctx context.Context, row catalog.PromptRow, 
 
 // staticPrompt serves an fs prompt: its body, frontmatter removed, as one
 // user message. fs prompts have no templating, so arguments are ignored.
-func (r *Registry) staticPrompt(p fsource.Prompt, args json.RawMessage) (promptGetOutput, error) {
-	body, err := r.view.Source().ReadBody(p.Path)
+func (r *Registry) staticPrompt(p catalog.FilePrompt, args json.RawMessage) (promptGetOutput, error) {
+	body, err := r.view.ReadBody(p.Path)
 	if err != nil {
 		return promptGetOutput{}, contract.UnavailableMsg(err)
 	}

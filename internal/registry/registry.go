@@ -24,7 +24,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 )
 
@@ -35,14 +34,15 @@ type Config struct {
 	PromptsScope string        // state scope of prompt rows; default "prompts"
 	StateTimeout time.Duration // bound on every state call and handler trigger; default 10 s
 
-	// FS is the filesystem overlay; nil means none.
-	FS *fsource.Source
+	// FS is the filesystem overlay; nil means none. The registry never
+	// reads it: it is handed to the view built when View is nil.
+	FS *catalog.FileSource
 	// FSCacheBytes bounds the fs skill bodies kept in memory (each checked
 	// against its file's Stamp on every read); 0 keeps none.
 	FSCacheBytes int64
 	// FSWatch, when set, is a started watch over FS: listings and reads use
 	// its snapshot instead of globbing on every call (docs/decisions.md D20).
-	FSWatch *fsource.Watch
+	FSWatch *catalog.FileWatch
 
 	// Caller reaches state::* and the functions behind sections and prompts.
 	Caller Caller

@@ -8,7 +8,6 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 )
 
@@ -75,8 +74,8 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 	if strings.TrimSpace(in.Skill) == "" {
 		return registerSkillOutput{}, contract.Invalidf("skill must be non-empty")
 	}
-	if len(in.Skill) > fsource.MaxBodyBytes {
-		return registerSkillOutput{}, contract.Invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), fsource.MaxBodyBytes)
+	if len(in.Skill) > catalog.MaxBodyBytes {
+		return registerSkillOutput{}, contract.Invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), catalog.MaxBodyBytes)
 	}
 	row := catalog.SkillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: catalog.Timestamp(r.now())}
 	if err := r.view.PutSkill(ctx, row); err != nil {

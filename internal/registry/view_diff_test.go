@@ -9,8 +9,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,16 +36,28 @@ import (
 // its search index, its catalog mirror when it has one) must answer
 // exactly as a registry built now over the same state and files, and the
 // on-change events fired must be exactly those of what the step changed.
+//
+// With watch=kernel (Linux, where the watch owns the inotify queue, D68)
+// nothing rescans after a change but the next listing: the watch's own
+// loop waits an hour, and the first skills::list after each step, checked
+// against the rebuild before anything else, must see every write, in-place
+// edit, replacement, rename and removal by itself.
 func TestViewMatchesARebuildFromScratch(t *testing.T) {
-	for _, mirrored := range []bool{false, true} {
-		for seed := uint64(1); seed <= 4; seed++ {
-			t.Run(fmt.Sprintf("mirror=%v/seed=%d", mirrored, seed), func(t *testing.T) {
-				d := newDiffWorld(t, mirrored, seed)
-				for step := range 40 {
-					what, want := d.randomStep()
-					d.check(fmt.Sprintf("step %d (%s)", step, what), want)
-				}
-			})
+	watches := []string{"rescan"}
+	if runtime.GOOS == "linux" {
+		watches = append(watches, "kernel")
+	}
+	for _, watch := range watches {
+		for _, mirrored := range []bool{false, true} {
+			for seed := uint64(1); seed <= 4; seed++ {
+				t.Run(fmt.Sprintf("watch=%s/mirror=%v/seed=%d", watch, mirrored, seed), func(t *testing.T) {
+					d := newDiffWorld(t, mirrored, seed, watch == "kernel")
+					for step := range 40 {
+						what, want := d.randomStep()
+						d.check(fmt.Sprintf("step %d (%s)", step, what), want)
+					}
+				})
+			}
 		}
 	}
 }
@@ -51,25 +65,28 @@ func TestViewMatchesARebuildFromScratch(t *testing.T) {
 // diffWorld is one worker followed through a sequence, and what the
 // sequence has done.
 type diffWorld struct {
-	t      *testing.T
-	rnd    *rand.Rand
-	dir    string
-	f      *fixture
-	watch  *fsource.Watch
-	mcp    *mcpskills.Extension // over f.reg's view, kept across steps
-	search *search.Searcher     // likewise: its index is kept up to date, never rebuilt
-	stored map[string]bool      // ids registered now
-	bodies map[string]string    // the body each stored id was registered with
-	fns    []iii.Function       // f.reg's functions, whose answers are kept encoded
-	seen   int                  // skill events already checked
-	serial int
+	t       *testing.T
+	rnd     *rand.Rand
+	dir     string
+	f       *fixture
+	watch   *fsource.Watch
+	mcp     *mcpskills.Extension // over f.reg's view, kept across steps
+	search  *search.Searcher     // likewise: its index is kept up to date, never rebuilt
+	kernel  bool                 // only listings rescan, from the kernel's queue (D68)
+	mu      sync.Mutex
+	changes [][2]fsource.Snapshot // rescans not yet announced (announce)
+	stored  map[string]bool       // ids registered now
+	bodies  map[string]string     // the body each stored id was registered with
+	fns     []iii.Function        // f.reg's functions, whose answers are kept encoded
+	seen    int                   // skill events already checked
+	serial  int
 }
 
 var diffIDs = []string{"alpha", "beta", "gamma", "delta", "alpha/notes"}
 
-func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
+func newDiffWorld(t *testing.T, mirrored bool, seed uint64, kernel bool) *diffWorld {
 	dir := t.TempDir()
-	d := &diffWorld{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), dir: dir, stored: map[string]bool{}, bodies: map[string]string{}}
+	d := &diffWorld{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), dir: dir, stored: map[string]bool{}, bodies: map[string]string{}, kernel: kernel}
 	src := d.source()
 	d.f = &fixture{engine: newFakeEngine(), skillEvents: &fakeNotifier{}, promptEvents: &fakeNotifier{}, ctx: t.Context()}
 	var mirror *catalog.Scope
@@ -78,8 +95,12 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 		mirror.BeginLoad()
 		mirror.EndLoad(nil) // loaded, empty: the worker's own writes keep it current
 	}
-	d.watch = fsource.NewWatch(src, fsource.WatchOptions{ForcePoll: true, PollInterval: time.Hour,
-		OnChange: func(old, updated fsource.Snapshot) { d.f.reg.FSChanged(context.Background(), old, updated) }})
+	opts := fsource.WatchOptions{ForcePoll: true, PollInterval: time.Hour,
+		OnChange: d.queueChange}
+	if kernel {
+		opts.ForcePoll, opts.CoalesceWindow = false, time.Hour
+	}
+	d.watch = fsource.NewWatch(src, opts)
 	d.f.reg = New(Config{FS: src, FSWatch: d.watch, FSCacheBytes: 1 << 20, Caller: d.f.engine, SkillsMirror: mirror,
 		SkillsChanged: d.f.skillEvents, PromptsChanged: d.f.promptEvents, StateTimeout: 2 * time.Second,
 		Now: func() time.Time { return fixedNow }})
@@ -88,6 +109,9 @@ func newDiffWorld(t *testing.T, mirrored bool, seed uint64) *diffWorld {
 	d.search = search.NewSearcher(search.SearcherConfig{View: d.f.reg.View()})
 	d.watch.Start(t.Context())
 	t.Cleanup(d.watch.Close)
+	if kernel && d.watch.Mode() != fsource.ModeFSNotify {
+		t.Fatalf("watch mode %s, want fsnotify (the kernel's queue)", d.watch.Mode())
+	}
 	return d
 }
 
@@ -159,15 +183,45 @@ func (d *diffWorld) randomStep() (string, []string) {
 	}
 }
 
+// queueChange is the watch's OnChange: as the worker's fan-out does, it
+// only queues the pair, since OnChange runs under the watch's scan lock
+// and FSChanged reads a listing, which may rescan (docs/data-path.md).
+func (d *diffWorld) queueChange(old, updated fsource.Snapshot) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.changes = append(d.changes, [2]fsource.Snapshot{old, updated})
+}
+
+// announce hands every queued rescan to FSChanged, in order, as the
+// worker's fan-out goroutine does after the rescan returned.
+func (d *diffWorld) announce() {
+	for {
+		d.mu.Lock()
+		queued := d.changes
+		d.changes = nil
+		d.mu.Unlock()
+		if len(queued) == 0 {
+			return
+		}
+		for _, c := range queued {
+			d.f.reg.FSChanged(context.Background(), c[0], c[1])
+		}
+	}
+}
+
 // fsStep changes files, lets the watch see it (as fsnotify would make it
-// rescan), and returns the events the change must fire: for each id the
+// rescan; with d.kernel, nothing: the next listing must), and returns the
+// events the change must fire: for each id the
 // files serve, before or after, that no stored skill holds, a register
 // if it appeared or its file is another or was touched, an unregister if
 // it went. The files served are read by a fresh scan, not the worker's.
 func (d *diffWorld) fsStep(what string, change func(), touched ...string) (string, []string) {
 	before := d.winners()
 	change()
-	d.watch.Rescan(d.f.ctx)
+	if !d.kernel {
+		d.watch.Rescan(d.f.ctx)
+		d.announce()
+	}
 	after := d.winners()
 	touch := map[string]bool{}
 	for _, p := range touched {
@@ -300,6 +354,20 @@ func (d *diffWorld) rootSkillFiles() []string {
 func (d *diffWorld) check(step string, want []string) {
 	t := d.t
 	t.Helper()
+	fresh := New(Config{FS: d.source(), Caller: d.f.engine, StateTimeout: 2 * time.Second, Now: func() time.Time { return fixedNow }})
+	ctx := d.f.ctx
+	if d.kernel {
+		// The next listing after the change, with no rescan before it.
+		gotL, gotErr := d.f.reg.listSkills(ctx, emptyInput{})
+		wantL, wantErr := fresh.listSkills(ctx, emptyInput{})
+		if gotErr != nil || wantErr != nil {
+			t.Fatalf("%s: skills::list: %v; of the rebuild: %v", step, gotErr, wantErr)
+		}
+		if diff := cmp.Diff(jsonOf(t, wantL), jsonOf(t, gotL)); diff != "" {
+			t.Fatalf("%s: the first skills::list after the change differs from a rebuild (-rebuild +worker):\n%s", step, diff)
+		}
+		d.announce() // the events of the rescan that listing made
+	}
 	events := d.f.skillEvents.fired()
 	got := events[d.seen:]
 	d.seen = len(events)
@@ -309,8 +377,6 @@ func (d *diffWorld) check(step string, want []string) {
 		t.Fatalf("%s: on-change events (-want +got):\n%s", step, diff)
 	}
 
-	fresh := New(Config{FS: d.source(), Caller: d.f.engine, StateTimeout: 2 * time.Second, Now: func() time.Time { return fixedNow }})
-	ctx := d.f.ctx
 	surfaces := []struct {
 		name string
 		get  func(r *Registry) (any, error)

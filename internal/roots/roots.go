@@ -18,7 +18,6 @@ import (
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/lint"
@@ -38,13 +37,19 @@ const (
 // rescan, as upstream did. Its handlers may run concurrently.
 type Roots struct {
 	view       *catalog.View
-	overlay    *fsource.Source // the view's files; nil without any
 	configured bool
 
 	mu      sync.Mutex
-	src     *fsource.Source // over config.UpstreamDefaultRoots; nil when configured
-	cached  []fsource.Skill
+	src     *catalog.RootScan // over config.UpstreamDefaultRoots; nil when configured
+	cached  []catalog.FileSkill
 	scanned bool
+}
+
+// fileReader reads a listed file: the view, or a RootScan for roots
+// apart from it.
+type fileReader interface {
+	ReadFile(path string) ([]byte, error)
+	ReadBody(path string) (string, error)
 }
 
 // Config is what Roots needs.
@@ -62,7 +67,7 @@ func New(cfg Config) *Roots {
 	if cfg.View == nil {
 		panic("roots: Config.View is required")
 	}
-	return &Roots{view: cfg.View, overlay: cfg.View.Source(), configured: cfg.Configured}
+	return &Roots{view: cfg.View, configured: cfg.Configured}
 }
 
 // rootEntry is one SKILL.md in the index; keys in upstream's order
@@ -132,16 +137,16 @@ func rootStrings(list []any) []string {
 
 func (r *Roots) rootsIndexFn(ctx context.Context, data json.RawMessage) (any, error) {
 	p := decodeRootsPayload(data)
-	var skills []fsource.Skill
-	var src *fsource.Source // what listed them, which reads them
+	var skills []catalog.FileSkill
+	var src fileReader // what listed them, which reads them
 	if given := rootStrings(p.Roots); len(given) > 0 {
 		// A fresh scan of the roots asked for, if they are the worker's
 		// to read; the index is untouched.
-		var err error
-		if src, err = r.givenRoots(given); err != nil {
+		scan, err := r.givenRoots(given)
+		if err != nil {
 			return nil, err
 		}
-		skills, _ = src.SkillsContext(ctx)
+		skills, src = scan.Skills(ctx), scan
 	} else {
 		skills, src = r.rootSkills(ctx, false)
 	}
@@ -170,10 +175,10 @@ func (r *Roots) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, err
 	if !ok {
 		return nil, contract.Invalidf("missing required field: id")
 	}
-	find := func(skills []fsource.Skill) (fsource.Skill, bool) {
-		i := slices.IndexFunc(skills, func(s fsource.Skill) bool { return s.SkillFile && s.ID == id })
+	find := func(skills []catalog.FileSkill) (catalog.FileSkill, bool) {
+		i := slices.IndexFunc(skills, func(s catalog.FileSkill) bool { return s.SkillFile && s.ID == id })
 		if i < 0 {
-			return fsource.Skill{}, false
+			return catalog.FileSkill{}, false
 		}
 		return skills[i], true
 	}
@@ -202,7 +207,7 @@ func (r *Roots) rootsLoadFn(ctx context.Context, data json.RawMessage) (any, err
 // checked like index's and counted, but never replace the roots other
 // callers see (docs/decisions.md D48).
 func (r *Roots) rootsRescanFn(ctx context.Context, data json.RawMessage) (any, error) {
-	var given *fsource.Source
+	var given *catalog.RootScan
 	if dirs := rootStrings(decodeRootsPayload(data).Roots); len(dirs) > 0 {
 		var err error
 		if given, err = r.givenRoots(dirs); err != nil {
@@ -211,7 +216,7 @@ func (r *Roots) rootsRescanFn(ctx context.Context, data json.RawMessage) (any, e
 	}
 	skills, _ := r.rootSkills(ctx, true)
 	if given != nil {
-		skills, _ = given.SkillsContext(ctx)
+		skills = given.Skills(ctx)
 	}
 	return rootsCount{Count: len(skillFiles(skills))}, nil
 }
@@ -220,17 +225,15 @@ func (r *Roots) rootsRescanFn(ctx context.Context, data json.RawMessage) (any, e
 // a root the worker reads (the configured roots, else upstream's
 // defaults) or an allow_paths directory, links resolved: a caller on the
 // bus reads nothing the operator did not name (docs/decisions.md D48).
-func (r *Roots) givenRoots(given []string) (*fsource.Source, error) {
-	src := fsource.New(r.base(), nil, nil, fsource.Roots(given...))
+func (r *Roots) givenRoots(given []string) (*catalog.RootScan, error) {
+	src := r.view.ScanRoots(given...)
 	var allowed []string
 	if r.configured {
-		allowed = r.overlay.RootDirs()
+		allowed = r.view.RootDirs()
 	} else {
-		allowed = fsource.New(r.base(), nil, nil, fsource.Roots(config.UpstreamDefaultRoots...)).RootDirs()
+		allowed = r.view.ScanRoots(config.UpstreamDefaultRoots...).RootDirs()
 	}
-	if r.overlay != nil {
-		allowed = append(allowed, r.overlay.AllowDirs()...)
-	}
+	allowed = append(allowed, r.view.AllowDirs()...)
 	for _, dir := range src.RootDirs() {
 		if !insideAny(dir, allowed) {
 			what := "no roots are configured and allow_paths is empty"
@@ -267,28 +270,28 @@ func insideAny(dir string, dirs []string) bool {
 // overlay's when roots are configured (rescan forces a scan of the
 // watched tree), else the default roots' cached scan (rescan replaces
 // it).
-func (r *Roots) rootSkills(ctx context.Context, rescan bool) ([]fsource.Skill, *fsource.Source) {
+func (r *Roots) rootSkills(ctx context.Context, rescan bool) ([]catalog.FileSkill, fileReader) {
 	if r.configured {
 		if rescan {
 			r.view.Refresh(ctx)
 		}
-		return r.view.Files(ctx).Skills, r.overlay
+		return r.view.Files(ctx).Skills, r.view
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.src == nil {
-		r.src = fsource.New(r.base(), nil, nil, fsource.Roots(config.UpstreamDefaultRoots...))
+		r.src = r.view.ScanRoots(config.UpstreamDefaultRoots...)
 	}
 	if !r.scanned || rescan {
-		r.cached, _ = r.src.SkillsContext(ctx)
+		r.cached = r.src.Skills(ctx)
 		r.scanned = true
 	}
 	return r.cached, r.src
 }
 
 // skillFiles keeps the SKILL.md of each folder under a root, by id.
-func skillFiles(skills []fsource.Skill) []fsource.Skill {
-	var out []fsource.Skill
+func skillFiles(skills []catalog.FileSkill) []catalog.FileSkill {
+	var out []catalog.FileSkill
 	for _, s := range skills {
 		if s.SkillFile && s.Root != "" {
 			out = append(out, s)
@@ -299,7 +302,7 @@ func skillFiles(skills []fsource.Skill) []fsource.Skill {
 
 // withheld reports whether lint.flagged withholds the file sk: the roots
 // functions list what the view would (docs/decisions.md D65).
-func (r *Roots) withheld(src *fsource.Source, sk fsource.Skill) bool {
+func (r *Roots) withheld(src fileReader, sk catalog.FileSkill) bool {
 	if r.view.Flagged() != lint.Withhold {
 		return false
 	}
@@ -310,7 +313,7 @@ func (r *Roots) withheld(src *fsource.Source, sk fsource.Skill) bool {
 // rootEntryOf is a SKILL.md as the roots functions show it: its title is
 // the body's first "# " heading, else the frontmatter name, else the id
 // (D31).
-func rootEntryOf(sk fsource.Skill, readBody func(string) (string, error)) rootEntry {
+func rootEntryOf(sk catalog.FileSkill, readBody func(string) (string, error)) rootEntry {
 	fallback := sk.Name
 	if fallback == "" {
 		fallback = sk.ID
@@ -320,12 +323,4 @@ func rootEntryOf(sk fsource.Skill, readBody func(string) (string, error)) rootEn
 		title = skillmd.TitleOr(body, fallback)
 	}
 	return rootEntry{Description: sk.Description, ID: sk.ID, Path: sk.Path, Title: title}
-}
-
-// base is the overlay's glob base directory, "" without an overlay.
-func (r *Roots) base() string {
-	if r.overlay == nil {
-		return ""
-	}
-	return r.overlay.Base()
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/skillmd"
@@ -413,7 +412,7 @@ func (s *Searcher) refresh(ctx context.Context) error {
 			continue
 		}
 		text, err := s.text(ctx, sk)
-		if errors.Is(err, fsource.ErrNotText) {
+		if errors.Is(err, catalog.ErrNotText) {
 			// A binary file of a skill folder (D69): indexed by its id and
 			// name alone, not read again at every search.
 			text, err = "", nil
@@ -488,7 +487,7 @@ func (s *Searcher) text(ctx context.Context, sk catalog.Skill) (string, error) {
 		}
 		return body, err
 	}
-	b, err := s.view.Source().ReadFile(sk.File.Path)
+	b, err := s.view.ReadFile(sk.File.Path)
 	return string(b), err
 }
 

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/tools"
 )
@@ -39,11 +39,11 @@ type Entry struct {
 // lock's (or invalid); an approved skill is still not served, with the
 // reason, when its name is reserved (D36) or, tool by tool, when an
 // earlier skill in the listing already serves the same function id.
-func Classify(skills []fsource.Skill, read func(path string) ([]byte, error), lock tools.Lock) []Entry {
+func Classify(skills []catalog.FileSkill, read func(path string) ([]byte, error), lock tools.Lock) []Entry {
 	var entries []Entry
 	taken := map[string]bool{}
 	for _, sk := range skills {
-		if !strings.EqualFold(filepath.Base(sk.Path), fsource.SkillFile) {
+		if !strings.EqualFold(filepath.Base(sk.Path), catalog.SkillFile) {
 			continue
 		}
 		raw, err := read(sk.Path)

@@ -17,8 +17,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/tools"
 )
@@ -45,7 +45,7 @@ type Options struct {
 	// ReadFile reads a listed SKILL.md: the overlay's Source.ReadFile,
 	// which refuses a file that lies outside the roots once opened (it
 	// may have been swapped for a link since it was listed). Default:
-	// fsource.ReadFile, which knows no roots.
+	// catalog.ReadFile, which knows no roots.
 	ReadFile func(path string) ([]byte, error)
 }
 
@@ -57,7 +57,7 @@ type Set struct {
 	log  *zap.Logger
 
 	mu     sync.Mutex
-	skills []fsource.Skill
+	skills []catalog.FileSkill
 	lock   tools.Lock
 	stamp  lockStamp
 	served map[string]string // function id -> sha256 of the file it came from
@@ -76,7 +76,7 @@ func New(opts Options) *Set {
 		opts.LockPoll = DefaultLockPoll
 	}
 	if opts.ReadFile == nil {
-		opts.ReadFile = fsource.ReadFile
+		opts.ReadFile = catalog.ReadFile
 	}
 	s := &Set{opts: opts, log: opts.Logger, served: map[string]string{}}
 	s.reloadLockLocked()
@@ -117,7 +117,7 @@ func (s *Set) Close() {
 
 // Sync takes the overlay's current skills and serves the approved tools
 // among them.
-func (s *Set) Sync(skills []fsource.Skill) {
+func (s *Set) Sync(skills []catalog.FileSkill) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.skills = skills
@@ -268,7 +268,7 @@ func mustJSON(v any) json.RawMessage {
 
 // lockStamp tells whether tools.lock changed: its stamp, or missing.
 type lockStamp struct {
-	stamp   fsource.Stamp
+	stamp   catalog.Stamp
 	present bool
 }
 
@@ -281,5 +281,5 @@ func stampLock(path string) lockStamp {
 	if err != nil {
 		return lockStamp{}
 	}
-	return lockStamp{stamp: fsource.StampOf(fi), present: true}
+	return lockStamp{stamp: catalog.StampOf(fi), present: true}
 }

@@ -118,12 +118,15 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	skillsChanged := w.client.ProvideTriggerType(triggerTypes[0])
 	promptsChanged := w.client.ProvideTriggerType(triggerTypes[1])
 	w.triggerTypes = len(triggerTypes)
+	// Replicas on one engine take over from each other (docs/decisions.md D72).
+	w.client.FollowReplicas("skills::replica::" + iii.UniqueSuffix())
+	w.client.OnTakeOver(func() { w.cat.CatchUp() })
 	skillsScope := catalog.NewSkillsScope(cfg.Scopes.Skills, int64(cfg.CacheBytes))
 	w.skills = skillsScope
 	promptsScope := catalog.NewPromptsScope(cfg.Scopes.Prompts)
 	w.cat = catalog.New(w.client, cfg.StateTimeout(), log.Named("catalog"), skillsScope, promptsScope)
-	src := fsource.New(cfg.GlobBase(), cfg.Skills, cfg.Prompts, fsource.AllowPaths(cfg.AllowDirs()...),
-		fsource.MaxFiles(cfg.MaxFiles), fsource.Roots(cfg.Roots...))
+	w.cat.SetRereaders(catalog.ConcurrentRereads) // keeps up with another replica's writes (D72)
+	src := fsource.FromConfig(cfg)
 	w.tools = newToolSet(cfg, w.client, src, log)
 	if len(cfg.Skills)+len(cfg.Prompts)+len(cfg.Roots) > 0 {
 		// Files are watched and listings read the watch's snapshot; file
@@ -155,7 +158,11 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		IndexMaxTokens:   cfg.IndexMaxTokens,
 	})
 	// Writes no state event announced are found by the reconcile, and
-	// every change another writer made is announced once (D73).
+	// every change another writer made (another replica, another engine
+	// sharing the store, any state client) is announced once, on this one
+	// path. Only the replica the engine sends a type's subscribers to
+	// holds any (iii/probe.go), so the others' announcements reach no one
+	// (D72, D73).
 	w.cat.SetReconcileInterval(cfg.Reconcile())
 	w.cat.OnChange(announceStored(w.reg, cfg.Scopes))
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)

@@ -10,7 +10,13 @@ package wire
 // JSON. sizeHint is the result's expected size, 0 if unknown. resultLen
 // is how many bytes the result took.
 func EncodeResult(m InvocationResult, sizeHint int, appendResult func(dst []byte) []byte) (frame []byte, resultLen int) {
-	e := encoder{buf: make([]byte, 0, 256+sizeHint)}
+	return AppendResult(make([]byte, 0, 256+sizeHint), m, appendResult)
+}
+
+// AppendResult is EncodeResult writing the frame at the end of dst, which
+// it grows as append does: a caller that reuses frames passes one back.
+func AppendResult(dst []byte, m InvocationResult, appendResult func(dst []byte) []byte) (frame []byte, resultLen int) {
+	e := encoder{buf: dst}
 	e.open(m)
 	e.str(fInvocationID, m.InvocationID, true).str(fFunctionID, m.FunctionID, true)
 	e.key(fResult)
