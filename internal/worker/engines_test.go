@@ -87,6 +87,14 @@ func TestTwoEnginesOnOneRedisConverge(t *testing.T) {
 		if err := r.srv.WaitBinding(ctx, "heard-"+name); err != nil {
 			t.Fatal(err)
 		}
+		// A subscriber is promised the changes after a worker has loaded
+		// its scopes, not a replay of what the first load found (D73, 3):
+		// the steps begin once both have.
+		select {
+		case <-w.cat.Settled():
+		case <-ctx.Done():
+			t.Fatalf("engine %s's worker did not load its scopes", name)
+		}
 		pair[i] = r
 	}
 
