@@ -361,24 +361,14 @@ func registerSequential(b *testing.B, r *processRig, rounds int) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// processesCPU is the CPU time (user and system) each of pids has used,
-// from /proc/PID/stat, in the kernel's clock ticks (10 ms); summed over
-// thousands of calls the ticks fall on each kind of call in proportion to
-// its cost.
+// processesCPU is the CPU time (user and system) each of pids has used
+// (procCPU), in the kernel's clock ticks (10 ms); summed over thousands of
+// calls the ticks fall on each kind of call in proportion to its cost.
 func processesCPU(tb testing.TB, pids [2]int) [2]time.Duration {
 	tb.Helper()
 	var out [2]time.Duration
 	for i, pid := range pids {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		// Fields after the command's closing parenthesis: state is the
-		// first, utime the 12th and stime the 13th.
-		fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-		utime, _ := strconv.ParseInt(fields[11], 10, 64)
-		stime, _ := strconv.ParseInt(fields[12], 10, 64)
-		out[i] = time.Duration(utime+stime) * 10 * time.Millisecond
+		out[i] = procCPU(tb, pid)
 	}
 	return out
 }

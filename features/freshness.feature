@@ -3,8 +3,10 @@ Feature: Fresh from the engine
   The worker serves from memory, and what it serves follows the engine's
   state (docs/decisions.md D18, D23): a write by another worker on the same
   scope (another replica, or the 0.2 Rust worker) is served within one state
-  event; after an outage the worker loads everything again; an engine that
-  cannot report state changes gets every state read asked of it, as 0.2 did.
+  event; a write through another engine sharing the store, which sends this
+  one no state event, within reconcile_ms (D73); after an outage the worker
+  loads everything again; an engine that cannot report state changes gets
+  every state read asked of it, as 0.2 did.
 
   Scenario: a skill another worker writes, rewrites and deletes is followed within one state event
     Given the skill "mine" is registered with body:
@@ -44,6 +46,36 @@ Feature: Fresh from the engine
     Then within 2000 ms, reading "iii://theirs" fails with code "not_found"
     When I call "skills::list"
     Then the result at "skills" has 1 item
+
+  Scenario: a skill written and deleted through another engine, with no state event here, is served within reconcile_ms and announced once
+    Given the worker config has:
+      """
+      {"reconcile_ms": 200}
+      """
+    And the skill "mine" is registered
+    Then 1 "skills::on-change" event arrives within 3000 ms
+    When through another engine, the skills scope gets the row "theirs":
+      """
+      {"id": "theirs", "skill": "# Theirs\n\nWritten through engine B.", "registered_at": "2026-11-23T00:00:00.000000000+00:00"}
+      """
+    Then within 2000 ms, reading "iii://theirs" gives:
+      """
+      # Theirs
+
+      Written through engine B.
+      """
+    And 2 "skills::on-change" events arrive within 3000 ms
+    When through another engine, the skills scope loses the row "theirs"
+    Then within 2000 ms, reading "iii://theirs" fails with code "not_found"
+    And the "skills::on-change" events are:
+      """
+      [{"op": "register", "id": "mine"}, {"op": "register", "id": "theirs"}, {"op": "unregister", "id": "theirs"}]
+      """
+    When I call "skills::diagnostics"
+    Then the result contains:
+      """
+      {"catalog": {"mode": "live", "freshness": {"reconcile_ms": 200, "changes_by_reconcile": 2}}}
+      """
 
   Scenario: a row another worker writes that does not decode leaves the skill as it was, and says so once
     Given the skill "shaky" is registered with body:

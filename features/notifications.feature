@@ -17,6 +17,20 @@ Feature: Change notifications
       """
     And no "prompts::on-change" event arrives before a marker change
 
+  Scenario: a row another worker writes or deletes fires skills::on-change once, as a registration would
+    Given the skill "alpha" is registered
+    Then 1 "skills::on-change" event arrives within 3000 ms
+    When the skills scope holds the row "theirs":
+      """
+      {"id": "theirs", "skill": "# Theirs", "registered_at": "2026-11-23T00:00:00.000000000+00:00"}
+      """
+    Then 2 "skills::on-change" events arrive within 3000 ms
+    When the skills scope loses the row "theirs"
+    Then the "skills::on-change" events are:
+      """
+      [{"op": "register", "id": "alpha"}, {"op": "register", "id": "theirs"}, {"op": "unregister", "id": "theirs"}]
+      """
+
   Scenario: skills::unregister fires skills::on-change
     Given the skill "alpha" is registered
     When I call "skills::unregister" with:

@@ -52,6 +52,18 @@ func (w *world) engineSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the engine comes back$`, w.engineBack)
+	// Through another engine sharing the store: the row changes and this
+	// engine fires no state event (docs/decisions.md D73).
+	sc.Step(`^through another engine, the (skills|prompts) scope gets the row "([^"]*)":$`, func(which, key string, doc *godog.DocString) error {
+		raw, err := w.payload(doc.Content)
+		if err != nil {
+			return err
+		}
+		return w.writeUnannounced(which, key, raw)
+	})
+	sc.Step(`^through another engine, the (skills|prompts) scope loses the row "([^"]*)"$`, func(which, key string) error {
+		return w.writeUnannounced(which, key, nil)
+	})
 	sc.Step(`^within (\d+) ms, reading "([^"]*)" gives:$`, func(ms int, uri string, doc *godog.DocString) error {
 		want := w.expand(doc.Content)
 		return w.readUntil(ms, uri, func() error {
@@ -96,6 +108,22 @@ func (w *world) ownEngine(opts engine.Options) error {
 	}
 	w.own = l
 	return nil
+}
+
+// writeUnannounced writes raw at key of the scope (nil deletes it) in the
+// scenario's local engine without a state event, as a write through
+// another engine sharing its store looks from this one.
+func (w *world) writeUnannounced(which, key string, raw json.RawMessage) error {
+	l, err := w.link()
+	if err != nil {
+		return err
+	}
+	srv := l.local()
+	if srv == nil {
+		return errors.New("a write through another engine is made in a local engine's store: this run's engine is external")
+	}
+	w.engineUsed = true
+	return srv.WriteStateUnannounced(w.scope(which), key, raw)
 }
 
 // downEngine is the scenario's own engine, which must be down.

@@ -12,7 +12,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/iii/wire"
@@ -52,14 +51,19 @@ type Catalog struct {
 	events      *keyQueue     // keys to read again, from the state trigger
 	reload      chan struct{} // capacity 1: a scope asks to be loaded again
 	engineEvent chan struct{} // capacity 1: the engine's workers or functions changed (state_watch.go)
-	foreign     foreignChanges
-	rereaders   int // SetRereaders's; 0 reads as 1
+	rereaders   int           // SetRereaders's; 0 reads as 1
 
 	// pageLimit and pageBytes size the pages of a paged load
 	// (load_pages.go); noPages is the connection whose engine has no
 	// state::list_entries. noPages belongs to followConnections.
 	pageLimit, pageBytes int
 	noPages              string
+
+	// The reconcile (reconcile.go): its interval, the function told of
+	// each change found, and a request for a pass now.
+	reconcileEvery time.Duration
+	onChange       func(Change)
+	reconcileNow   chan struct{} // capacity 1
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -70,8 +74,10 @@ type Catalog struct {
 	modeChanged chan struct{}  // closed and replaced when mode is set
 	settled     chan struct{}  // closed once the first connection's scopes are served (Settled)
 	settleOnce  sync.Once
-	reported    bool                // the read-through fallback was logged
-	undecodable map[string][32]byte // scope NUL key -> sha256 of the bad value last logged
+	reported    bool                    // the read-through fallback was logged
+	undecodable map[string][32]byte     // scope NUL key -> sha256 of the bad value last logged
+	byReconcile map[stateEvent]struct{} // keys queued by a reconcile pass, not yet read again
+	fresh       Freshness               // without ReconcileInterval
 }
 
 // Modes of the catalog, for diagnostics.
@@ -96,19 +102,21 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 	}
 	suffix := iii.UniqueSuffix()
 	c := &Catalog{
-		engine:      engine,
-		log:         log,
-		timeout:     timeout,
-		scopes:      scopes,
-		suffix:      suffix,
-		functionID:  "skills::catalog::state-" + suffix,
-		events:      newKeyQueue(),
-		reload:      make(chan struct{}, 1),
-		engineEvent: make(chan struct{}, 1),
-		pageLimit:   pageLimit,
-		pageBytes:   pageBytes,
-		dropped:     map[string]int{},
-		undecodable: map[string][32]byte{},
+		engine:       engine,
+		log:          log,
+		timeout:      timeout,
+		scopes:       scopes,
+		suffix:       suffix,
+		functionID:   "skills::catalog::state-" + suffix,
+		events:       newKeyQueue(),
+		reload:       make(chan struct{}, 1),
+		engineEvent:  make(chan struct{}, 1),
+		reconcileNow: make(chan struct{}, 1),
+		byReconcile:  map[stateEvent]struct{}{},
+		pageLimit:    pageLimit,
+		pageBytes:    pageBytes,
+		dropped:      map[string]int{},
+		undecodable:  map[string][32]byte{},
 
 		modeChanged: make(chan struct{}),
 		settled:     make(chan struct{}),
@@ -124,6 +132,11 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 	for _, s := range scopes {
 		s.onInvalid = c.requestReload
 		s.onWrite = func(key string) { c.events.push(stateEvent{Scope: s.Name(), Key: key}) }
+		s.onLoadChanges = func(changes []KeyChange) {
+			for _, ch := range changes {
+				c.changed(Change{Scope: s.Name(), Key: ch.Key, Removed: ch.Removed, Found: FoundLoad})
+			}
+		}
 	}
 	engine.RegisterFunction(iii.Function{
 		ID:          c.functionID,
@@ -187,7 +200,7 @@ func (c *Catalog) Close() {
 // delivery; repeated events for one key waiting in the queue are read
 // once.
 func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) {
-	ev, value, old, err := readStateEvent(req.Data)
+	ev, value, err := readStateEvent(req.Data)
 	if err != nil {
 		c.log.Warn("state event that does not decode ignored", zap.String("reason", ids.Clip(err.Error())))
 		return nil, nil
@@ -200,18 +213,17 @@ func (c *Catalog) onStateEvent(_ context.Context, req iii.Request) (any, error) 
 			return nil, nil
 		}
 	}
-	c.markForeign(ev, foreignEvent{before: contract.Present(old) != nil, after: contract.Present(value) != nil})
 	c.events.push(ev)
 	return nil, nil
 }
 
-// readStateEvent reads the scope, the key and the raw new and old values
-// of a state trigger payload. Absent or null fields read as empty, as
+// readStateEvent reads the scope, the key and the raw new value of a
+// state trigger payload. Absent or null fields read as empty, as
 // encoding/json would read them into stateEvent.
-func readStateEvent(data []byte) (ev stateEvent, newValue, oldValue json.RawMessage, err error) {
-	m, err := wire.Members(data, "scope", "key", "new_value", "old_value")
+func readStateEvent(data []byte) (ev stateEvent, newValue json.RawMessage, err error) {
+	m, err := wire.Members(data, "scope", "key", "new_value")
 	if err != nil {
-		return stateEvent{}, nil, nil, err
+		return stateEvent{}, nil, err
 	}
 	fields := []struct {
 		name string
@@ -220,11 +232,11 @@ func readStateEvent(data []byte) (ev stateEvent, newValue, oldValue json.RawMess
 	for i, f := range fields {
 		if v := m[i]; v != nil && string(v) != "null" {
 			if *f.dst, err = wire.String(v); err != nil {
-				return stateEvent{}, nil, nil, fmt.Errorf("field %q: %w", f.name, err)
+				return stateEvent{}, nil, fmt.Errorf("field %q: %w", f.name, err)
 			}
 		}
 	}
-	return ev, m[2], m[3], nil
+	return ev, m[2], nil
 }
 
 // applyEvents reads again the key of every state event; SetRereaders's
@@ -244,30 +256,22 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 	}
 }
 
-// applyEvent reads again the key of one state event.
+// applyEvent reads again the key of one event, or of one key a reconcile
+// pass found changed (reconcile.go): a change it applies is a Change
+// found where the key was queued from.
 func (c *Catalog) applyEvent(ctx context.Context, ev stateEvent) {
-	tell, said, foreign := c.takeForeign(ev)
+	found := FoundEvent
+	if c.takeFound(ev) {
+		found = FoundReconcile
+	}
 	for _, s := range c.scopes {
-		if s.Name() != ev.Scope {
-			continue
+		if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
+			continue // the load reads the key, and says what it changed (loadChanges)
 		}
-		if s.Defer(ev.Key) || !s.Valid() {
-			// The load reads the key; the change is told as its event
-			// said (foreign.go).
-			if foreign && (said.before || said.after) {
-				tell(ForeignChange{Scope: ev.Scope, Key: ev.Key, Present: said.after})
-			}
-			continue
-		}
-		before := foreign && present(s, ev.Key)
-		if err := c.reread(ctx, s, ev.Key); err != nil && ctx.Err() == nil {
+		if err := c.reread(ctx, s, ev.Key, found); err != nil && ctx.Err() == nil {
 			c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
 				zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
 			s.Invalidate()
-			continue
-		}
-		if after := foreign && present(s, ev.Key); before || after {
-			tell(ForeignChange{Scope: ev.Scope, Key: ev.Key, Present: after})
 		}
 	}
 }
@@ -275,8 +279,9 @@ func (c *Catalog) applyEvent(ctx context.Context, ev stateEvent) {
 // reread applies the engine's current value of key to s, unless the
 // entry changed while the value was being fetched (that change queued a
 // re-read of its own, whose answer is newer). A value that does not
-// decode is logged, once per event, and leaves the entry as it was.
-func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
+// decode is logged, once per event, and leaves the entry as it was. A
+// value that changes the entry is a Change found where found says.
+func (c *Catalog) reread(ctx context.Context, s *Scope, key, found string) error {
 	gen := s.Gen(key)
 	res, err := c.call(ctx, "state::get", map[string]string{"scope": s.Name(), "key": key})
 	if err != nil {
@@ -285,7 +290,10 @@ func (c *Catalog) reread(ctx context.Context, s *Scope, key string) error {
 	if res = bytes.TrimSpace(res); len(res) == 0 {
 		res = nil
 	}
-	err = s.ApplyIfUnchanged(key, res, gen)
+	changed, err := s.applyIfUnchanged(key, res, gen)
+	if changed {
+		c.changed(Change{Scope: s.Name(), Key: key, Removed: res == nil, Found: found})
+	}
 	if c.noteUndecodable(s.Name(), key, res, err) {
 		c.log.Warn("catalog: a changed value does not decode; the entry is kept as it was",
 			zap.String("scope", s.Name()), zap.String("key", ids.Unquoted(key)), zap.String("reason", ids.Unquoted(err.Error())))

@@ -50,6 +50,8 @@ func (c *Catalog) followConnections(ctx context.Context, connections <-chan stri
 	defer c.wg.Done()
 	watch := &stateWatch{c: c}
 	defer watch.stopTimer()
+	rt := c.newReconcileTimer()
+	defer rt.stop()
 	current := ""
 	for {
 		select {
@@ -65,7 +67,9 @@ func (c *Catalog) followConnections(ctx context.Context, connections <-chan stri
 			case stateTypePresent:
 				watch.stop()
 				c.setMode(ModeLive)
+				start := time.Now()
 				c.loadAll(ctx, current)
+				rt.again(time.Since(start)) // a load compares everything: the next pass is an interval on
 				c.settle()
 			case stateTypeAbsent:
 				c.setMode(ModeReadThrough)
@@ -78,7 +82,9 @@ func (c *Catalog) followConnections(ctx context.Context, connections <-chan stri
 			}
 		case <-c.reload:
 			if current != "" && c.Mode() == ModeLive {
+				start := time.Now()
 				c.loadAll(ctx, current)
+				rt.again(time.Since(start))
 			}
 		case <-watch.due():
 			c.recheck(ctx, current, watch, false)
@@ -86,6 +92,10 @@ func (c *Catalog) followConnections(ctx context.Context, connections <-chan stri
 			if watch.waiting {
 				c.recheck(ctx, current, watch, true)
 			}
+		case <-rt.due():
+			rt.again(c.reconcileLive(ctx, current))
+		case <-c.reconcileNow:
+			c.reconcileLive(ctx, current)
 		case <-ctx.Done():
 			return
 		}
@@ -192,27 +202,13 @@ func (c *Catalog) load(ctx context.Context, s *Scope, connection string) error {
 	s.BeginLoad()
 	l := s.newLoad()
 	var listed int64
-	add := func(v json.RawMessage) {
+	err := c.listScope(ctx, s.Name(), connection, func(v json.RawMessage) {
 		listed += int64(len(v))
 		l.add(v)
-	}
-	err := errNoPages
-	if c.noPages != connection {
-		err = c.listPages(ctx, s.Name(), add)
-	}
-	var refused *pagesRefused
-	switch {
-	case errors.Is(err, errNoPages):
-		c.noPages = connection // asked once per connection
-	case errors.As(err, &refused):
-		c.log.Info("catalog: the paged listing cannot give this scope whole; it is loaded with state::list",
-			zap.String("scope", s.Name()), zap.Error(err))
-	}
-	if errors.Is(err, errNoPages) || refused != nil {
+	}, func() {
 		l.reset()
 		listed = 0
-		err = c.listEach(ctx, s.Name(), add)
-	}
+	})
 	if err != nil {
 		l.abort()
 		s.AbortLoad()
@@ -221,6 +217,7 @@ func (c *Catalog) load(ctx context.Context, s *Scope, connection string) error {
 	for _, key := range s.finishLoad(l) {
 		c.events.push(stateEvent{Scope: s.Name(), Key: key})
 	}
+	c.loaded()
 	if listed > largeLoadBytes {
 		// The values and the bodies beyond the budget are garbage now;
 		// give their memory back at once rather than over the next
@@ -230,6 +227,43 @@ func (c *Catalog) load(ctx context.Context, s *Scope, connection string) error {
 	}
 	c.log.Info("catalog loaded", zap.String("scope", s.Name()), zap.Int("entries", s.Len()))
 	return nil
+}
+
+// listScope calls each with every value of the scope, in pages of
+// state::list_entries where the engine has them (listPages), else with
+// one streamed state::list (listEach). A paged listing the engine cannot
+// finish is started again with state::list, after restart (when given)
+// drops what each was handed. It belongs to followConnections, which owns
+// noPages.
+func (c *Catalog) listScope(ctx context.Context, scope, connection string, each func(json.RawMessage), restart func()) error {
+	err := errNoPages
+	if c.noPages != connection {
+		err = c.listPages(ctx, scope, each)
+	}
+	var refused *pagesRefused
+	switch {
+	case errors.Is(err, errNoPages):
+		c.noPages = connection // asked once per connection
+	case errors.As(err, &refused):
+		c.log.Info("catalog: the paged listing cannot give this scope whole; it is listed with state::list",
+			zap.String("scope", scope), zap.Error(err))
+	}
+	if errors.Is(err, errNoPages) || refused != nil {
+		if restart != nil {
+			restart()
+		}
+		err = c.listEach(ctx, scope, each)
+	}
+	return err
+}
+
+// reconcileLive runs a reconcile pass while the catalog is live on a
+// connection, and returns how long it took.
+func (c *Catalog) reconcileLive(ctx context.Context, connection string) time.Duration {
+	if connection == "" || c.Mode() != ModeLive {
+		return 0
+	}
+	return c.reconcile(ctx, connection)
 }
 
 // elementCaller is an Engine that can hand over the elements of an array

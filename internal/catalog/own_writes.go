@@ -52,33 +52,46 @@ func (s *Scope) beginOwnWrite(key string) {
 // failed, or its answer was lost: if the engine applied it after all, its
 // event is not the echo of any answer, and it is read again then.
 func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
-	s.endOwn(key, d, sum, false)
-}
-
-// deletedSum stands for the new value of a delete's state event: null
-// (docs/decisions.md D72: a delete is an own write too, so that its
-// event is not taken for another writer's change).
-var deletedSum = sumOf([]byte("null"))
-
-// endOwnDelete records the answer of an own delete of key that
-// succeeded: the key is gone, and the event with a null new value is
-// its echo.
-func (s *Scope) endOwnDelete(key string) {
-	s.endOwn(key, nil, deletedSum, true)
-}
-
-func (s *Scope) endOwn(key string, d *Decoded, sum valueSum, deleted bool) {
 	if d != nil {
+		// The hash the reconcile compares is the stored value's, as the
+		// engine echoed it (reconcile.go, docs/decisions.md D73).
+		d.sum = sum
 		// The body goes to the BodyStore as a loaded or re-read one does
 		// (D54): kept on the heap, every registered body would stay there
 		// for as long as the worker runs (issue 28: RSS 3.4× the bodies
 		// after 10,000 registers).
 		s.stash(d)
 	}
+	if s.endOwn(key, d, sum, false) && s.onWrite != nil {
+		s.onWrite(key)
+	}
+}
+
+// deletedSum is the hash of a delete's new value in its state event:
+// null.
+var deletedSum = sumOf([]byte("null"))
+
+// endOwnDelete records the answer of an own delete of key that
+// succeeded: the entry goes, and the delete's state event is its echo, as
+// a write's is, so an event that arrives before the answer is not taken
+// for another writer's change and announced twice (docs/decisions.md
+// D72, D73). The key is read again shortly after all the same, in case
+// another worker's write raced the delete (D18).
+func (s *Scope) endOwnDelete(key string) {
+	s.endOwn(key, nil, deletedSum, true)
+	if s.onWrite != nil {
+		s.onWrite(key)
+	}
+}
+
+// endOwn is the answer of an own write (d, nil when it failed) or of an
+// own delete that succeeded (deleted) of key, and sum the hash its state
+// event will carry. It reports whether the key must be read again.
+func (s *Scope) endOwn(key string, d *Decoded, sum valueSum, deleted bool) (reread bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	w := s.own[key]
 	w.inflight--
-	reread := false
 	if d != nil || deleted {
 		if i := slices.Index(w.early, sum); i >= 0 {
 			w.early = slices.Delete(w.early, i, i+1) // its event came first
@@ -97,11 +110,7 @@ func (s *Scope) endOwn(key string, d *Decoded, sum valueSum, deleted bool) {
 		w.early = nil
 		reread = true
 	}
-	reread = s.settleLocked(key, w) || reread
-	s.mu.Unlock()
-	if reread && s.onWrite != nil {
-		s.onWrite(key)
-	}
+	return s.settleLocked(key, w) || reread
 }
 
 // ownEvent reports whether the state event of key, whose new value has

@@ -15,9 +15,10 @@ type Decoded struct {
 	Body    string // kept while the body budget allows: what a read needs
 	Err     error  // the value does not decode: reads report it, listings skip it
 
-	noBody bool   // the body was dropped for the budget: do not cache ""
-	ref    uint64 // the body is in the scope's BodyStore under this handle (stash), Body is ""
-	size   int64  // the body's length, wherever it is
+	noBody bool     // the body was dropped for the budget: do not cache ""
+	ref    uint64   // the body is in the scope's BodyStore under this handle (stash), Body is ""
+	size   int64    // the body's length, wherever it is
+	sum    valueSum // the hash of the stored value's bytes, zero when unknown (reconcile.go)
 }
 
 // Decoder turns a stored value into an entry. ok is false when not even a
@@ -67,11 +68,27 @@ type Scope struct {
 	// own holds the own writes not yet settled, by key (own_writes.go).
 	own map[string]*ownWrite
 
+	// keyField names the member of a value that holds its key, for the
+	// reconcile to read it without decoding (keyOf); "" decodes.
+	keyField string
+	// sameSummary reports whether two summaries describe the same row,
+	// for the scopes whose summary holds all a change is about
+	// (reconcile.go); nil: only a value's bytes tell.
+	sameSummary func(a, b any) bool
+	passes      uint64 // reconcile passes begun (reconcile.go)
+
+	// loadedOnce is set by the first load that replaced the content:
+	// the loads after it announce what they changed (reconcile.go).
+	loadedOnce bool
+
 	// Set by the Catalog that feeds the scope: a scope invalidated
 	// outside a load asks for a reload; a key the scope cannot vouch for
 	// after an own write or delete asks to be read again.
 	onInvalid func()
 	onWrite   func(key string)
+	// onLoadChanges hears what a load after the first changed
+	// (reconcile.go).
+	onLoadChanges func(changes []KeyChange)
 }
 
 type entry struct {
@@ -79,9 +96,11 @@ type entry struct {
 	gen     uint64 // changes with every new value of the entry
 	summary any
 	err     error
-	body    string // on the heap, when ref is 0
-	ref     uint64 // the body's handle in the scope's BodyStore; 0: none
-	size    int64  // the body's length, wherever it is
+	body    string   // on the heap, when ref is 0
+	ref     uint64   // the body's handle in the scope's BodyStore; 0: none
+	size    int64    // the body's length, wherever it is
+	sum     valueSum // the hash of the value's bytes as the engine sent them (reconcile.go)
+	seen    uint64   // the last reconcile pass that listed the key (reconcile.go)
 	hasBody bool
 	lruElem *list.Element // in Scope.lru while hasBody
 }
@@ -224,6 +243,7 @@ func (s *Scope) Put(key string, raw json.RawMessage) {
 		s.Invalidate()
 		return
 	}
+	d.sum = sumOf(raw)
 	s.stash(&d)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -250,45 +270,48 @@ func (s *Scope) Gen(key string) uint64 {
 // (the last value that did) and the decoding error is returned, for the
 // caller to report.
 func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) error {
+	_, err := s.applyIfUnchanged(key, raw, gen)
+	return err
+}
+
+// applyIfUnchanged is ApplyIfUnchanged reporting what it did: changed is
+// true when the entry's value is now another (by its bytes' hash) or its
+// presence changed, so a change read twice (found by a reconcile, then
+// by its event) counts once (reconcile.go).
+func (s *Scope) applyIfUnchanged(key string, raw json.RawMessage, gen uint64) (changed bool, err error) {
 	var d Decoded
 	if raw != nil {
 		var ok bool
 		if d, ok = s.decode(raw); ok && d.Key != key {
 			s.Invalidate() // as Put does: such a row cannot be mirrored
-			return nil
+			return false, nil
 		}
 		if d.Err != nil {
-			return d.Err
+			return false, d.Err
 		}
+		d.sum = sumOf(raw)
 		s.stash(&d)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	current := uint64(0)
-	if el, ok := s.entries[key]; ok {
+	el, present := s.entries[key]
+	if present {
 		current = el.gen
 	}
 	if current != gen {
 		s.unstash(d)
-		return nil
+		return false, nil
 	}
 	if raw == nil {
 		s.deleteLocked(key)
+		changed = present
 	} else {
+		changed = !present || el.sum != d.sum && !s.sameContent(el, d)
 		s.putLocked(key, d)
 	}
 	s.markLocked(key)
-	return nil
-}
-
-// DeleteOwn is Delete for the worker's own delete, applied before the call
-// answers (docs/decisions.md D18); the key is read again shortly after, so
-// that a newer value written meanwhile by another worker wins.
-func (s *Scope) DeleteOwn(key string) {
-	s.Delete(key)
-	if s.onWrite != nil {
-		s.onWrite(key)
-	}
+	return changed, nil
 }
 
 // Delete removes key.
@@ -313,7 +336,7 @@ func (s *Scope) putLocked(key string, d Decoded) {
 		}
 	}
 	s.gens++
-	en.gen, en.summary, en.err = s.gens, d.Summary, d.Err
+	en.gen, en.summary, en.err, en.sum = s.gens, d.Summary, d.Err, d.sum
 	if d.Err == nil && !d.noBody {
 		s.keepBodyLocked(en, d)
 	} else {

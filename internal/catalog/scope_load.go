@@ -65,6 +65,7 @@ func (l *scopeLoad) add(v json.RawMessage) {
 		l.unkeyed = true
 		return
 	}
+	d.sum = sumOf(v)
 	if d.Err == nil {
 		if size := int64(len(d.Body)); l.bodies+size <= l.s.budget {
 			l.bodies += size
@@ -95,18 +96,27 @@ func (l *scopeLoad) reset() {
 // the scope was invalidated (a value it cannot mirror was written) leaves
 // it invalid and asks for another, outside the lock.
 func (s *Scope) finishLoad(l *scopeLoad) (reread []string) {
-	reread, stale := s.replaceContent(l)
+	reread, changes, stale := s.replaceContent(l)
 	if stale && s.onInvalid != nil {
 		s.onInvalid()
+	}
+	if len(changes) > 0 && s.onLoadChanges != nil {
+		s.onLoadChanges(changes)
 	}
 	return reread
 }
 
 // replaceContent puts l's snapshot in place under the lock; stale reports
 // an invalidation during the load, which the scope does not vouch over.
-func (s *Scope) replaceContent(l *scopeLoad) (reread []string, stale bool) {
+// After the first load, changes are the keys whose value the snapshot
+// changed (loadChanges).
+func (s *Scope) replaceContent(l *scopeLoad) (reread []string, changes []KeyChange, stale bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.loadedOnce {
+		changes = s.loadChanges(s.entries, l.decoded, s.dirty)
+	}
+	s.loadedOnce = true
 	kept := make(map[string]*entry, len(s.dirty))
 	for key := range s.dirty {
 		if el, ok := s.entries[key]; ok {
@@ -132,7 +142,7 @@ func (s *Scope) replaceContent(l *scopeLoad) (reread []string, stale bool) {
 	}
 	for key := range s.dirty {
 		if en, ok := kept[key]; ok {
-			s.putLocked(key, Decoded{Summary: en.summary, Body: en.body, Err: en.err, noBody: !en.hasBody, ref: en.ref, size: en.size})
+			s.putLocked(key, Decoded{Summary: en.summary, Body: en.body, Err: en.err, noBody: !en.hasBody, ref: en.ref, size: en.size, sum: en.sum})
 		}
 		reread = append(reread, key)
 	}
@@ -144,7 +154,7 @@ func (s *Scope) replaceContent(l *scopeLoad) (reread []string, stale bool) {
 	stale = s.stale && !s.orphans // an orphaned load is followed by the new connection's
 	s.loading, s.dirty, s.pending, s.valid, s.stale = false, nil, nil, !s.orphans && !s.stale, false
 	s.bumpLocked()
-	return reread, stale
+	return reread, changes, stale
 }
 
 // AbortLoad ends a load that could not complete; the scope stays invalid.

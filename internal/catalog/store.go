@@ -109,21 +109,22 @@ func newValue(res json.RawMessage) json.RawMessage {
 	return contract.Present(m[0])
 }
 
-// delete removes key and reports whether a value was there.
+// delete removes key and reports whether a value was there. The mirror
+// follows the delete as it follows an own write (own_writes.go): its
+// state event is recognised as the echo, however early it comes.
 func (s store) delete(ctx context.Context, key string) (removed bool, err error) {
 	if s.mirror != nil {
 		s.mirror.beginOwnWrite(key)
 	}
 	res, err := s.call(ctx, "state::delete", stateKey{s.scope, key})
-	if s.mirror != nil && err != nil {
-		s.mirror.endOwnWrite(key, nil, valueSum{})
-	}
 	if err != nil {
+		if s.mirror != nil {
+			s.mirror.endOwnWrite(key, nil, valueSum{})
+		}
 		return false, err
 	}
 	if s.mirror != nil {
 		s.mirror.endOwnDelete(key)
-		s.mirror.DeleteOwn(key)
 	}
 	return contract.Present(res) != nil, nil
 }

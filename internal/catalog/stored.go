@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/iii-hq/skills-go/internal/contract"
@@ -20,13 +21,19 @@ import (
 // NewSkillsScope returns the catalog scope for skill rows, keeping up to
 // cacheBytes of bodies (docs/decisions.md D17).
 func NewSkillsScope(scope string, cacheBytes int64) *Scope {
-	return NewScope(scope, decodeSkillEntry, cacheBytes)
+	s := NewScope(scope, decodeSkillEntry, cacheBytes)
+	s.keyField = "id"
+	s.sameSummary = sameSkill
+	return s
 }
 
 // NewPromptsScope returns the catalog scope for prompt rows (small: they
 // are kept whole, as summaries).
 func NewPromptsScope(scope string) *Scope {
-	return NewScope(scope, decodePromptEntry, 0)
+	s := NewScope(scope, decodePromptEntry, 0)
+	s.keyField = "name"
+	s.sameSummary = func(a, b any) bool { return reflect.DeepEqual(a, b) } // a prompt's summary is its row
+	return s
 }
 
 func decodeSkillEntry(raw json.RawMessage) (Decoded, bool) {
@@ -51,6 +58,13 @@ func decodePromptEntry(raw json.RawMessage) (Decoded, bool) {
 		return Decoded{Key: key, Err: err}, ok
 	}
 	return Decoded{Key: row.Name, Summary: row}, true
+}
+
+// sameSkill reports whether two skill summaries describe the same row:
+// the same id and time, and a body with the same digest.
+func sameSkill(a, b any) bool {
+	x, y := a.(StateSkill), b.(StateSkill)
+	return x.ID == y.ID && x.RegisteredAt == y.RegisteredAt && x.Size == y.Size && x.SHA256 == y.SHA256
 }
 
 // summarize is what the view keeps of a stored skill row: everything a

@@ -44,6 +44,10 @@ const (
 	// DefaultFSPollMS is the overlay's rescan period when files cannot be
 	// watched (docs/decisions.md D20).
 	DefaultFSPollMS = 2000
+	// DefaultReconcileMS is how often the catalog compares its mirror
+	// with the state store, for writes no state event announced (a write
+	// through another engine sharing the store; docs/decisions.md D73).
+	DefaultReconcileMS = 5000
 	// DefaultEmbedTimeoutMS bounds one call to search.embedder
 	// (docs/decisions.md D50).
 	DefaultEmbedTimeoutMS = 2000
@@ -147,6 +151,10 @@ type Config struct {
 	// FSPollMS is how often, in milliseconds, the overlay is rescanned
 	// where its directories cannot be watched (docs/decisions.md D20).
 	FSPollMS int `yaml:"fs_poll_ms"`
+	// ReconcileMS is how often, in milliseconds, the catalog lists its
+	// scopes again to find writes no state event announced; 0 never
+	// (docs/decisions.md D73).
+	ReconcileMS int `yaml:"reconcile_ms"`
 	// Search configures skill::search's optional embedder
 	// (docs/decisions.md D50); lexical ranking only by default.
 	Search Search `yaml:"search"`
@@ -256,7 +264,13 @@ func Default() Config {
 		MaxFrameBytes:    DefaultMaxFrameBytes,
 		CacheBytes:       DefaultCacheBytes,
 		FSPollMS:         DefaultFSPollMS,
+		ReconcileMS:      DefaultReconcileMS,
 	}
+}
+
+// Reconcile is ReconcileMS as a duration.
+func (c Config) Reconcile() time.Duration {
+	return time.Duration(c.ReconcileMS) * time.Millisecond
 }
 
 // FSPoll is FSPollMS as a duration.

@@ -65,7 +65,7 @@ func parse(data []byte, p *parser) (cfg Config, problems []Problem, err error) {
 		return cfg, nil, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), nil, fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp, lint), got %s", p.at(root), yamlnode.Describe(root))
+		return Default(), nil, fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, reconcile_ms, search, mcp, lint), got %s", p.at(root), yamlnode.Describe(root))
 	}
 	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
 		switch key {
@@ -102,6 +102,8 @@ func parse(data []byte, p *parser) (cfg Config, problems []Problem, err error) {
 			p.wholeNumber(v, cacheBytesRule, &cfg.CacheBytes)
 		case "fs_poll_ms":
 			p.wholeNumber(v, fsPollRule, &cfg.FSPollMS)
+		case "reconcile_ms":
+			p.wholeNumber(v, reconcileRule, &cfg.ReconcileMS)
 		case "search":
 			p.search(v, &cfg.Search)
 		case "mcp":

@@ -23,6 +23,7 @@ func TestDefault(t *testing.T) {
 		MaxFrameBytes:    1 << 30,
 		CacheBytes:       256 << 20,
 		FSPollMS:         2000,
+		ReconcileMS:      5000,
 		Search:           Search{EmbedTimeoutMS: 2000},
 		MCP:              MCP{SectionsAllow: []string{}},
 		Lint:             Lint{Flagged: "note"},
@@ -75,6 +76,7 @@ max_bytes_in_flight: 8388608
 max_frame_bytes: 134217728
 cache_bytes: 0
 fs_poll_ms: 500
+reconcile_ms: 0
 search: {embedder: embeddings::embed, embed_timeout_ms: 500}
 mcp: {sections_allow: ["docs::status", "ops::*"]}
 lint: {flagged: withhold}
@@ -98,6 +100,7 @@ lint: {flagged: withhold}
 				MaxFrameBytes:    128 << 20,
 				CacheBytes:       0,
 				FSPollMS:         500,
+				ReconcileMS:      0,
 				Search:           Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 500},
 				MCP:              MCP{SectionsAllow: []string{"docs::status", "ops::*"}},
 				Lint:             Lint{Flagged: "withhold"},
@@ -217,7 +220,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, search, mcp, lint), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, reconcile_ms, search, mcp, lint), got a list",
 		},
 		{
 			name: "mcp of the wrong types",
@@ -424,6 +427,11 @@ func TestValidate(t *testing.T) {
 			name: "fs_poll_ms too fast",
 			cfg:  with(func(c *Config) { c.FSPollMS = 10 }),
 			want: "`fs_poll_ms` must be a whole number of milliseconds from 100 to 3600000 (default 2000), got 10",
+		},
+		{
+			name: "negative reconcile_ms",
+			cfg:  with(func(c *Config) { c.ReconcileMS = -1 }),
+			want: "`reconcile_ms` must be a whole number of milliseconds from 0 (never) to 86400000 (default 5000), got -1",
 		},
 		{
 			name: "negative cache_bytes",

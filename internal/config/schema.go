@@ -62,6 +62,7 @@ var settings = []setting{
 	{"tools.env_allow", listSchema("Environment variables passed to tool commands; a trailing * matches any suffix. A credential passes only when named exactly, without *.", true), func(c *Config) any { return c.Tools.EnvAllow }},
 	{"tools.max_concurrent", intSchema(toolsConcurrencyRule), func(c *Config) any { return c.Tools.MaxConcurrent }},
 	{"fs_poll_ms", intSchema(fsPollRule), func(c *Config) any { return c.FSPollMS }},
+	{"reconcile_ms", intSchema(reconcileRule), func(c *Config) any { return c.ReconcileMS }},
 	{"search.embedder", map[string]any{"type": "string", "maxLength": 256, "pattern": `^(\S+::\S+)?$`,
 		"description": "The id of an iii function that embeds texts (namespace::name); empty: lexical ranking only."}, func(c *Config) any { return c.Search.Embedder }},
 	{"search.embed_timeout_ms", intSchema(embedTimeoutRule), func(c *Config) any { return c.Search.EmbedTimeoutMS }},

@@ -22,6 +22,8 @@ var (
 		"`cache_bytes` must be a whole number of bytes from 0 (keep no bodies) to %d (default %d, 256 MiB)", MaxMaxFrameBytes, DefaultCacheBytes)}
 	fsPollRule = intRule{key: "fs_poll_ms", min: 100, max: 3600000, text: fmt.Sprintf(
 		"`fs_poll_ms` must be a whole number of milliseconds from 100 to 3600000 (default %d)", DefaultFSPollMS)}
+	reconcileRule = intRule{key: "reconcile_ms", min: 0, max: 86400000, text: fmt.Sprintf(
+		"`reconcile_ms` must be a whole number of milliseconds from 0 (never) to 86400000 (default %d)", DefaultReconcileMS)}
 	indexMaxTokensRule = intRule{key: "index_max_tokens", min: 0, max: 100000000,
 		text: "`index_max_tokens` must be a whole number of tokens from 0 (no bound) to 100000000 (default 0)"}
 	pageSizeRule = intRule{key: "page_size", min: 0, max: 100000,
@@ -67,6 +69,7 @@ var intRules = []struct {
 	{maxFrameBytesRule, func(c *Config) int64 { return int64(c.MaxFrameBytes) }},
 	{cacheBytesRule, func(c *Config) int64 { return int64(c.CacheBytes) }},
 	{fsPollRule, func(c *Config) int64 { return int64(c.FSPollMS) }},
+	{reconcileRule, func(c *Config) int64 { return int64(c.ReconcileMS) }},
 	{toolsConcurrencyRule, func(c *Config) int64 { return int64(c.Tools.MaxConcurrent) }},
 	{pageSizeRule, func(c *Config) int64 { return int64(c.PageSize) }},
 	{indexMaxTokensRule, func(c *Config) int64 { return int64(c.IndexMaxTokens) }},

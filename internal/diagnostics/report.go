@@ -141,6 +141,26 @@ type Catalog struct {
 	// in the body store's file (docs/decisions.md D54); absent while the
 	// file is in use.
 	BodyStore string `json:"body_store,omitempty"`
+	// Freshness says how current the mirror of the stored rows is
+	// (docs/decisions.md D73); absent offline.
+	Freshness *Freshness `json:"freshness,omitempty"`
+}
+
+// Freshness is when the catalog last loaded and reconciled its scopes,
+// and where the changes other writers made were found: by a state event,
+// by a reconcile (a write no event announced: another engine's), or by a
+// load after the first (a reconnect). Times are RFC 3339, absent until
+// the first.
+type Freshness struct {
+	LastLoad           string `json:"last_load,omitempty"`
+	LastReconcile      string `json:"last_reconcile,omitempty"`
+	ReconcileMS        int64  `json:"reconcile_ms"` // the interval; 0: no reconcile
+	Reconciles         uint64 `json:"reconciles"`
+	ReconcileBytes     int64  `json:"reconcile_bytes"`   // listed by the last pass
+	ReconcileTookMS    int64  `json:"reconcile_took_ms"` // the last pass's time
+	ChangesByEvent     uint64 `json:"changes_by_event"`
+	ChangesByReconcile uint64 `json:"changes_by_reconcile"`
+	ChangesByLoad      uint64 `json:"changes_by_load"`
 }
 
 // Engine is the link to the engine.

@@ -157,16 +157,14 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		PageSize:         cfg.PageSize,
 		IndexMaxTokens:   cfg.IndexMaxTokens,
 	})
-	// Changes written through another replica are announced by the one
-	// the engine sends the subscribers to (D72).
-	w.cat.OnForeignChange(func(ch catalog.ForeignChange) {
-		switch ch.Scope {
-		case cfg.Scopes.Skills:
-			w.reg.SkillChangedElsewhere(context.Background(), ch.Key, ch.Present)
-		case cfg.Scopes.Prompts:
-			w.reg.PromptChangedElsewhere(context.Background(), ch.Key, ch.Present)
-		}
-	})
+	// Writes no state event announced are found by the reconcile, and
+	// every change another writer made (another replica, another engine
+	// sharing the store, any state client) is announced once, on this one
+	// path. Only the replica the engine sends a type's subscribers to
+	// holds any (iii/probe.go), so the others' announcements reach no one
+	// (D72, D73).
+	w.cat.SetReconcileInterval(cfg.Reconcile())
+	w.cat.OnChange(announceStored(w.reg, cfg.Scopes))
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	w.functions = w.surfaces.functions()
 	w.live = newLiveConfig(w.client, cfg, log.Named("config"), w.applyLive)
@@ -196,6 +194,7 @@ func (w *Worker) diagnose(rep *diagnostics.Report) {
 	rep.Engine = &diagnostics.Engine{Connected: w.client.Connection() != "", StateTrigger: w.cat.Mode() == catalog.ModeLive}
 	if rep.Catalog != nil {
 		rep.Catalog.Mode = w.cat.Mode()
+		rep.Catalog.Freshness = freshnessRow(w.cat.Freshness())
 	}
 	if w.tools != nil {
 		rep.Tools = toolset.Rows(w.tools.Entries())
