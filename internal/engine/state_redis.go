@@ -57,6 +57,10 @@ return old`)
 type redisState struct {
 	client *redis.Client
 	url    string // as given, with any password hidden
+	// ctx is the store's life, ended by close: a call in flight then
+	// stops at once rather than at its timeout.
+	ctx  context.Context
+	stop context.CancelFunc
 }
 
 // StateURLError is a --state value that is not a Redis URL.
@@ -138,7 +142,8 @@ func openRedisState(raw string) (*redisState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &redisState{client: redis.NewClient(opts), url: redactURL(raw)}, nil
+	ctx, stop := context.WithCancel(context.Background())
+	return &redisState{client: redis.NewClient(opts), url: redactURL(raw), ctx: ctx, stop: stop}, nil
 }
 
 // ping reports whether Redis answers now.
@@ -149,7 +154,10 @@ func (r *redisState) ping(ctx context.Context) error {
 	return nil
 }
 
-func (r *redisState) close() { _ = r.client.Close() }
+func (r *redisState) close() {
+	r.stop()
+	_ = r.client.Close()
+}
 
 // readFailed and writeFailed name the server in an error from Redis. A
 // write that failed was not acknowledged; it may still have been applied
@@ -162,21 +170,22 @@ func (r *redisState) writeFailed(err error) error {
 	return fmt.Errorf("state not written to Redis at %s: %w; the write was not acknowledged", r.url, err)
 }
 
-func callContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), redisCallTimeout)
+// callContext bounds one call by redisCallTimeout within the store's life.
+func (r *redisState) callContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.ctx, redisCallTimeout)
 }
 
 // set stores value at scope/key and returns the previous value (nil when
 // there was none).
 func (r *redisState) set(scope, key string, value json.RawMessage) (json.RawMessage, error) {
-	ctx, cancel := callContext()
+	ctx, cancel := r.callContext()
 	defer cancel()
 	return r.oldValue(redisSet.Run(ctx, r.client, []string{stateKeyPrefix + scope}, key, string(value)))
 }
 
 // del removes scope/key and returns what it held (nil when nothing).
 func (r *redisState) del(scope, key string) (json.RawMessage, error) {
-	ctx, cancel := callContext()
+	ctx, cancel := r.callContext()
 	defer cancel()
 	return r.oldValue(redisDel.Run(ctx, r.client, []string{stateKeyPrefix + scope}, key))
 }
@@ -225,7 +234,7 @@ func (r *redisState) notJSON(scope, key string) error {
 
 // get returns scope/key's value; ok is false when it is missing.
 func (r *redisState) get(scope, key string) (json.RawMessage, bool, error) {
-	ctx, cancel := callContext()
+	ctx, cancel := r.callContext()
 	defer cancel()
 	s, err := r.client.HGet(ctx, stateKeyPrefix+scope, key).Result()
 	if errors.Is(err, redis.Nil) {
@@ -244,7 +253,7 @@ func (r *redisState) get(scope, key string) (json.RawMessage, bool, error) {
 // rows returns a scope's keys and values in the hash's order (for a small
 // hash, the order of first writes); an unknown scope is empty.
 func (r *redisState) rows(scope string) (keys []string, values []json.RawMessage, err error) {
-	ctx, cancel := callContext()
+	ctx, cancel := r.callContext()
 	defer cancel()
 	flat, err := r.client.Do(ctx, "HGETALL", stateKeyPrefix+scope).StringSlice()
 	if err != nil {
@@ -266,7 +275,7 @@ func (r *redisState) rows(scope string) (keys []string, values []json.RawMessage
 // values lists a scope's values in the hash's order (HVALS: the keys are
 // not fetched).
 func (r *redisState) values(scope string) ([]json.RawMessage, error) {
-	ctx, cancel := callContext()
+	ctx, cancel := r.callContext()
 	defer cancel()
 	flat, err := r.client.Do(ctx, "HVALS", stateKeyPrefix+scope).StringSlice()
 	if err != nil {
@@ -290,7 +299,7 @@ func (r *redisState) values(scope string) ([]json.RawMessage, error) {
 // with its last field, so a scope emptied by deletes is not listed (as
 // with iii's adapter).
 func (r *redisState) groups() ([]string, error) {
-	ctx, cancel := callContext()
+	ctx, cancel := r.callContext()
 	defer cancel()
 	seen := map[string]bool{}
 	var cursor uint64
