@@ -302,6 +302,9 @@ func (f *field) killAndRestart(n, steps int) {
 		f.want[down][c]++
 	}
 	f.settle([]*side{down}, st, resumed, fieldReconnectBound, fmt.Sprintf("the restart of engine %s", down.name))
+	// The same worker process came back by itself: its supervisor
+	// reconnected it.
+	waitCount(t, down.worker.out, "connected to engine", 2)
 	loadsAfter, _, err := down.freshness(ctx)
 	if err != nil {
 		t.Fatal(err)
