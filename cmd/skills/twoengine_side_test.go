@@ -63,7 +63,7 @@ func startSide(t *testing.T, name, redisURL string) *side {
 	s.startEngine(t)
 	s.startWorker(t)
 	s.startClient(t)
-	waitCount(t, s.worker.out, "trigger subscription registered", 1)
+	s.worker.out.waitCount(t, "trigger subscription registered", 1)
 	s.startMCP(t)
 	return s
 }
@@ -105,7 +105,7 @@ func (s *side) startWorker(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
 		"III_URL=" + s.url, "III_NAMESPACE=default", "III_WORKER_NAME=skills-" + s.name, "III_CONFIG=" + conf}
 	s.worker = spawn(t, t.TempDir(), env, s.bin)
-	waitCount(t, s.worker.out, "skills ready:", 1)
+	s.worker.out.waitCount(t, "skills ready:", 1)
 }
 
 // startClient connects the caller, bound to skills::on-change. It comes
@@ -244,27 +244,6 @@ func (s *side) freshness(ctx context.Context) (changesByLoad, reconciles uint64,
 		return 0, 0, fmt.Errorf("skills::diagnostics: %w", err)
 	}
 	return rep.Catalog.Freshness.ChangesByLoad, rep.Catalog.Freshness.Reconciles, nil
-}
-
-// waitCount waits (lineTimeout) until out holds want at least n times.
-func waitCount(t *testing.T, out *output, want string, n int) {
-	t.Helper()
-	deadline := time.NewTimer(lineTimeout)
-	defer deadline.Stop()
-	for {
-		out.mu.Lock()
-		got := strings.Count(out.buf.String(), want)
-		ch := out.changed
-		out.mu.Unlock()
-		if got >= n {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			t.Fatalf("%q logged %d times within %s, want %d; the log:\n%s", want, got, lineTimeout, n, out)
-		}
-	}
 }
 
 // mcpSkillsParams is what the test sends with skills/list.

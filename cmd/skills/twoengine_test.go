@@ -34,7 +34,7 @@ const fieldReconcileMS = 200
 // here when a cross-engine signal brings writes sooner than a pass.
 const (
 	fieldPassAndGet = 100 * time.Millisecond
-	fieldAllowance  = 4 * time.Second
+	fieldAllowance  = 5 * time.Second
 	fieldBound      = fieldReconcileMS*time.Millisecond + fieldPassAndGet + fieldAllowance
 	// fieldReconnectBound bounds a replica whose engine was restarted:
 	// its supervisor's longest reconnect delay (with jitter), then a load
@@ -304,7 +304,7 @@ func (f *field) killAndRestart(n, steps int) {
 	f.settle([]*side{down}, st, resumed, fieldReconnectBound, fmt.Sprintf("the restart of engine %s", down.name))
 	// The same worker process came back by itself: its supervisor
 	// reconnected it.
-	waitCount(t, down.worker.out, "connected to engine", 2)
+	down.worker.out.waitCount(t, "connected to engine", 2)
 	loadsAfter, _, err := down.freshness(ctx)
 	if err != nil {
 		t.Fatal(err)
