@@ -79,6 +79,18 @@ var (
 	fieldWordRe  = regexp.MustCompile(`\bzq\d+x\b`)
 )
 
+// fieldParts is the title, the description and the word of a body
+// fieldBody wrote; "" for a part a body lacks (none the test wrote).
+func fieldParts(body string) (title, desc, word string) {
+	if m := fieldTitleRe.FindStringSubmatch(body); m != nil {
+		title = m[1]
+	}
+	if m := fieldDescRe.FindStringSubmatch(body); m != nil {
+		desc = m[1]
+	}
+	return title, desc, fieldWordRe.FindString(body)
+}
+
 // fieldBody is the body step writes for id: its title, then a
 // description holding the step's word (one no other body holds).
 func fieldBody(id string, step int, how string) string {
@@ -128,7 +140,8 @@ func agree(ctx context.Context, s *side, st stored, gone map[string]string) erro
 		return err
 	}
 	for id, body := range st.bodies {
-		line := fmt.Sprintf("[`%s`](iii://%s) — %s — %s\n", id, id, fieldTitleRe.FindStringSubmatch(body)[1], fieldDescRe.FindStringSubmatch(body)[1])
+		title, desc, _ := fieldParts(body)
+		line := fmt.Sprintf("[`%s`](iii://%s) — %s — %s\n", id, id, title, desc)
 		if !strings.Contains(index, line) {
 			return fmt.Errorf("the index lacks %q:\n%s", line, index)
 		}
@@ -147,7 +160,8 @@ func agree(ctx context.Context, s *side, st stored, gone map[string]string) erro
 	}
 	// search
 	for id, body := range st.bodies {
-		if err := searchFinds(ctx, s, fieldWordRe.FindString(body), id, true); err != nil {
+		_, _, word := fieldParts(body)
+		if err := searchFinds(ctx, s, word, id, true); err != nil {
 			return err
 		}
 	}
@@ -209,7 +223,8 @@ func agreeOverMCP(ctx context.Context, s *side, st stored) error {
 		for _, sk := range page.Skills {
 			got = append(got, sk.URI)
 			id := strings.TrimSuffix(strings.TrimPrefix(sk.URI, "skill://"), "/SKILL.md")
-			if body, ok := st.bodies[id]; ok && sk.Frontmatter.Description != fieldDescRe.FindStringSubmatch(body)[1] {
+			body, ok := st.bodies[id]
+			if _, desc, _ := fieldParts(body); ok && sk.Frontmatter.Description != desc {
 				return fmt.Errorf("MCP skills/list gives %s the description %q, its stored body %q", sk.URI, sk.Frontmatter.Description, body)
 			}
 		}

@@ -182,8 +182,8 @@ func (f *field) step(via *side, live []*side) {
 	st := f.judge()
 	// Every acknowledged write is there: what Redis holds is the last
 	// acknowledged write of each id.
-	if want := f.written[id]; change == "register "+id && fieldWordRe.FindString(st.bodies[id]) != want {
-		t.Fatalf("after %s Redis holds %q for %s, want the acknowledged body (word %s)", after, st.bodies[id], id, want)
+	if _, _, word := fieldParts(st.bodies[id]); change == "register "+id && word != f.written[id] {
+		t.Fatalf("after %s Redis holds %q for %s, want the acknowledged body (word %s)", after, st.bodies[id], id, f.written[id])
 	}
 	if _, ok := st.bodies[id]; ok && change != "register "+id {
 		t.Fatalf("after %s Redis still holds %s", after, id)
