@@ -84,6 +84,7 @@ func (r *registry) installBuiltinsLocked() {
 		r.installLocked(ns, r.stateSpecsLocked(), stateTypes)
 	}
 	r.installConfigurationLocked()
+	r.installPubSubLocked()
 	r.notifyLocked()
 }
 
