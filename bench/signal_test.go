@@ -33,7 +33,10 @@ var (
 // the other engine's skills::on-change subscriber hears it. Sub-benchmark
 // "none" runs the same registrations on engines without pubsub (no
 // convergence: the reconcile is off) for the register's own time, so the
-// two medians give what the signal costs a registration. Run it with
+// two medians give what the signal costs a registration; in both, each
+// registration starts once the last was heard (by the other engine's
+// subscriber with the signal, by its own engine's without) and 20 ms
+// passed. Run it with
 // -benchtime 1x:
 //
 //	go test -run '^$' -bench SignalConvergence -benchtime 1x ./bench/
@@ -135,26 +138,40 @@ func signalConvergence(tb testing.TB, signal bool, n, writes int) signalFigures 
 		}
 		answered := time.Now()
 		f.register = append(f.register, answered.Sub(start))
-		if !signal {
-			continue
+		if signal {
+			f.heard = append(f.heard, max(waitHeard(tb, other, id).Sub(answered), 0))
+		} else {
+			waitHeard(tb, via, id)
 		}
-		deadline := time.NewTimer(time.Minute)
-		for {
-			if at, ok := other.heardAt(id); ok {
-				f.heard = append(f.heard, max(at.Sub(answered), 0))
-				break
-			}
-			select {
-			case <-other.wake:
-			case <-deadline.C:
-				tb.Fatalf("the other engine's subscriber did not hear %s within a minute", id)
-			}
-		}
-		deadline.Stop()
+		// Both modes paced alike: the next registration starts on a
+		// quiet pair, not on the tail of this one's work.
+		time.Sleep(signalPace)
 	}
 	slices.Sort(f.register)
 	slices.Sort(f.heard)
 	return f
+}
+
+// signalPace is the quiet between two registrations of
+// BenchmarkSignalConvergence.
+const signalPace = 20 * time.Millisecond
+
+// waitHeard waits until s's subscriber has heard id registered, and
+// returns when it did.
+func waitHeard(tb testing.TB, s *signalSide, id string) time.Time {
+	tb.Helper()
+	deadline := time.NewTimer(time.Minute)
+	defer deadline.Stop()
+	for {
+		if at, ok := s.heardAt(id); ok {
+			return at
+		}
+		select {
+		case <-s.wake:
+		case <-deadline.C:
+			tb.Fatalf("the subscriber did not hear %s within a minute", id)
+		}
+	}
 }
 
 // waitSignalOn waits until the worker behind caller reports the signal
