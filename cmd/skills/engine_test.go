@@ -154,6 +154,10 @@ func TestEngineStateInRedis(t *testing.T) {
 	if !strings.Contains(a.stdout.String(), "state is kept in Redis") {
 		t.Errorf("the engine's log does not say where state lives:\n%s", a.stdout)
 	}
+	// --state in Redis brings pubsub on the same Redis (D75).
+	if !strings.Contains(a.stdout.String(), "pubsub (publish, subscribe) goes through Redis") {
+		t.Errorf("the engine's log does not say its pubsub is in Redis:\n%s", a.stdout)
+	}
 	_, urlB := startEngineCmd(t, "--state", srv.URL)
 	if code, out, stderr := callAt(t, urlA, "state::set", `{"scope":"s","key":"k","value":{"v":1}}`); code != 0 {
 		t.Fatalf("state::set through A: exit %d: %s %s", code, out, stderr)
