@@ -59,6 +59,24 @@ func waitSignal(ctx context.Context, t *testing.T, r *replica, want string) {
 	}
 }
 
+// waitSignalSubscribers waits until Redis has n subscribers of the
+// signal's topic: a subscription reaches Redis after the binding.
+func waitSignalSubscribers(ctx context.Context, t *testing.T, redis *redistest.Server, n int64) {
+	t.Helper()
+	rc := goredis.NewClient(&goredis.Options{Addr: redis.Addr})
+	defer func() { _ = rc.Close() }()
+	for {
+		got, err := rc.PubSubNumSub(ctx, catalog.SignalTopic).Result()
+		if err == nil && got[catalog.SignalTopic] == n {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("Redis has %v subscribers of %s (%v), want %d", got, catalog.SignalTopic, err, n)
+		}
+		time.Sleep(10 * time.Millisecond) // polling Redis: its count decides
+	}
+}
+
 // Two local engines on one real Redis, each with iii's pubsub on that
 // Redis, a skills worker on each with the reconcile off (reconcile_ms 0),
 // so only the signal can carry a change across (D75): registers,
@@ -79,18 +97,7 @@ func TestTwoEnginesOnOneRedisSignal(t *testing.T) {
 		pair[i], _ = startReplica(ctx, t, name, cfg, engine.Options{StateURL: redis.URL, PubSub: redis.URL})
 		waitSignal(ctx, t, pair[i], catalog.SignalPubSub)
 	}
-	rc := goredis.NewClient(&goredis.Options{Addr: redis.Addr})
-	t.Cleanup(func() { _ = rc.Close() })
-	for {
-		n, err := rc.PubSubNumSub(ctx, catalog.SignalTopic).Result()
-		if err == nil && n[catalog.SignalTopic] == 2 {
-			break // both engines subscribed in Redis: a publish reaches both
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("Redis has %v subscribers of %s, want 2", n, catalog.SignalTopic)
-		}
-		time.Sleep(10 * time.Millisecond) // polling Redis: its count decides
-	}
+	waitSignalSubscribers(ctx, t, redis, 2)
 
 	st := newSteps(75, 28)
 	var took []time.Duration // from a step's answer to the other engine's subscriber hearing it
@@ -141,4 +148,38 @@ func TestNoPubSubNoSignal(t *testing.T) {
 	}
 	local, _ := startReplica(ctx, t, "local", cfg, engine.Options{PubSub: engine.PubSubLocal})
 	waitSignal(ctx, t, local, catalog.SignalPubSub)
+}
+
+// Redis lost and back on its port: without any restart, the engines
+// subscribe again and a write through one engine reaches the other's
+// subscriber by the signal alone (the reconcile is off).
+func TestSignalRecoversAfterRedisOutage(t *testing.T) {
+	redis := redistest.NewServer(t, redistest.Options{AppendOnly: true})
+	cfg := config.Default()
+	cfg.ReconcileMS = 0
+	cfg = config.Resolve(cfg, config.ModeWorker)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var pair [2]*replica
+	for i, name := range []string{"A", "B"} {
+		pair[i], _ = startReplica(ctx, t, name, cfg, engine.Options{StateURL: redis.URL, PubSub: redis.URL})
+		waitSignal(ctx, t, pair[i], catalog.SignalPubSub)
+	}
+	waitSignalSubscribers(ctx, t, redis, 2)
+	call(ctx, t, pair[0], "skills::register", map[string]string{"id": "before", "skill": "# Before\n\nThe outage."})
+	waitHeard(t, pair[1], 1)
+
+	redis.Stop()
+	redis.Start()
+	waitSignalSubscribers(ctx, t, redis, 2)
+	call(ctx, t, pair[0], "skills::register", map[string]string{"id": "after", "skill": "# After\n\nThe outage."})
+	answered := time.Now()
+	waitHeard(t, pair[1], 2)
+	if d := pair[1].heardAt(1).Sub(answered); d > signalWithin {
+		t.Errorf("after the outage engine B heard the registration %v after its answer, want within %v", d, signalWithin)
+	}
+	waitListing(t, pair[1], []string{"after", "before"}, "the registration after the outage")
+	if diff := cmp.Diff([]string{"register before", "register after"}, pair[1].events()); diff != "" {
+		t.Errorf("engine B's subscriber heard (-want +got):\n%s", diff)
+	}
 }
