@@ -128,6 +128,25 @@ func publish(s *Engine, _ string, data json.RawMessage) (json.RawMessage, *wire.
 	return nil, nil
 }
 
+// publishVoid is publish as a void call runs it: nobody waits for the
+// answer, so a publish to Redis is queued for the adapter's publisher
+// (pubsub_redis.go) rather than waited for on the caller's read loop,
+// where it would hold up the caller's next frames (the reply to the call
+// it was publishing about, say). Input publish would refuse is dropped,
+// as the refusal would be.
+func publishVoid(s *Engine, _ string, data json.RawMessage) {
+	a, e := publishInput.decode(pubsubPublish, data)
+	if e != nil || a.str("topic") == "" {
+		return
+	}
+	payload := mustEncode(a["data"])
+	if s.pubsubRedis != nil {
+		s.pubsubRedis.enqueue(s, a.str("topic"), payload)
+		return
+	}
+	s.deliverPublished(a.str("topic"), payload)
+}
+
 // deliverPublished calls every live binding of topic with payload, each
 // in its binding's namespace, without waiting for any: iii spawns a task
 // per subscriber and discards the results.

@@ -31,6 +31,10 @@ const (
 	pubsubRetryMax = 2 * time.Second
 )
 
+// publishQueue bounds the void publishes waiting for Redis; one more is
+// dropped (and logged), as a publish to a Redis that cannot take it is.
+const publishQueue = 4096
+
 // redisPubSub is the Redis adapter: a client for PUBLISH and one
 // subscriber connection.
 type redisPubSub struct {
@@ -39,6 +43,13 @@ type redisPubSub struct {
 	url    string // as given, with any password hidden
 	ctx    context.Context
 	stop   context.CancelFunc
+	queue  chan published // void publishes, in the order they came
+}
+
+// published is one void publish waiting for Redis.
+type published struct {
+	topic   string
+	payload json.RawMessage
 }
 
 // openRedisPubSub makes the clients; it does not wait for Redis.
@@ -49,7 +60,8 @@ func openRedisPubSub(raw string) (*redisPubSub, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	client := redis.NewClient(opts)
-	return &redisPubSub{client: client, sub: client.Subscribe(ctx), url: redactURL(raw), ctx: ctx, stop: stop}, nil
+	return &redisPubSub{client: client, sub: client.Subscribe(ctx), url: redactURL(raw), ctx: ctx, stop: stop,
+		queue: make(chan published, publishQueue)}, nil
 }
 
 // publish sends payload on topic's channel; it fails when Redis did not
@@ -63,6 +75,39 @@ func (r *redisPubSub) publish(topic string, payload json.RawMessage) error {
 	return nil
 }
 
+// enqueue queues a void publish for sendPublished; it never blocks.
+func (r *redisPubSub) enqueue(s *Engine, topic string, payload json.RawMessage) {
+	select {
+	case r.queue <- published{topic, payload}:
+	default:
+		s.log.Warn("pubsub: a void publish dropped: too many wait for Redis", zap.String("redis", r.url), zap.String("topic", topic))
+	}
+}
+
+// sendPublished publishes the void publishes in the order they came,
+// until Close; one Redis did not take is logged, the first of a run of
+// failures only.
+func (s *Engine) sendPublished() {
+	defer s.bg.Done()
+	r := s.pubsubRedis
+	failing := false
+	for {
+		select {
+		case <-s.quit:
+			return
+		case m := <-r.queue:
+			err := r.publish(m.topic, m.payload)
+			switch {
+			case err != nil && !failing && r.ctx.Err() == nil:
+				s.log.Warn("pubsub: a void publish failed; it is dropped", zap.Error(err))
+			case err == nil && failing:
+				s.log.Info("pubsub: Redis takes publishes again", zap.String("redis", r.url))
+			}
+			failing = err != nil
+		}
+	}
+}
+
 // close ends the subscriber's read and both connections.
 func (r *redisPubSub) close() {
 	r.stop()
@@ -70,15 +115,17 @@ func (r *redisPubSub) close() {
 	_ = r.client.Close()
 }
 
-// startPubSubRedis starts the adapter's two goroutines: one reads what
-// Redis delivers, one keeps the subscription to the bindings' topics.
+// startPubSubRedis starts the adapter's three goroutines: one reads what
+// Redis delivers, one keeps the subscription to the bindings' topics, one
+// sends the void publishes.
 func (s *Engine) startPubSubRedis() {
 	if s.pubsubRedis == nil {
 		return
 	}
-	s.bg.Add(2)
+	s.bg.Add(3)
 	go s.receivePublished()
 	go s.followTopics()
+	go s.sendPublished()
 }
 
 // receivePublished delivers each message Redis sends to the bindings of

@@ -33,6 +33,12 @@ func subscribe(p *peer, id, fn, topic string) {
 	p.barrier()
 }
 
+// sendVoidPublish sends a void publish: nobody waits for it.
+func sendVoidPublish(p *peer, data string) {
+	p.t.Helper()
+	p.send(wire.InvokeFunction{FunctionID: "publish", Data: json.RawMessage(data), Action: &wire.Action{Type: wire.ActionVoid}})
+}
+
 // waitSubscribers waits until Redis has n subscribers of topic's channel:
 // a subscription reaches Redis after the binding.
 func waitSubscribers(t *testing.T, rc *redis.Client, topic string, n int64) {
@@ -78,6 +84,11 @@ func TestPubSubLocalDeliversToEveryBindingOfTheTopic(t *testing.T) {
 	}
 	// An unbound topic is no error: nobody hears it.
 	publisher.callOK("publish", `{"topic":"nobody","data":null}`)
+	// A void publish is delivered alike.
+	sendVoidPublish(publisher, `{"topic":"orders.placed","data":"void"}`)
+	if got := nextEvent(other, "sub::other"); got != `"void"` {
+		t.Errorf("a void publish reached the binding as %s, want \"void\"", got)
+	}
 }
 
 // Bad input to publish is refused as iii refuses it, and an engine
@@ -171,6 +182,17 @@ func TestPubSubAcrossTwoEnginesOnOneRedis(t *testing.T) {
 			t.Errorf("%s heard %s for engine B's publish", sub.fn, got)
 		}
 	}
+	// A void publish goes through Redis too, in order, without holding
+	// up its caller.
+	sendVoidPublish(dial(t, a), `{"topic":"skills::changes","data":"void-1"}`)
+	for _, sub := range []struct {
+		p  *peer
+		fn string
+	}{{subA, "sub::a"}, {subB, "sub::b"}} {
+		if got := nextEvent(sub.p, sub.fn); got != `"void-1"` {
+			t.Errorf("%s heard %s for engine A's void publish", sub.fn, got)
+		}
+	}
 	// A message another program publishes that is not JSON is dropped;
 	// the next one is delivered.
 	rc := redisClient(t, srv)
@@ -211,6 +233,10 @@ func TestPubSubRedisDownThenBack(t *testing.T) {
 		strings.Contains(res.Error.Message, "hunter2") {
 		t.Fatalf("publish with Redis down = %+v, want %s naming the server without its password and the cause", res.Error, codePublishFailed)
 	}
+
+	// A void publish then is dropped, and the connection goes on serving.
+	sendVoidPublish(publisher, `{"topic":"t","data":"lost"}`)
+	publisher.barrier()
 
 	srv.Start()
 	waitSubscribers(t, rc, "t", 1)
