@@ -77,6 +77,24 @@ func waitSignalSubscribers(ctx context.Context, t *testing.T, redis *redistest.S
 	}
 }
 
+// signalPair starts two local engines keeping state and pubsub in redis,
+// a worker on each with the reconcile off (reconcile_ms 0: only the
+// signal carries a write across), and returns once both report the
+// signal and Redis has both engines' subscriptions.
+func signalPair(ctx context.Context, t *testing.T, redis *redistest.Server) [2]*replica {
+	t.Helper()
+	cfg := config.Default()
+	cfg.ReconcileMS = 0
+	cfg = config.Resolve(cfg, config.ModeWorker)
+	var pair [2]*replica
+	for i, name := range []string{"A", "B"} {
+		pair[i], _ = startReplica(ctx, t, name, cfg, engine.Options{StateURL: redis.URL, PubSub: redis.URL})
+		waitSignal(ctx, t, pair[i], catalog.SignalPubSub)
+	}
+	waitSignalSubscribers(ctx, t, redis, 2)
+	return pair
+}
+
 // Two local engines on one real Redis, each with iii's pubsub on that
 // Redis, a skills worker on each with the reconcile off (reconcile_ms 0),
 // so only the signal can carry a change across (D75): registers,
@@ -85,19 +103,9 @@ func waitSignalSubscribers(ctx context.Context, t *testing.T, redis *redistest.S
 // the change within signalWithin, both replicas' skills::list agree with
 // Redis, and each subscriber has heard each change exactly once.
 func TestTwoEnginesOnOneRedisSignal(t *testing.T) {
-	redis := redistest.NewServer(t, redistest.Options{})
-	cfg := config.Default()
-	cfg.ReconcileMS = 0
-	cfg = config.Resolve(cfg, config.ModeWorker)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-
-	var pair [2]*replica
-	for i, name := range []string{"A", "B"} {
-		pair[i], _ = startReplica(ctx, t, name, cfg, engine.Options{StateURL: redis.URL, PubSub: redis.URL})
-		waitSignal(ctx, t, pair[i], catalog.SignalPubSub)
-	}
-	waitSignalSubscribers(ctx, t, redis, 2)
+	pair := signalPair(ctx, t, redistest.NewServer(t, redistest.Options{}))
 
 	st := newSteps(75, 28)
 	var took []time.Duration // from a step's answer to the other engine's subscriber hearing it
@@ -154,18 +162,10 @@ func TestNoPubSubNoSignal(t *testing.T) {
 // subscribe again and a write through one engine reaches the other's
 // subscriber by the signal alone (the reconcile is off).
 func TestSignalRecoversAfterRedisOutage(t *testing.T) {
-	redis := redistest.NewServer(t, redistest.Options{AppendOnly: true})
-	cfg := config.Default()
-	cfg.ReconcileMS = 0
-	cfg = config.Resolve(cfg, config.ModeWorker)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var pair [2]*replica
-	for i, name := range []string{"A", "B"} {
-		pair[i], _ = startReplica(ctx, t, name, cfg, engine.Options{StateURL: redis.URL, PubSub: redis.URL})
-		waitSignal(ctx, t, pair[i], catalog.SignalPubSub)
-	}
-	waitSignalSubscribers(ctx, t, redis, 2)
+	redis := redistest.NewServer(t, redistest.Options{AppendOnly: true})
+	pair := signalPair(ctx, t, redis)
 	call(ctx, t, pair[0], "skills::register", map[string]string{"id": "before", "skill": "# Before\n\nThe outage."})
 	waitHeard(t, pair[1], 1)
 
