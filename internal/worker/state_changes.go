@@ -41,6 +41,8 @@ func freshnessRow(f catalog.Freshness) *diagnostics.Freshness {
 		ChangesByEvent:     f.ByEvent,
 		ChangesByReconcile: f.ByReconcile,
 		ChangesByLoad:      f.ByLoad,
+		Signal:             f.Signal,
+		ChangesBySignal:    f.BySignal,
 	}
 }
 
