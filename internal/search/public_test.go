@@ -19,7 +19,7 @@ import (
 )
 
 // The public development corpus (testdata/public/README.md): Agent Skills
-// of public repositories, laid out by testdata/public/assemble.sh, and the
+// of public repositories, laid out by scripts/assemble-corpus.sh, and the
 // needs of testdata/public/needs.json. The skills are not committed (they
 // are the sources' text, under their licences); the tests look for them
 // in publicSkillDirs and skip what needs them when none is there. The
@@ -27,7 +27,7 @@ import (
 // corpus, always run.
 
 // publicSkillDirs are where the public corpus's skills folder is looked
-// for, in order: $SKILLS_PUBLIC_CORPUS, the local copy that assemble.sh
+// for, in order: $SKILLS_PUBLIC_CORPUS, the local copy that the script
 // lays out (ignored by git), and a copy in the shared folder beside the
 // repository.
 func publicSkillDirs() []string {
