@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/iii-hq/skills-go/internal/ids"
@@ -17,14 +18,45 @@ import (
 // its skills is found, that the needs fit the skills served. None of them
 // ranks anything.
 
-// firstDir is the first of dirs that is a folder, or "" when none is.
-func firstDir(dirs []string) string {
-	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
+// uncommittedCorpus is a corpus of public Agent Skills whose skills are
+// not committed (they are the sources' text, under their licences): where
+// a copy of them is looked for, and its needs.
+type uncommittedCorpus struct {
+	name   string // its folder under testdata: "public"
+	env    string // the variable that can name a copy: "SKILLS_PUBLIC_CORPUS"
+	shared string // its folder in the shared folder beside the repository
+
+	once   sync.Once
+	loaded *evalCorpus
+}
+
+// dirs are where the corpus's skills folder is looked for, in order: the
+// folder $env names, the local copy that scripts/assemble-corpus.sh lays
+// out in testdata/<name>/skills (ignored by git), and
+// ../shared/<shared>/skills beside the repository.
+func (u *uncommittedCorpus) dirs() []string {
+	var dirs []string
+	if d := os.Getenv(u.env); d != "" {
+		dirs = append(dirs, d)
 	}
-	return ""
+	return append(dirs,
+		filepath.Join("testdata", u.name, "skills"),
+		filepath.Join("..", "..", "..", "shared", u.shared, "skills"))
+}
+
+// load loads the corpus from the first of dirs that is a folder, once per
+// test binary; nil when none is.
+func (u *uncommittedCorpus) load(tb testing.TB) *evalCorpus {
+	tb.Helper()
+	u.once.Do(func() {
+		for _, d := range u.dirs() {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				u.loaded = loadRoot(tb, d, filepath.Join("testdata", u.name, "needs.json"))
+				return
+			}
+		}
+	})
+	return u.loaded
 }
 
 // corpusSource is one line of a corpus's sources.tsv.

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"unicode"
 
@@ -25,19 +24,13 @@ import (
 // checks of the needs' and sources' shape, and the figures of the first
 // corpus, always run.
 
+// publicCorpusFiles is where the public corpus's skills are looked for
+// (uncommittedCorpus.dirs) and its needs.
+var publicCorpusFiles = &uncommittedCorpus{name: "public", env: "SKILLS_PUBLIC_CORPUS", shared: "public-skills-corpus"}
+
 // publicSkillDirs are where the public corpus's skills folder is looked
-// for, in order: $SKILLS_PUBLIC_CORPUS, the local copy that the script
-// lays out (ignored by git), and a copy in the shared folder beside the
-// repository.
-func publicSkillDirs() []string {
-	var dirs []string
-	if d := os.Getenv("SKILLS_PUBLIC_CORPUS"); d != "" {
-		dirs = append(dirs, d)
-	}
-	return append(dirs,
-		filepath.Join("testdata", "public", "skills"),
-		filepath.Join("..", "..", "..", "shared", "public-skills-corpus", "skills"))
-}
+// for, in order.
+func publicSkillDirs() []string { return publicCorpusFiles.dirs() }
 
 // evalDoc is one served document: what the worker indexes and what the
 // plain BM25 reference reads.
@@ -132,22 +125,9 @@ func fencedBytes(body string) int {
 	return n
 }
 
-var (
-	publicOnce   sync.Once
-	publicCorpus *evalCorpus
-)
-
 // loadPublic loads the public corpus once per test binary; nil when no
 // copy of its skills is found.
-func loadPublic(tb testing.TB) *evalCorpus {
-	tb.Helper()
-	publicOnce.Do(func() {
-		if d := firstDir(publicSkillDirs()); d != "" {
-			publicCorpus = loadRoot(tb, d, filepath.Join("testdata", "public", "needs.json"))
-		}
-	})
-	return publicCorpus
-}
+func loadPublic(tb testing.TB) *evalCorpus { return publicCorpusFiles.load(tb) }
 
 // bm25 is the plain reference ranker: lower-cased runs of letters and
 // digits, no stemming, no stop words; name and description counted three

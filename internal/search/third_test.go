@@ -1,9 +1,7 @@
 package search
 
 import (
-	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 )
 
@@ -12,39 +10,14 @@ import (
 // out from designing the ranker, laid out by scripts/assemble-corpus.sh,
 // and the needs of testdata/third/needs.json, written before any ranker
 // ran on it. As with the public corpus the skills are not committed; the
-// tests look for them in thirdSkillDirs. Nothing here ranks: the checks
-// are of what is committed and of the needs against the skills served.
+// tests look for them where thirdCorpusFiles says. Nothing here ranks:
+// the checks are of what is committed and of the needs against the skills
+// served.
 
-// thirdSkillDirs are where the third corpus's skills folder is looked
-// for, in order: $SKILLS_THIRD_CORPUS, the local copy that
-// scripts/assemble-corpus.sh lays out (ignored by git), and a copy in the
-// shared folder beside the repository.
-func thirdSkillDirs() []string {
-	var dirs []string
-	if d := os.Getenv("SKILLS_THIRD_CORPUS"); d != "" {
-		dirs = append(dirs, d)
-	}
-	return append(dirs,
-		filepath.Join("testdata", "third", "skills"),
-		filepath.Join("..", "..", "..", "shared", "third-skills-corpus", "skills"))
-}
-
-var (
-	thirdOnce   sync.Once
-	thirdCorpus *evalCorpus
-)
-
-// loadThird loads the third corpus once per test binary; nil when no copy
-// of its skills is found.
-func loadThird(tb testing.TB) *evalCorpus {
-	tb.Helper()
-	thirdOnce.Do(func() {
-		if d := firstDir(thirdSkillDirs()); d != "" {
-			thirdCorpus = loadRoot(tb, d, filepath.Join("testdata", "third", "needs.json"))
-		}
-	})
-	return thirdCorpus
-}
+// thirdCorpusFiles is where the third corpus's skills are looked for
+// (uncommittedCorpus.dirs: $SKILLS_THIRD_CORPUS, testdata/third/skills,
+// ../shared/third-skills-corpus/skills) and its needs.
+var thirdCorpusFiles = &uncommittedCorpus{name: "third", env: "SKILLS_THIRD_CORPUS", shared: "third-skills-corpus"}
 
 // TestThirdNeedsShape checks what is committed of the third corpus,
 // without its skills (checkNeedsShape), and that it is held out: none of
@@ -74,9 +47,9 @@ func TestThirdNeedsShape(t *testing.T) {
 // skill's own words) and logs the totals that testdata/third/README.md
 // reports. It ranks nothing.
 func TestThirdCorpus(t *testing.T) {
-	c := loadThird(t)
+	c := thirdCorpusFiles.load(t)
 	if c == nil {
-		t.Skipf("no copy of the third corpus's skills in %v (testdata/third/README.md says how to lay one out)", thirdSkillDirs())
+		t.Skipf("no copy of the third corpus's skills in %v (testdata/third/README.md says how to lay one out)", thirdCorpusFiles.dirs())
 	}
 	checkServedNeeds(t, c, 250)
 }
