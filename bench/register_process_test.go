@@ -303,8 +303,8 @@ func collect(errs <-chan error) []error {
 
 // registerSequential makes rounds pairs of an echo and a register of 4
 // KiB, one call at a time, and reports the ratio of their medians, the
-// CPU each process spent per call and the worker's allocations per
-// register.
+// CPU each process spent per call and the worker's allocations (count
+// and bytes) per register.
 func registerSequential(b *testing.B, r *processRig, rounds int) {
 	body := skillBody(4096)
 	ctx := context.Background()
@@ -324,7 +324,7 @@ func registerSequential(b *testing.B, r *processRig, rounds int) {
 	registers := make([]time.Duration, 0, rounds)
 	var echoCPU, registerCPU [2]time.Duration // engine, worker
 	pids := [2]int{r.engine.cmd.Process.Pid, r.worker.cmd.Process.Pid}
-	mallocs := r.memStat(b, "worker", "Mallocs")
+	mallocs, allocBytes := r.memStat(b, "worker", "Mallocs"), r.memStat(b, "worker", "TotalAlloc")
 	threadsBefore := [2]threadStats{procThreads(b, pids[0]), procThreads(b, pids[1])}
 	waitProfiles := r.profileCPU(b, "sequential", 10)
 	defer waitProfiles()
@@ -351,6 +351,7 @@ func registerSequential(b *testing.B, r *processRig, rounds int) {
 	// well under one allocation per register.
 	threadsAfter := [2]threadStats{procThreads(b, pids[0]), procThreads(b, pids[1])}
 	mallocs = r.memStat(b, "worker", "Mallocs") - mallocs
+	allocBytes = r.memStat(b, "worker", "TotalAlloc") - allocBytes
 	echo, register := median(echoes), median(registers)
 	b.ReportMetric(float64(register)/float64(echo), "register/echo")
 	b.ReportMetric(float64(echo)/1e3, "echo-µs")
@@ -361,6 +362,7 @@ func registerSequential(b *testing.B, r *processRig, rounds int) {
 	b.ReportMetric(per(echoCPU[1]), "worker-cpu-µs/echo")
 	b.ReportMetric(per(registerCPU[1]), "worker-cpu-µs/register")
 	b.ReportMetric(mallocs/float64(rounds), "worker-allocs/register")
+	b.ReportMetric(allocBytes/float64(rounds), "worker-B/register")
 	// The same CPU to the nanosecond (the scheduler's account of every
 	// thread, not 10 ms ticks), and the threads' context switches, per
 	// pair of an echo and a register: the worker does next to nothing
