@@ -42,12 +42,8 @@ func TestMetaKeepsNoBodyAlive(t *testing.T) {
 // (docs/decisions.md D77: 8.7 KB allocated per summary before, 0.5 KB
 // after).
 func BenchmarkMetaOf(b *testing.B) {
-	var text strings.Builder
-	text.WriteString("# Email provider\n\nSend transactional email through the provider's API; read this before calling its functions.\n\n")
-	for text.Len() < 4096 {
-		text.WriteString("- step: call the function with the recipient, subject and body; check the result.\n")
-	}
-	body := text.String()[:4096]
+	body := ("# Email provider\n\nSend transactional email through the provider's API; read this before calling its functions.\n\n" +
+		strings.Repeat("- step: call the function with the recipient, subject and body; check the result.\n", 50))[:4096]
 	b.ReportAllocs()
 	for b.Loop() {
 		MetaOf("seq/s1", body)

@@ -162,12 +162,8 @@ func TestFixturesCoverEveryRule(t *testing.T) {
 // of a trigger's first two bytes and length are looked up
 // (docs/decisions.md D77).
 func BenchmarkCheck(b *testing.B) {
-	var text strings.Builder
-	text.WriteString("# Email provider\n\nSend transactional email through the provider's API; read this before calling its functions.\n\n")
-	for text.Len() < 4096 {
-		text.WriteString("- step: call the function with the recipient, subject and body; check the result.\n")
-	}
-	body := text.String()[:4096]
+	body := ("# Email provider\n\nSend transactional email through the provider's API; read this before calling its functions.\n\n" +
+		strings.Repeat("- step: call the function with the recipient, subject and body; check the result.\n", 50))[:4096]
 	for b.Loop() {
 		lint.Check(body)
 	}
