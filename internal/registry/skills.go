@@ -27,6 +27,12 @@ const (
 // keys such as cursor or _meta are ignored) or null.
 type emptyInput struct{}
 
+// readInput is the payload of the listings that take nothing but `after`
+// (skills::list, prompts::list): otherwise as emptyInput.
+type readInput struct {
+	After catalog.After `json:"after,omitempty"`
+}
+
 type registerSkillInput struct {
 	ID    string `json:"id" jsonschema_description:"Unique skill id: one or more '/'-separated segments of lowercase ASCII letters, digits, '-' and '_' (max 64 chars per segment, 1024 in total); the first segment may not be 'fn'."`
 	Skill string `json:"skill" jsonschema_description:"Markdown body served at iii://{id}."`
@@ -35,6 +41,7 @@ type registerSkillInput struct {
 type registerSkillOutput struct {
 	ID           string `json:"id"`
 	RegisteredAt string `json:"registered_at"`
+	Version      string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type unregisterSkillInput struct {
@@ -44,6 +51,7 @@ type unregisterSkillInput struct {
 type unregisterSkillOutput struct {
 	ID      string `json:"id"`
 	Removed bool   `json:"removed"`
+	Version string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type listSkillsOutput struct {
@@ -78,19 +86,20 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 		return registerSkillOutput{}, contract.Invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), catalog.MaxBodyBytes)
 	}
 	row := catalog.SkillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: catalog.Timestamp(r.now())}
-	if err := r.view.PutSkill(ctx, row); err != nil {
+	ver, err := r.view.PutSkillVersion(ctx, row)
+	if err != nil {
 		return registerSkillOutput{}, err
 	}
 	r.log.Info("skill registered", zap.String("skill_id", ids.Unquoted(in.ID)))
 	r.notify(ctx, r.skillsChanged, skillChange{Op: opRegister, ID: in.ID})
-	return registerSkillOutput{ID: in.ID, RegisteredAt: row.RegisteredAt}, nil
+	return registerSkillOutput{ID: in.ID, RegisteredAt: row.RegisteredAt, Version: ver.Token()}, nil
 }
 
 func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput) (unregisterSkillOutput, error) {
 	if err := ids.ValidateSkillID(in.ID); err != nil {
 		return unregisterSkillOutput{}, contract.Invalid(err)
 	}
-	removed, err := r.view.DeleteSkill(ctx, in.ID)
+	removed, ver, err := r.view.DeleteSkillVersion(ctx, in.ID)
 	if err != nil {
 		return unregisterSkillOutput{}, err
 	}
@@ -98,7 +107,7 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 	if removed {
 		r.notify(ctx, r.skillsChanged, skillChange{Op: opUnregister, ID: in.ID})
 	}
-	return unregisterSkillOutput{ID: in.ID, Removed: removed}, nil
+	return unregisterSkillOutput{ID: in.ID, Removed: removed, Version: ver.Token()}, nil
 }
 
 // listSkills renders skills::list anew; the function answers through
