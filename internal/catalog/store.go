@@ -73,7 +73,7 @@ func (s store) set(ctx context.Context, key string, value any, own *Decoded) (Wr
 			return WriteVersion{}, err
 		}
 		if echo := newValue(res); echo != nil {
-			return versionOf(s.scope, key, echo), nil
+			return VersionOf(s.scope, key, echo), nil
 		}
 		return WriteVersion{}, nil
 	}
@@ -91,7 +91,7 @@ func (s store) set(ctx context.Context, key string, value any, own *Decoded) (Wr
 		s.mirror.Invalidate()
 		return WriteVersion{}, nil
 	}
-	ver := versionOf(s.scope, key, echo)
+	ver := VersionOf(s.scope, key, echo)
 	d := own
 	if d == nil {
 		decoded, ok := s.mirror.decode(echo)

@@ -113,7 +113,7 @@ func (v *View) DeleteSkillVersion(ctx context.Context, id string) (removed bool,
 		return false, WriteVersion{}, err
 	}
 	v.forgetRead(id)
-	return removed, deletedVersion(v.skillRows.scope, id), nil
+	return removed, DeletedVersion(v.skillRows.scope, id), nil
 }
 
 // StoredSkill returns the body stored at id, from the catalog when it can
@@ -179,7 +179,7 @@ func (v *View) DeletePromptVersion(ctx context.Context, name string) (removed bo
 	if err != nil {
 		return false, WriteVersion{}, err
 	}
-	return removed, deletedVersion(v.promptRows.scope, name), nil
+	return removed, DeletedVersion(v.promptRows.scope, name), nil
 }
 
 // StoredPrompt returns the prompt row stored at name, from the catalog

@@ -45,14 +45,14 @@ type WriteVersion struct {
 	sum        valueSum
 }
 
-// versionOf is the version of a write of key in scope whose stored value
-// the engine echoed as echo.
-func versionOf(scope, key string, echo json.RawMessage) WriteVersion {
+// VersionOf is the version of a write of key in scope whose stored value
+// the engine echoed as echo: its bytes as the engine sent them.
+func VersionOf(scope, key string, echo json.RawMessage) WriteVersion {
 	return WriteVersion{Scope: scope, Key: key, sum: sumOf(echo)}
 }
 
-// deletedVersion is the version of a delete of key in scope.
-func deletedVersion(scope, key string) WriteVersion {
+// DeletedVersion is the version of a delete of key in scope.
+func DeletedVersion(scope, key string) WriteVersion {
 	return WriteVersion{Scope: scope, Key: key, Deleted: true}
 }
 
@@ -143,16 +143,13 @@ func (a *After) UnmarshalJSON(data []byte) error {
 }
 
 // JSONSchema describes `after` in the request schema of every read that
-// takes it: a token or a list of tokens.
+// takes it: a token or a list of tokens (the field's tag describes it).
 func (After) JSONSchema() *jsonschema.Schema {
 	most := uint64(MaxAfter)
-	return &jsonschema.Schema{
-		Description: "Additive (docs/decisions.md D78): the version, or a list of versions, that earlier writes answered with (the version field of a skills::register, skills::unregister, prompts::register or prompts::unregister reply). The answer includes those writes or newer values of their keys, whichever replica or engine took them.",
-		OneOf: []*jsonschema.Schema{
-			{Type: "string"},
-			{Type: "array", Items: &jsonschema.Schema{Type: "string"}, MaxItems: &most},
-		},
-	}
+	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{
+		{Type: "string"},
+		{Type: "array", Items: &jsonschema.Schema{Type: "string"}, MaxItems: &most},
+	}}
 }
 
 // afterShapeError says what `after` may be, quoting (at most 200 bytes

@@ -7,5 +7,5 @@ import "github.com/iii-hq/skills-go/internal/catalog"
 type listInput struct {
 	Cursor *string `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page; absent for the first page."`
 	// After is additive: catalog.After (docs/decisions.md D78).
-	After catalog.After `json:"after,omitempty"`
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }

@@ -18,7 +18,7 @@ type promptGetInput struct {
 	Name      string          `json:"name" jsonschema_description:"Name of the prompt to render."`
 	Arguments json.RawMessage `json:"arguments,omitempty" jsonschema_description:"Arguments passed as the handler's payload, as given; absent or null means {}. Ignored by fs prompts."`
 	// After is additive: catalog.After (docs/decisions.md D78).
-	After catalog.After `json:"after,omitempty"`
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }
 
 type promptGetOutput struct {

@@ -24,7 +24,7 @@ type readResourceInput struct {
 	// reads differently from an empty one (the reference's parse error).
 	URI *string `json:"uri" jsonschema:"required" jsonschema_description:"The iii:// URI to read: iii://skills, iii://{skill_id} or iii://fn/{function_path}."`
 	// After is additive: catalog.After (docs/decisions.md D78).
-	After catalog.After `json:"after,omitempty"`
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }
 
 type readResourceOutput struct {

@@ -30,7 +30,7 @@ type emptyInput struct{}
 // readInput is the payload of the listings that take nothing but `after`
 // (skills::list, prompts::list): otherwise as emptyInput.
 type readInput struct {
-	After catalog.After `json:"after,omitempty"`
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }
 
 type registerSkillInput struct {
@@ -111,8 +111,9 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 }
 
 // listSkills renders skills::list anew; the function answers through
-// encodedList, which keeps this answer encoded per listing version.
-func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutput, error) {
+// encodedList, which keeps this answer encoded per listing version and
+// reads after the input's versions first.
+func (r *Registry) listSkills(ctx context.Context, _ readInput) (listSkillsOutput, error) {
 	l, err := r.skillListing(ctx)
 	if err != nil {
 		return listSkillsOutput{}, err

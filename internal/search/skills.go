@@ -47,7 +47,7 @@ type Request struct {
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Drop results from the end until the response fits this many tokens (bytes/4)."`
 	Group     *bool  `json:"group,omitempty" jsonschema:"default=true" jsonschema_description:"true (default): results are skills, each with the documents nested under it that matched (its references) in matched; false: every document ranked on its own."`
 	// After is additive: catalog.After (docs/decisions.md D78).
-	After catalog.After `json:"after,omitempty"`
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }
 
 // grouped says whether the request asks for skills (the default) rather
