@@ -1,0 +1,256 @@
+package worker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/iii-hq/skills-go/internal/config"
+	"github.com/iii-hq/skills-go/internal/contract"
+	"github.com/iii-hq/skills-go/internal/engine"
+	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
+	"github.com/iii-hq/skills-go/internal/redistest"
+)
+
+// Read-your-write across engines (docs/decisions.md D78): two local
+// engines on one Redis, a skills worker on each, the reconcile off
+// (reconcile_ms 0), so nothing but a write's version can bring a write
+// through one engine to the other's replica. Writers register and
+// unregister their own skills through either engine at random, all at
+// once; after each write, the other engine is read with the write's
+// version in `after` (skills::list, the index, skills::resources-read,
+// skill::fetch, skill::search in turn), and every such read must show
+// the write on that very call. The same read without the version is made
+// first and only counted: it finds the write when the other replica had
+// heard of it some other way.
+func TestReadsAfterAVersionSeeTheWriteOnTheNextCall(t *testing.T) {
+	redis := redistest.NewServer(t, redistest.Options{})
+	cfg := config.Default()
+	cfg.ReconcileMS = 0
+	cfg = config.Resolve(cfg, config.ModeWorker)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	var pair [2]*replica
+	for i, name := range []string{"A", "B"} {
+		r := &replica{name: name, srv: iiitest.NewServerWith(t, engine.Options{StateURL: redis.URL})}
+		w, err := New(cfg, Options{URL: r.srv.URL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = w.Run(context.Background()) }()
+		t.Cleanup(func() { _ = w.Close() })
+		r.caller = iii.New(iii.Options{URL: r.srv.URL(), Name: "caller-" + name})
+		r.caller.Start()
+		t.Cleanup(func() { _ = r.caller.Close() })
+		if err := r.srv.WaitFunction(ctx, contract.FnSkillSearch); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-w.cat.Settled():
+		case <-ctx.Done():
+			t.Fatalf("engine %s's worker did not load its scopes", name)
+		}
+		pair[i] = r
+	}
+
+	const writers, writes = 8, 25
+	var (
+		mu                   sync.Mutex
+		withToken, blindHits int
+		blind                int
+		failures             []string
+		byRead               = map[string][2]int{} // read -> blind hits, blind reads
+	)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("ryw/writer-%d", w)
+			for n := range writes {
+				via, other := pair[(w+n)%2], pair[(w+n+1)%2]
+				marker := word(w*writes + n)
+				body := fmt.Sprintf("# %s\n\nWrite %d by writer %d through %s, marked %s.", id, n, w, via.name, marker)
+				deleted := n%5 == 4
+				var res json.RawMessage
+				var err error
+				if deleted {
+					res, err = via.caller.Call(ctx, contract.FnSkillsUnregister, map[string]string{"id": id})
+				} else {
+					res, err = via.caller.Call(ctx, contract.FnSkillsRegister, map[string]string{"id": id, "skill": body})
+				}
+				if err != nil {
+					t.Errorf("write %d of %s through %s: %v", n, id, via.name, err)
+					return
+				}
+				var reply struct{ Version string }
+				if err := json.Unmarshal(res, &reply); err != nil || reply.Version == "" {
+					t.Errorf("write %d of %s answered %s: no version", n, id, res)
+					return
+				}
+				read := readers[(n+w)%len(readers)] // each read after registers and unregisters
+				want := expect{id: id, body: body, marker: marker, desc: fmt.Sprintf("Write %d by writer %d ", n, w), deleted: deleted}
+				hit, _ := read.check(ctx, other, want, nil)
+				seen, why := read.check(ctx, other, want, []string{reply.Version})
+				mu.Lock()
+				blind++
+				withToken++
+				if hit {
+					blindHits++
+				}
+				c := byRead[read.name]
+				c[1]++
+				if hit {
+					c[0]++
+				}
+				byRead[read.name] = c
+				if !seen {
+					failures = append(failures, fmt.Sprintf("%s of %s (write %d through %s) read through %s with its version: %s",
+						map[bool]string{true: "unregister", false: "register"}[deleted], id, n, via.name, other.name, why))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, f := range failures {
+		t.Error(f)
+	}
+	t.Logf("%d reads with the writer's version through the other engine: %d showed the write on that call", withToken, withToken-len(failures))
+	t.Logf("the same reads without it: %d of %d showed the write (%.0f%% missed); by read: %v", blindHits, blind, 100*float64(blind-blindHits)/float64(blind), byRead)
+}
+
+// expect is what a read after a write should show.
+type expect struct {
+	id, body, marker string
+	desc             string // the start of its description, as listed
+	deleted          bool
+}
+
+// reader is one read a caller may make after a write, and how to tell
+// whether it shows the write.
+type reader struct {
+	name  string
+	check func(ctx context.Context, r *replica, want expect, after []string) (ok bool, why string)
+}
+
+// readers are the reads that take `after`, made in turn.
+var readers = []reader{
+	{"skills::list", func(ctx context.Context, r *replica, want expect, after []string) (bool, string) {
+		res, err := r.caller.Call(ctx, contract.FnSkillsList, withAfter(nil, after))
+		if err != nil {
+			return false, err.Error()
+		}
+		var list struct {
+			Skills []struct{ ID, SHA256 string }
+		}
+		_ = json.Unmarshal(res, &list)
+		sum := sha256.Sum256([]byte(want.body))
+		for _, s := range list.Skills {
+			if s.ID == want.id {
+				if want.deleted {
+					return false, "still listed"
+				}
+				return s.SHA256 == hex.EncodeToString(sum[:]), "listed with sha256 " + s.SHA256
+			}
+		}
+		return want.deleted, "not listed"
+	}},
+	{"iii://skills", func(ctx context.Context, r *replica, want expect, after []string) (bool, string) {
+		text, err := readText(ctx, r, "iii://skills", after)
+		if err != nil {
+			return false, err.Error()
+		}
+		if want.deleted {
+			return !strings.Contains(text, "iii://"+want.id), "the index still names it"
+		}
+		return strings.Contains(text, want.desc), "the index does not describe it as " + want.desc
+	}},
+	{"skills::resources-read", func(ctx context.Context, r *replica, want expect, after []string) (bool, string) {
+		text, err := readText(ctx, r, "iii://"+want.id, after)
+		if want.deleted {
+			var ie *iii.Error
+			return errors.As(err, &ie) && ie.Code == contract.CodeNotFound, fmt.Sprintf("read %q, %v", clip(text), err)
+		}
+		return err == nil && text == want.body, fmt.Sprintf("read %q, %v", clip(text), err)
+	}},
+	{"skill::fetch", func(ctx context.Context, r *replica, want expect, after []string) (bool, string) {
+		res, err := r.caller.Call(ctx, contract.FnSkillFetch, withAfter(map[string]any{"uri": "iii://" + want.id}, after))
+		if want.deleted {
+			var ie *iii.Error
+			return errors.As(err, &ie) && ie.Code == contract.CodeNotFound, fmt.Sprintf("fetched %s, %v", clip(string(res)), err)
+		}
+		var doc string
+		_ = json.Unmarshal(res, &doc)
+		return err == nil && strings.Contains(doc, want.marker), fmt.Sprintf("fetched %q, %v", clip(doc), err)
+	}},
+	{"skill::search", func(ctx context.Context, r *replica, want expect, after []string) (bool, string) {
+		res, err := r.caller.Call(ctx, contract.FnSkillSearch, withAfter(map[string]any{"query": want.marker, "limit": 50}, after))
+		if err != nil {
+			return false, err.Error()
+		}
+		var out contract.SearchResults
+		_ = json.Unmarshal(res, &out)
+		if want.deleted {
+			for _, h := range out.Results {
+				if h.ID == want.id {
+					return false, "still found"
+				}
+			}
+			return true, ""
+		}
+		ok := len(out.Results) > 0 && out.Results[0].ID == want.id && strings.HasPrefix(out.Results[0].Description, want.desc)
+		return ok, fmt.Sprintf("searching its marker %s found %s", want.marker, clip(string(res)))
+	}},
+}
+
+func withAfter(payload map[string]any, after []string) map[string]any {
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	if after != nil {
+		payload["after"] = after
+	}
+	return payload
+}
+
+func readText(ctx context.Context, r *replica, uri string, after []string) (string, error) {
+	res, err := r.caller.Call(ctx, contract.FnSkillsResourcesRead, withAfter(map[string]any{"uri": uri}, after))
+	if err != nil {
+		return "", err
+	}
+	var out struct{ Contents []struct{ Text string } }
+	if err := json.Unmarshal(res, &out); err != nil || len(out.Contents) != 1 {
+		return "", fmt.Errorf("resources-read answered %s", clip(string(res)))
+	}
+	return out.Contents[0].Text, nil
+}
+
+// word is a distinct lowercase word for n, for search to find one write
+// by.
+func word(n int) string {
+	b := []byte("zq")
+	for {
+		b = append(b, byte('a'+n%26))
+		n /= 26
+		if n == 0 {
+			return string(append(b, "vx"...))
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
