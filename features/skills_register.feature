@@ -159,3 +159,28 @@ Feature: Registering skills
       """
       {"skills": []}
       """
+
+  @D78
+  Scenario: a write answers with its version, and a read after it has the write
+    When I call "skills::register" with:
+      """
+      {"id": "versioned", "skill": "# Versioned\n\nFirst."}
+      """
+    Then the result at "version" matches "^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
+    And I remember the result at "version" as "written"
+    When I call "skills::resources-read" with:
+      """
+      {"uri": "iii://versioned", "after": {{written}}}
+      """
+    Then the result at "contents.0.text" is "# Versioned\n\nFirst."
+    When I call "skills::unregister" with:
+      """
+      {"id": "versioned"}
+      """
+    Then the result at "version" matches "^v1\..*\.-$"
+    And I remember the result at "version" as "gone"
+    When I call "skills::list" with:
+      """
+      {"after": [{{written}}, {{gone}}]}
+      """
+    Then the result is {"skills": []}
