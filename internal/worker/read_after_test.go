@@ -14,9 +14,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/contract"
-	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/redistest"
 )
 
@@ -39,27 +37,11 @@ func TestReadsAfterAVersionSeeTheWriteOnTheNextCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	var pair [2]*replica
-	for i, name := range []string{"A", "B"} {
-		r := &replica{name: name, srv: iiitest.NewServerWith(t, engine.Options{StateURL: redis.URL})}
-		w, err := New(cfg, Options{URL: r.srv.URL()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() { _ = w.Run(context.Background()) }()
-		t.Cleanup(func() { _ = w.Close() })
-		r.caller = iii.New(iii.Options{URL: r.srv.URL(), Name: "caller-" + name})
-		r.caller.Start()
-		t.Cleanup(func() { _ = r.caller.Close() })
+	pair := startEnginePair(ctx, t, redis.URL, cfg)
+	for _, r := range pair {
 		if err := r.srv.WaitFunction(ctx, contract.FnSkillSearch); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case <-w.cat.Settled():
-		case <-ctx.Done():
-			t.Fatalf("engine %s's worker did not load its scopes", name)
-		}
-		pair[i] = r
 	}
 
 	const writers, writes = 8, 25
