@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,14 +47,32 @@ func TestReadsAfterAVersionSeeTheWriteOnTheNextCall(t *testing.T) {
 		}
 	}
 
-	const writers, writes = 8, 25
+	// Load beside the checked writes: registrations of other skills
+	// through both engines, without pause, until the checked writes end
+	// (each replica's catalog follows its own engine's events meanwhile).
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var loadWG sync.WaitGroup
+	var loaded atomic.Int64
+	for l := range loaders {
+		loadWG.Add(1)
+		go func() {
+			defer loadWG.Done()
+			for n := 0; loadCtx.Err() == nil; n++ {
+				id := fmt.Sprintf("load/l%d-%d", l, n%50)
+				if _, err := pair[n%2].caller.Call(loadCtx, contract.FnSkillsRegister, map[string]string{"id": id, "skill": "# Load\n\nWrite " + strconv.Itoa(n)}); err == nil {
+					loaded.Add(1)
+				}
+			}
+		}()
+	}
+
 	var (
-		mu                   sync.Mutex
-		withToken, blindHits int
-		blind                int
-		failures             []string
-		byRead               = map[string][2]int{} // read -> blind hits, blind reads
+		mu              sync.Mutex
+		failures        []string
+		byRead          = map[string][2]int{} // read -> reads without the version that showed the write, reads
+		tookAfter, took []time.Duration       // each read with the version, and without
 	)
+	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Add(1)
@@ -63,32 +84,20 @@ func TestReadsAfterAVersionSeeTheWriteOnTheNextCall(t *testing.T) {
 				marker := word(w*writes + n)
 				body := fmt.Sprintf("# %s\n\nWrite %d by writer %d through %s, marked %s.", id, n, w, via.name, marker)
 				deleted := n%5 == 4
-				var res json.RawMessage
-				var err error
-				if deleted {
-					res, err = via.caller.Call(ctx, contract.FnSkillsUnregister, map[string]string{"id": id})
-				} else {
-					res, err = via.caller.Call(ctx, contract.FnSkillsRegister, map[string]string{"id": id, "skill": body})
-				}
+				version, err := writeVersioned(ctx, via, id, body, deleted)
 				if err != nil {
 					t.Errorf("write %d of %s through %s: %v", n, id, via.name, err)
 					return
 				}
-				var reply struct{ Version string }
-				if err := json.Unmarshal(res, &reply); err != nil || reply.Version == "" {
-					t.Errorf("write %d of %s answered %s: no version", n, id, res)
-					return
-				}
 				read := readers[(n+w)%len(readers)] // each read after registers and unregisters
 				want := expect{id: id, body: body, marker: marker, desc: fmt.Sprintf("Write %d by writer %d ", n, w), deleted: deleted}
+				t0 := time.Now()
 				hit, _ := read.check(ctx, other, want, nil)
-				seen, why := read.check(ctx, other, want, []string{reply.Version})
+				t1 := time.Now()
+				seen, why := read.check(ctx, other, want, []string{version})
+				t2 := time.Now()
 				mu.Lock()
-				blind++
-				withToken++
-				if hit {
-					blindHits++
-				}
+				took, tookAfter = append(took, t1.Sub(t0)), append(tookAfter, t2.Sub(t1))
 				c := byRead[read.name]
 				c[1]++
 				if hit {
@@ -104,11 +113,51 @@ func TestReadsAfterAVersionSeeTheWriteOnTheNextCall(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	elapsed := time.Since(start)
+	stopLoad()
+	loadWG.Wait()
 	for _, f := range failures {
 		t.Error(f)
 	}
-	t.Logf("%d reads with the writer's version through the other engine: %d showed the write on that call", withToken, withToken-len(failures))
-	t.Logf("the same reads without it: %d of %d showed the write (%.0f%% missed); by read: %v", blindHits, blind, 100*float64(blind-blindHits)/float64(blind), byRead)
+	hits := 0
+	for _, c := range byRead {
+		hits += c[0]
+	}
+	t.Logf("%d reads with the writer's version through the other engine, beside %.0f other registrations/s: %d showed the write on that call",
+		len(tookAfter), float64(loaded.Load())/elapsed.Seconds(), len(tookAfter)-len(failures))
+	t.Logf("the same reads without it: %d of %d showed the write (%.0f%% missed); by read: %v",
+		hits, len(took), 100*float64(len(took)-hits)/float64(len(took)), byRead)
+	slices.Sort(took)
+	slices.Sort(tookAfter)
+	t.Logf("read latency p50/p99: %v/%v with the version, %v/%v without",
+		tookAfter[len(tookAfter)/2], tookAfter[len(tookAfter)*99/100], took[len(took)/2], took[len(took)*99/100])
+}
+
+// The checked writers and their writes each, and the loaders beside them.
+const (
+	writers = 8
+	writes  = 25
+	loaders = 4
+)
+
+// writeVersioned registers body as id through r, or unregisters id, and returns
+// the version the reply names.
+func writeVersioned(ctx context.Context, r *replica, id, body string, unregister bool) (string, error) {
+	var res json.RawMessage
+	var err error
+	if unregister {
+		res, err = r.caller.Call(ctx, contract.FnSkillsUnregister, map[string]string{"id": id})
+	} else {
+		res, err = r.caller.Call(ctx, contract.FnSkillsRegister, map[string]string{"id": id, "skill": body})
+	}
+	if err != nil {
+		return "", err
+	}
+	var reply struct{ Version string }
+	if err := json.Unmarshal(res, &reply); err != nil || reply.Version == "" {
+		return "", fmt.Errorf("the reply %s names no version", clip(string(res)))
+	}
+	return reply.Version, nil
 }
 
 // expect is what a read after a write should show.
