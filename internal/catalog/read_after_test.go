@@ -276,3 +276,13 @@ func TestKeyQueueClaimWaitsForAReadInFlight(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkVersionToken is what a version adds to a write's reply: the
+// fingerprint is the one the own-write check hashes anyway (D51), so the
+// token's encoding is all (D78).
+func BenchmarkVersionToken(b *testing.B) {
+	v := VersionOf("skills", "team/deploy-checklist", json.RawMessage(`{"id":"team/deploy-checklist"}`))
+	for b.Loop() {
+		_ = v.Token()
+	}
+}
