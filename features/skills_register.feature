@@ -184,3 +184,19 @@ Feature: Registering skills
       {"after": [{{written}}, {{gone}}]}
       """
     Then the result is {"skills": []}
+    When I call "prompts::register" with:
+      """
+      {"name": "versioned", "description": "A prompt", "function_id": "bdd::prompt-string"}
+      """
+    Then the result at "version" matches "^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
+    And I remember the result at "version" as "prompt"
+    When I call "prompts::list" with:
+      """
+      {"after": {{prompt}}}
+      """
+    Then the result at "prompts" has 1 item
+    When I call "prompts::mcp-get" with:
+      """
+      {"name": "versioned", "after": [{{prompt}}, {{gone}}]}
+      """
+    Then the call succeeds
