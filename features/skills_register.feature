@@ -161,10 +161,10 @@ Feature: Registering skills
       """
 
   @D78
-  Scenario: a write answers with its version, and a read after it has the write
+  Scenario: a write asked for its version answers with it, and a read after it has the write
     When I call "skills::register" with:
       """
-      {"id": "versioned", "skill": "# Versioned\n\nFirst."}
+      {"id": "versioned", "skill": "# Versioned\n\nFirst.", "version": true}
       """
     Then the result at "version" matches "^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
     And I remember the result at "version" as "written"
@@ -175,7 +175,7 @@ Feature: Registering skills
     Then the result at "contents.0.text" is "# Versioned\n\nFirst."
     When I call "skills::unregister" with:
       """
-      {"id": "versioned"}
+      {"id": "versioned", "version": true}
       """
     Then the result at "version" matches "^v1\..*\.-$"
     And I remember the result at "version" as "gone"
@@ -186,7 +186,7 @@ Feature: Registering skills
     Then the result is {"skills": []}
     When I call "prompts::register" with:
       """
-      {"name": "versioned", "description": "A prompt", "function_id": "bdd::prompt-string"}
+      {"name": "versioned", "description": "A prompt", "function_id": "bdd::prompt-string", "version": true}
       """
     Then the result at "version" matches "^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
     And I remember the result at "version" as "prompt"
@@ -200,3 +200,8 @@ Feature: Registering skills
       {"name": "versioned", "after": [{{prompt}}, {{gone}}]}
       """
     Then the call succeeds
+    When I call "skills::register" with:
+      """
+      {"id": "unasked", "skill": "# Unasked"}
+      """
+    Then the result has no "version"

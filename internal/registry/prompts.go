@@ -17,6 +17,8 @@ type registerPromptInput struct {
 	Description string           `json:"description" jsonschema_description:"Free-text description shown in the client's prompt picker."`
 	FunctionID  string           `json:"function_id" jsonschema_description:"Handler function called on prompts/get with the supplied arguments."`
 	Arguments   []promptArgument `json:"arguments,omitempty" jsonschema_description:"Arguments the client asks the user for; the handler receives them as its payload."`
+	// Version is additive: 0.2's answer is unchanged unless asked (D78).
+	Version bool `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
 }
 
 type promptArgument struct {
@@ -36,17 +38,18 @@ const (
 type registerPromptOutput struct {
 	Name         string `json:"name"`
 	RegisteredAt string `json:"registered_at"`
-	Version      string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
+	Version      string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78), only when the request asked for it: the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type unregisterPromptInput struct {
-	Name string `json:"name" jsonschema_description:"Name of the prompt to remove."`
+	Name    string `json:"name" jsonschema_description:"Name of the prompt to remove."`
+	Version bool   `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
 }
 
 type unregisterPromptOutput struct {
 	Name    string `json:"name"`
 	Removed bool   `json:"removed"`
-	Version string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
+	Version string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78), only when the request asked for it: the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type listPromptsOutput struct {
@@ -113,7 +116,7 @@ func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (
 	}
 	r.log.Info("prompt registered", zap.String("prompt", in.Name))
 	r.notify(ctx, r.promptsChanged, promptChange{Op: opRegister, Name: in.Name})
-	return registerPromptOutput{Name: in.Name, RegisteredAt: row.RegisteredAt, Version: ver.Token()}, nil
+	return registerPromptOutput{Name: in.Name, RegisteredAt: row.RegisteredAt, Version: versionIf(in.Version, ver)}, nil
 }
 
 // promptArguments validates declared arguments in order: names must be
@@ -170,7 +173,7 @@ func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInpu
 	if removed {
 		r.notify(ctx, r.promptsChanged, promptChange{Op: opUnregister, Name: in.Name})
 	}
-	return unregisterPromptOutput{Name: in.Name, Removed: removed, Version: ver.Token()}, nil
+	return unregisterPromptOutput{Name: in.Name, Removed: removed, Version: versionIf(in.Version, ver)}, nil
 }
 
 // listPromptsAfter is the prompts::list handler: listPrompts once the

@@ -36,22 +36,25 @@ type readInput struct {
 type registerSkillInput struct {
 	ID    string `json:"id" jsonschema_description:"Unique skill id: one or more '/'-separated segments of lowercase ASCII letters, digits, '-' and '_' (max 64 chars per segment, 1024 in total); the first segment may not be 'fn'."`
 	Skill string `json:"skill" jsonschema_description:"Markdown body served at iii://{id}."`
+	// Version is additive: 0.2's answer is unchanged unless asked (D78).
+	Version bool `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
 }
 
 type registerSkillOutput struct {
 	ID           string `json:"id"`
 	RegisteredAt string `json:"registered_at"`
-	Version      string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
+	Version      string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78), only when the request asked for it: the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type unregisterSkillInput struct {
-	ID string `json:"id" jsonschema_description:"Id of the skill to remove."`
+	ID      string `json:"id" jsonschema_description:"Id of the skill to remove."`
+	Version bool   `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
 }
 
 type unregisterSkillOutput struct {
 	ID      string `json:"id"`
 	Removed bool   `json:"removed"`
-	Version string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
+	Version string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78), only when the request asked for it: the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type listSkillsOutput struct {
@@ -92,7 +95,7 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 	}
 	r.log.Info("skill registered", zap.String("skill_id", ids.Unquoted(in.ID)))
 	r.notify(ctx, r.skillsChanged, skillChange{Op: opRegister, ID: in.ID})
-	return registerSkillOutput{ID: in.ID, RegisteredAt: row.RegisteredAt, Version: ver.Token()}, nil
+	return registerSkillOutput{ID: in.ID, RegisteredAt: row.RegisteredAt, Version: versionIf(in.Version, ver)}, nil
 }
 
 func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput) (unregisterSkillOutput, error) {
@@ -107,7 +110,17 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 	if removed {
 		r.notify(ctx, r.skillsChanged, skillChange{Op: opUnregister, ID: in.ID})
 	}
-	return unregisterSkillOutput{ID: in.ID, Removed: removed, Version: ver.Token()}, nil
+	return unregisterSkillOutput{ID: in.ID, Removed: removed, Version: versionIf(in.Version, ver)}, nil
+}
+
+// versionIf is the token of ver for a write's answer when the request
+// asked for it ("version": true), else "" (left out): 0.2's answers stay
+// as they were for 0.2's callers (docs/decisions.md D78).
+func versionIf(asked bool, ver catalog.WriteVersion) string {
+	if !asked {
+		return ""
+	}
+	return ver.Token()
 }
 
 // listSkills renders skills::list anew; the function answers through

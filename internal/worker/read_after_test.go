@@ -146,9 +146,9 @@ func writeVersioned(ctx context.Context, r *replica, id, body string, unregister
 	var res json.RawMessage
 	var err error
 	if unregister {
-		res, err = r.caller.Call(ctx, contract.FnSkillsUnregister, map[string]string{"id": id})
+		res, err = r.caller.Call(ctx, contract.FnSkillsUnregister, map[string]any{"id": id, "version": true})
 	} else {
-		res, err = r.caller.Call(ctx, contract.FnSkillsRegister, map[string]string{"id": id, "skill": body})
+		res, err = r.caller.Call(ctx, contract.FnSkillsRegister, map[string]any{"id": id, "skill": body, "version": true})
 	}
 	if err != nil {
 		return "", err
