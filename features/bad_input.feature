@@ -171,3 +171,20 @@ Feature: Bad input and misbehaving neighbours
     And the background call is still running
     When the background call finishes
     Then the result at "messages.0.content.text" is "# Slow\n\nslow-section body.\n"
+
+  @D78
+  Scenario Outline: a read refuses a malformed after before reading anything: <function>, <case>
+    When I call "<function>" with:
+      """
+      <payload>
+      """
+    Then the call fails with code "invalid_argument"
+    And the error message contains "<message>"
+
+    Examples:
+      | function               | case            | payload                                           | message                                                                                      |
+      | skills::list           | a number        | {"after": 5}                                      | `after` must be a version string from a write's reply, or a list of at most 64 of them; got 5 |
+      | skills::resources-read | not a token     | {"uri": "iii://skills", "after": "hello"}         | version "hello" is not one this worker issued (it does not start with "v1.")                 |
+      | skill::fetch           | a list of lists | {"uri": "iii://x", "after": [["v1.a.b.-"]]}       | `after` must be a version string                                                             |
+      | skill::search          | another scope   | {"query": "x", "after": "v1.ZWxzZXdoZXJl.YQ.-"}   | is for the state scope "elsewhere", which this worker does not serve                          |
+      | prompts::list          | bad fingerprint | {"after": "v1.cHJvbXB0cw.YQ.YWJj"}                | (its fingerprint is not a base64url SHA-256)                                                  |

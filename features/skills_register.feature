@@ -159,3 +159,49 @@ Feature: Registering skills
       """
       {"skills": []}
       """
+
+  @D78
+  Scenario: a write asked for its version answers with it, and a read after it has the write
+    When I call "skills::register" with:
+      """
+      {"id": "versioned", "skill": "# Versioned\n\nFirst.", "version": true}
+      """
+    Then the result at "version" matches "^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
+    And I remember the result at "version" as "written"
+    When I call "skills::resources-read" with:
+      """
+      {"uri": "iii://versioned", "after": {{written}}}
+      """
+    Then the result at "contents.0.text" is "# Versioned\n\nFirst."
+    When I call "skills::unregister" with:
+      """
+      {"id": "versioned", "version": true}
+      """
+    Then the result at "version" matches "^v1\..*\.-$"
+    And I remember the result at "version" as "gone"
+    When I call "skills::list" with:
+      """
+      {"after": [{{written}}, {{gone}}]}
+      """
+    Then the result is {"skills": []}
+    When I call "prompts::register" with:
+      """
+      {"name": "versioned", "description": "A prompt", "function_id": "bdd::prompt-string", "version": true}
+      """
+    Then the result at "version" matches "^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
+    And I remember the result at "version" as "prompt"
+    When I call "prompts::list" with:
+      """
+      {"after": {{prompt}}}
+      """
+    Then the result at "prompts" has 1 item
+    When I call "prompts::mcp-get" with:
+      """
+      {"name": "versioned", "after": [{{prompt}}, {{gone}}]}
+      """
+    Then the call succeeds
+    When I call "skills::register" with:
+      """
+      {"id": "unasked", "skill": "# Unasked"}
+      """
+    Then the result has no "version"

@@ -136,6 +136,7 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 		s.onInvalid = c.requestReload
 		s.onWrite = func(key string) { c.events.push(stateEvent{Scope: s.Name(), Key: key}) }
 		s.onOwnChange = func(key string, sum *valueSum) { c.signal(s.Name(), key, sum) }
+		s.readNow = func(ctx context.Context, key string) (bool, error) { return c.readNow(ctx, s, key) }
 		s.onLoadChanges = func(changes []KeyChange) {
 			for _, ch := range changes {
 				c.changed(Change{Scope: s.Name(), Key: ch.Key, Removed: ch.Removed, Found: FoundLoad})
@@ -270,7 +271,7 @@ func (c *Catalog) applyEvent(ctx context.Context, ev stateEvent) {
 		if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
 			continue // the load reads the key, and says what it changed (loadChanges)
 		}
-		if err := c.reread(ctx, s, ev.Key, found); err != nil && ctx.Err() == nil {
+		if _, err := c.reread(ctx, s, ev.Key, found); err != nil && ctx.Err() == nil {
 			c.log.Warn("catalog: could not read a changed key; the scope is reloaded",
 				zap.String("scope", s.Name()), zap.String("key", ids.Clip(ev.Key)), zap.Error(err))
 			s.Invalidate()
@@ -283,16 +284,20 @@ func (c *Catalog) applyEvent(ctx context.Context, ev stateEvent) {
 // re-read of its own, whose answer is newer). A value that does not
 // decode is logged, once per event, and leaves the entry as it was. A
 // value that changes the entry is a Change found where found says.
-func (c *Catalog) reread(ctx context.Context, s *Scope, key, found string) error {
+// settled reports that the mirror now holds what the read found, or
+// keeps the last value that decoded in place of a newer one that does
+// not (D18), or no longer vouches for the scope: what a read after a
+// version waits for (read_after.go).
+func (c *Catalog) reread(ctx context.Context, s *Scope, key, found string) (settled bool, err error) {
 	gen := s.Gen(key)
 	res, err := c.call(ctx, "state::get", map[string]string{"scope": s.Name(), "key": key})
 	if err != nil {
-		return err
+		return false, err
 	}
 	if res = bytes.TrimSpace(res); len(res) == 0 {
 		res = nil
 	}
-	changed, err := s.applyIfUnchanged(key, res, gen)
+	changed, applied, err := s.applyRead(key, res, gen)
 	if changed {
 		c.changed(Change{Scope: s.Name(), Key: key, Removed: res == nil, Found: found})
 		if found == FoundEvent {
@@ -310,7 +315,7 @@ func (c *Catalog) reread(ctx context.Context, s *Scope, key, found string) error
 		c.log.Warn("catalog: a changed value does not decode; the entry is kept as it was",
 			zap.String("scope", s.Name()), zap.String("key", ids.Unquoted(key)), zap.String("reason", ids.Unquoted(err.Error())))
 	}
-	return nil
+	return applied || err != nil, nil
 }
 
 // noteUndecodable records whether the value just read at scope/key failed

@@ -17,6 +17,9 @@ type keyQueue struct {
 	pending map[stateEvent]struct{}
 	busy    map[stateEvent]struct{}
 	signal  chan struct{} // capacity 1: "the queue may have a key to pop"
+	// freed is closed (and dropped) when a read ends, for claim to look
+	// again; nil while no claim waits.
+	freed chan struct{}
 }
 
 func newKeyQueue() *keyQueue {
@@ -68,11 +71,41 @@ func (q *keyQueue) pop(ctx context.Context) (stateEvent, bool) {
 	}
 }
 
+// claim waits until no read of ev is in flight and makes it busy until
+// done, for a read made outside the queue's readers (a read after a
+// version, read_after.go): never two reads of one key at once, whoever
+// makes them. A push of ev that waits in the queue is left there. ok is
+// false once ctx ends.
+func (q *keyQueue) claim(ctx context.Context, ev stateEvent) bool {
+	for {
+		q.mu.Lock()
+		if _, busy := q.busy[ev]; !busy {
+			q.busy[ev] = struct{}{}
+			q.mu.Unlock()
+			return true
+		}
+		if q.freed == nil {
+			q.freed = make(chan struct{})
+		}
+		freed := q.freed
+		q.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-freed:
+		}
+	}
+}
+
 // done ends ev's read: a push of it that came meanwhile may be popped.
 func (q *keyQueue) done(ev stateEvent) {
 	q.mu.Lock()
 	delete(q.busy, ev)
 	_, again := q.pending[ev]
+	if q.freed != nil {
+		close(q.freed)
+		q.freed = nil
+	}
 	q.mu.Unlock()
 	if again {
 		q.wake()

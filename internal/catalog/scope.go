@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"container/list"
+	"context"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -89,6 +90,10 @@ type Scope struct {
 	// onOwnChange hears each own write (sum: the stored value's hash)
 	// and delete (sum nil) that succeeded, to signal it (signal.go).
 	onOwnChange func(key string, sum *valueSum)
+	// readNow reads key again at once, on the path a state event's key
+	// takes, for a read after a version (read_after.go); settled as
+	// Catalog.reread reports it.
+	readNow func(ctx context.Context, key string) (settled bool, err error)
 	// onLoadChanges hears what a load after the first changed
 	// (reconcile.go).
 	onLoadChanges func(changes []KeyChange)
@@ -282,15 +287,23 @@ func (s *Scope) ApplyIfUnchanged(key string, raw json.RawMessage, gen uint64) er
 // presence changed, so a change read twice (found by a reconcile, then
 // by its event) counts once (reconcile.go).
 func (s *Scope) applyIfUnchanged(key string, raw json.RawMessage, gen uint64) (changed bool, err error) {
+	changed, _, err = s.applyRead(key, raw, gen)
+	return changed, err
+}
+
+// applyRead is applyIfUnchanged also reporting whether it applied raw:
+// false when the entry changed meanwhile, the value does not decode, or
+// it cannot be mirrored (the scope is then invalid).
+func (s *Scope) applyRead(key string, raw json.RawMessage, gen uint64) (changed, applied bool, err error) {
 	var d Decoded
 	if raw != nil {
 		var ok bool
 		if d, ok = s.decode(raw); ok && d.Key != key {
 			s.Invalidate() // as Put does: such a row cannot be mirrored
-			return false, nil
+			return false, false, nil
 		}
 		if d.Err != nil {
-			return false, d.Err
+			return false, false, d.Err
 		}
 		d.sum = sumOf(raw)
 		s.stash(&d)
@@ -304,7 +317,7 @@ func (s *Scope) applyIfUnchanged(key string, raw json.RawMessage, gen uint64) (c
 	}
 	if current != gen {
 		s.unstash(d)
-		return false, nil
+		return false, false, nil
 	}
 	if raw == nil {
 		s.deleteLocked(key)
@@ -314,7 +327,7 @@ func (s *Scope) applyIfUnchanged(key string, raw json.RawMessage, gen uint64) (c
 		s.putLocked(key, d)
 	}
 	s.markLocked(key)
-	return changed, nil
+	return changed, true, nil
 }
 
 // Delete removes key.

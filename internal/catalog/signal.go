@@ -245,7 +245,7 @@ func (c *Catalog) onSignal(_ context.Context, req iii.Request) (any, error) {
 		return nil, nil
 	}
 	for _, s := range c.scopes {
-		if s.Name() != scope || s.holds(key, sum, removed) {
+		if s.Name() != scope || s.holdsSignalled(key, sum, removed) {
 			continue
 		}
 		c.foundBy(scope, key, FoundSignal)
@@ -286,10 +286,10 @@ func readSignal(data json.RawMessage) (scope, key string, sum *valueSum, removed
 	}
 }
 
-// holds reports whether the scope's mirror already has what a signal
+// holdsSignalled reports whether the scope's mirror already has what a signal
 // says: key absent for a delete, or an entry whose value has hash sum.
 // A scope that is not loaded holds nothing (its load reads the key).
-func (s *Scope) holds(key string, sum *valueSum, removed bool) bool {
+func (s *Scope) holdsSignalled(key string, sum *valueSum, removed bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.valid {

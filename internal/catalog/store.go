@@ -63,17 +63,25 @@ func (s store) get(ctx context.Context, key string) (json.RawMessage, error) {
 // value before set returns (D18): own, what the caller knows it wrote,
 // or else the value the engine echoed (new_value), decoded. The echo is
 // only located, not decoded, when own is given: its hash is how the
-// mirror recognises the state event of this write (own_writes.go).
-func (s store) set(ctx context.Context, key string, value any, own *Decoded) error {
+// mirror recognises the state event of this write (own_writes.go), and
+// the fingerprint in the write's version (D78; the zero WriteVersion when the
+// engine echoes nothing).
+func (s store) set(ctx context.Context, key string, value any, own *Decoded) (WriteVersion, error) {
 	if s.mirror == nil {
-		_, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
-		return err
+		res, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
+		if err != nil {
+			return WriteVersion{}, err
+		}
+		if echo := newValue(res); echo != nil {
+			return VersionOf(s.scope, key, echo), nil
+		}
+		return WriteVersion{}, nil
 	}
 	s.mirror.beginOwnWrite(key)
 	res, err := s.call(ctx, "state::set", stateSet{s.scope, key, value})
 	if err != nil {
 		s.mirror.endOwnWrite(key, nil, valueSum{})
-		return err
+		return WriteVersion{}, err
 	}
 	echo := newValue(res)
 	if echo == nil {
@@ -81,8 +89,9 @@ func (s store) set(ctx context.Context, key string, value any, own *Decoded) err
 		// answer until it has loaded the scope again (it asks at once).
 		s.mirror.endOwnWrite(key, nil, valueSum{})
 		s.mirror.Invalidate()
-		return nil
+		return WriteVersion{}, nil
 	}
+	ver := VersionOf(s.scope, key, echo)
 	d := own
 	if d == nil {
 		decoded, ok := s.mirror.decode(echo)
@@ -90,12 +99,12 @@ func (s store) set(ctx context.Context, key string, value any, own *Decoded) err
 			// As Put: a row under another key cannot be mirrored.
 			s.mirror.endOwnWrite(key, nil, valueSum{})
 			s.mirror.Invalidate()
-			return nil
+			return ver, nil
 		}
 		d = &decoded
 	}
-	s.mirror.endOwnWrite(key, d, sumOf(echo))
-	return nil
+	s.mirror.endOwnWrite(key, d, ver.sum)
+	return ver, nil
 }
 
 // newValue is the new_value of a state::set result, nil when there is

@@ -73,7 +73,7 @@ func TestStoreStateCalls(t *testing.T) {
 	if v, err := s.get(ctx, "missing"); err != nil || v != nil {
 		t.Fatalf("get(missing) = %s, %v; want nil, nil", v, err)
 	}
-	if err := s.set(ctx, "k", map[string]int{"n": 1}, nil); err != nil {
+	if _, err := s.set(ctx, "k", map[string]int{"n": 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := s.get(ctx, "k"); err != nil || string(v) != `{"n":1}` {

@@ -79,6 +79,14 @@ func summarize(row SkillRow) StateSkill {
 // itself: the engine stores what it was sent, so its echo need not be
 // decoded (docs/decisions.md D51).
 func (v *View) PutSkill(ctx context.Context, row SkillRow) error {
+	_, err := v.PutSkillVersion(ctx, row)
+	return err
+}
+
+// PutSkillVersion is PutSkill, also returning the write's version for
+// the reply (docs/decisions.md D78; the zero WriteVersion when the engine
+// echoed no value).
+func (v *View) PutSkillVersion(ctx context.Context, row SkillRow) (WriteVersion, error) {
 	var own *Decoded
 	if v.skills != nil {
 		d := skillEntry(row)
@@ -93,11 +101,19 @@ func (v *View) PutSkill(ctx context.Context, row SkillRow) error {
 // The id's read count goes with it (D64), even when a file of the same id
 // is served in its place: that file's reads count from nought.
 func (v *View) DeleteSkill(ctx context.Context, id string) (removed bool, err error) {
-	removed, err = v.skillRows.delete(ctx, id)
-	if err == nil {
-		v.forgetRead(id)
-	}
+	removed, _, err = v.DeleteSkillVersion(ctx, id)
 	return removed, err
+}
+
+// DeleteSkillVersion is DeleteSkill, also returning the delete's version
+// (docs/decisions.md D78).
+func (v *View) DeleteSkillVersion(ctx context.Context, id string) (removed bool, ver WriteVersion, err error) {
+	removed, err = v.skillRows.delete(ctx, id)
+	if err != nil {
+		return false, WriteVersion{}, err
+	}
+	v.forgetRead(id)
+	return removed, DeletedVersion(v.skillRows.scope, id), nil
 }
 
 // StoredSkill returns the body stored at id, from the catalog when it can
@@ -139,13 +155,31 @@ func skillDecodeError(key string, err error) error {
 // PutPrompt stores row under its name (state::set), replacing any
 // previous row.
 func (v *View) PutPrompt(ctx context.Context, row PromptRow) error {
+	_, err := v.PutPromptVersion(ctx, row)
+	return err
+}
+
+// PutPromptVersion is PutPrompt, also returning the write's version
+// (docs/decisions.md D78).
+func (v *View) PutPromptVersion(ctx context.Context, row PromptRow) (WriteVersion, error) {
 	return v.promptRows.set(ctx, row.Name, row, nil) // the mirror decodes the echo, as a load would
 }
 
 // DeletePrompt removes the stored prompt name and reports whether there
 // was one.
 func (v *View) DeletePrompt(ctx context.Context, name string) (removed bool, err error) {
-	return v.promptRows.delete(ctx, name)
+	removed, _, err = v.DeletePromptVersion(ctx, name)
+	return removed, err
+}
+
+// DeletePromptVersion is DeletePrompt, also returning the delete's
+// version (docs/decisions.md D78).
+func (v *View) DeletePromptVersion(ctx context.Context, name string) (removed bool, ver WriteVersion, err error) {
+	removed, err = v.promptRows.delete(ctx, name)
+	if err != nil {
+		return false, WriteVersion{}, err
+	}
+	return removed, DeletedVersion(v.promptRows.scope, name), nil
 }
 
 // StoredPrompt returns the prompt row stored at name, from the catalog

@@ -44,7 +44,7 @@ func TestConcurrentHandlers(t *testing.T) {
 			errs <- err
 			_, err = f.reg.fetch(f.ctx, fetchSkillInput{URIs: []string{"iii://" + id, "iii://skills"}})
 			errs <- err
-			_, err = f.reg.listSkills(f.ctx, emptyInput{})
+			_, err = f.reg.listSkills(f.ctx, readInput{})
 			errs <- err
 			_, err = f.reg.getPrompt(f.ctx, promptGetInput{Name: "p"})
 			errs <- err

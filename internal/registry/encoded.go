@@ -25,7 +25,10 @@ func answeringWith[Out any](fn iii.Function) iii.Function {
 
 // encodedList is the skills::list handler: listSkills's answer, encoded
 // once per listing version.
-func (r *Registry) encodedList(ctx context.Context, _ emptyInput) (iii.Encoded, error) {
+func (r *Registry) encodedList(ctx context.Context, in readInput) (iii.Encoded, error) {
+	if err := r.view.ReadAfter(ctx, in.After); err != nil {
+		return nil, err
+	}
 	l, err := r.skillListing(ctx)
 	if err != nil {
 		return nil, err
@@ -36,6 +39,11 @@ func (r *Registry) encodedList(ctx context.Context, _ emptyInput) (iii.Encoded, 
 // encodedRead is the skills::resources-read handler: the index's answer
 // is kept encoded per listing version; any other read is resourcesRead's.
 func (r *Registry) encodedRead(ctx context.Context, in readResourceInput) (any, error) {
+	if in.URI != nil {
+		if err := r.view.ReadAfter(ctx, in.After); err != nil {
+			return nil, err
+		}
+	}
 	if in.URI == nil || *in.URI != IndexURI {
 		return r.resourcesRead(ctx, in)
 	}

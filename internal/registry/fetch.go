@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -14,7 +15,9 @@ type fetchSkillInput struct {
 	URI  *string  `json:"uri,omitempty" jsonschema_description:"A single iii:// URI to read. Must start with \"iii://\"."`
 	URIs []string `json:"uris,omitempty" jsonschema_description:"Multiple iii:// URIs to read and concatenate into one response. Wins over uri when non-empty."`
 	// Base is additive (docs/decisions.md D70): without it a request is 0.2's.
-	Base *string `json:"base,omitempty" jsonschema_description:"To follow links written in a document: the iii:// URI of that document (the '# iii://…' heading it came under). Then each of uri/uris may be a link exactly as written there (references/x.md, ./x.md, ../other-skill/SKILL.md, {baseDir}/scripts/x.py, #section) and is read as the document it names, under a heading with its resolved iii:// URI."`
+	// After is additive: catalog.After (docs/decisions.md D78).
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
+	Base  *string       `json:"base,omitempty" jsonschema_description:"To follow links written in a document: the iii:// URI of that document (the '# iii://…' heading it came under). Then each of uri/uris may be a link exactly as written there (references/x.md, ./x.md, ../other-skill/SKILL.md, {baseDir}/scripts/x.py, #section) and is read as the document it names, under a heading with its resolved iii:// URI."`
 }
 
 // fetchSeparator joins the sections of a batched fetch.
@@ -40,6 +43,9 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 	}
 	uris, err := fetchURIs(in)
 	if err != nil {
+		return "", err
+	}
+	if err := r.view.ReadAfter(ctx, in.After); err != nil {
 		return "", err
 	}
 	written := uris // as the caller wrote them, for errors

@@ -47,7 +47,7 @@ func (r *Registry) Functions() []iii.Function {
 		fetchAlias,
 		iii.NewFunction(contract.FnPromptsRegister, descPromptsRegister, r.registerPrompt),
 		iii.NewFunction(contract.FnPromptsUnregister, descPromptsUnregister, r.unregisterPrompt),
-		iii.NewFunction(contract.FnPromptsList, descPromptsList, r.listPrompts),
+		iii.NewFunction(contract.FnPromptsList, descPromptsList, r.listPromptsAfter),
 		iii.NewFunction(contract.FnPromptsMCPList, descPromptsMCPList, r.mcpListPrompts),
 		iii.NewFunction(contract.FnPromptsMCPGet, descPromptsMCPGet, r.getPrompt),
 	}

@@ -17,6 +17,8 @@ import (
 type promptGetInput struct {
 	Name      string          `json:"name" jsonschema_description:"Name of the prompt to render."`
 	Arguments json.RawMessage `json:"arguments,omitempty" jsonschema_description:"Arguments passed as the handler's payload, as given; absent or null means {}. Ignored by fs prompts."`
+	// After is additive: catalog.After (docs/decisions.md D78).
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }
 
 type promptGetOutput struct {
@@ -43,6 +45,9 @@ var errUnsupportedShape = errors.New("prompt handler returned unsupported shape;
 func (r *Registry) getPrompt(ctx context.Context, in promptGetInput) (promptGetOutput, error) {
 	if err := ids.ValidatePromptName(in.Name); err != nil {
 		return promptGetOutput{}, contract.Invalid(err)
+	}
+	if err := r.view.ReadAfter(ctx, in.After); err != nil {
+		return promptGetOutput{}, err
 	}
 	p, found, err := r.view.Prompt(ctx, in.Name)
 	switch {

@@ -17,6 +17,8 @@ type registerPromptInput struct {
 	Description string           `json:"description" jsonschema_description:"Free-text description shown in the client's prompt picker."`
 	FunctionID  string           `json:"function_id" jsonschema_description:"Handler function called on prompts/get with the supplied arguments."`
 	Arguments   []promptArgument `json:"arguments,omitempty" jsonschema_description:"Arguments the client asks the user for; the handler receives them as its payload."`
+	// Version is additive: 0.2's answer is unchanged unless asked (D78).
+	Version bool `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
 }
 
 type promptArgument struct {
@@ -36,15 +38,18 @@ const (
 type registerPromptOutput struct {
 	Name         string `json:"name"`
 	RegisteredAt string `json:"registered_at"`
+	Version      string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78), only when the request asked for it: the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type unregisterPromptInput struct {
-	Name string `json:"name" jsonschema_description:"Name of the prompt to remove."`
+	Name    string `json:"name" jsonschema_description:"Name of the prompt to remove."`
+	Version bool   `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
 }
 
 type unregisterPromptOutput struct {
 	Name    string `json:"name"`
 	Removed bool   `json:"removed"`
+	Version string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78), only when the request asked for it: the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type listPromptsOutput struct {
@@ -105,12 +110,13 @@ func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (
 	// description and function_id are stored as given, as the Rust worker
 	// stores them; only their validation trims.
 	row := catalog.PromptRow{Name: in.Name, Description: in.Description, Arguments: args, FunctionID: in.FunctionID, RegisteredAt: catalog.Timestamp(r.now())}
-	if err := r.view.PutPrompt(ctx, row); err != nil {
+	ver, err := r.view.PutPromptVersion(ctx, row)
+	if err != nil {
 		return registerPromptOutput{}, err
 	}
 	r.log.Info("prompt registered", zap.String("prompt", in.Name))
 	r.notify(ctx, r.promptsChanged, promptChange{Op: opRegister, Name: in.Name})
-	return registerPromptOutput{Name: in.Name, RegisteredAt: row.RegisteredAt}, nil
+	return registerPromptOutput{Name: in.Name, RegisteredAt: row.RegisteredAt, Version: versionIf(in.Version, ver)}, nil
 }
 
 // promptArguments validates declared arguments in order: names must be
@@ -159,7 +165,7 @@ func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInpu
 	if err := ids.ValidatePromptName(in.Name); err != nil {
 		return unregisterPromptOutput{}, contract.Invalid(err)
 	}
-	removed, err := r.view.DeletePrompt(ctx, in.Name)
+	removed, ver, err := r.view.DeletePromptVersion(ctx, in.Name)
 	if err != nil {
 		return unregisterPromptOutput{}, err
 	}
@@ -167,7 +173,16 @@ func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInpu
 	if removed {
 		r.notify(ctx, r.promptsChanged, promptChange{Op: opUnregister, Name: in.Name})
 	}
-	return unregisterPromptOutput{Name: in.Name, Removed: removed}, nil
+	return unregisterPromptOutput{Name: in.Name, Removed: removed, Version: versionIf(in.Version, ver)}, nil
+}
+
+// listPromptsAfter is the prompts::list handler: listPrompts once the
+// versions in after are served (docs/decisions.md D78).
+func (r *Registry) listPromptsAfter(ctx context.Context, in readInput) (listPromptsOutput, error) {
+	if err := r.view.ReadAfter(ctx, in.After); err != nil {
+		return listPromptsOutput{}, err
+	}
+	return r.listPrompts(ctx, emptyInput{})
 }
 
 func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOutput, error) {
@@ -190,6 +205,9 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 }
 
 func (r *Registry) mcpListPrompts(ctx context.Context, in listInput) (mcpListOutput, error) {
+	if err := r.view.ReadAfter(ctx, in.After); err != nil {
+		return mcpListOutput{}, err
+	}
 	out := r.allMCPPrompts(ctx)
 	pageSize := r.Budgets().PageSize
 	if pageSize == 0 {

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -22,6 +23,8 @@ type readResourceInput struct {
 	// URI is a pointer so that an absent or null uri ("missing field")
 	// reads differently from an empty one (the reference's parse error).
 	URI *string `json:"uri" jsonschema:"required" jsonschema_description:"The iii:// URI to read: iii://skills, iii://{skill_id} or iii://fn/{function_path}."`
+	// After is additive: catalog.After (docs/decisions.md D78).
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }
 
 type readResourceOutput struct {
@@ -102,6 +105,9 @@ var resourceTemplates = []resourceTemplate{
 }
 
 func (r *Registry) resourcesList(ctx context.Context, in listInput) (resourcesListOutput, error) {
+	if err := r.view.ReadAfter(ctx, in.After); err != nil {
+		return resourcesListOutput{}, err
+	}
 	out, err := r.allResources(ctx)
 	pageSize := r.Budgets().PageSize
 	if err != nil || pageSize == 0 {

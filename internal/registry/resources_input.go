@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/iii-hq/skills-go/internal/iii/wire"
 )
@@ -10,13 +11,16 @@ import (
 // object such as {"uri":"iii://x","_caller_worker_id":"…"}, without
 // reflection (iii.FastDecoder), reading it with the codec's scanner
 // (wire.EachMember). Anything else (a uri that is not a plain ASCII string
-// without escapes, a key that only folds to "uri", "uri" twice, invalid
-// UTF-8, not an object, null) is left to encoding/json, which decides it
+// without escapes, a key that only folds to "uri", "uri" twice, an
+// "after" in any case, invalid UTF-8, not an object, null) is left to encoding/json, which decides it
 // as before, errors included (docs/decisions.md D15).
 // FuzzReadInputDecodeFast holds what it accepts to encoding/json's result.
 func (in *readResourceInput) DecodeFast(data []byte) bool {
 	var uri *string
 	err := wire.EachMember(data, func(key string, value []byte) error {
+		if strings.EqualFold(key, "after") {
+			return errLeaveToJSON // read and checked by catalog.After (D78)
+		}
 		if !foldsToURI(key) {
 			return nil // encoding/json ignores any other member, valid as it is
 		}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/iii-hq/skills-go/internal/iii"
@@ -35,6 +36,8 @@ func FuzzReadInputDecodeFast(f *testing.F) {
 		`{"uri":"a","uri":"b"}`, `{"uri":"caf\u00e9"}`, "{\"uri\":\"caf\xc3\xa9\"}", `{"uri":5}`, `{"uri":"a",}`,
 		`{"uri":"a"} x`, `{"a":{"uri":"b"}}`, `{"uri":"a","_caller_worker_id":"w"}`, `{"u\u0072i":"a"}`, `[]`, `"uri"`,
 		"{\"uri\":\"a\tb\"}", `{"uri" "a"}`, `{,"uri":"a"}`, `{"uri":"a"`, `{"ur":"a","uris":"b"}`,
+		// after (D78) is always encoding/json's, checked by catalog.After.
+		`{"uri":"a","after":"x"}`, `{"uri":"a","AFTER":5}`, `{"uri":"a","aft\u0065r":"x"}`, `{"uri":"a","after":null}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -55,6 +58,8 @@ func FuzzReadInputDecodeFast(f *testing.F) {
 			t.Fatalf("%q: DecodeFast uri %v, encoding/json %v", data, fast.URI, slow.URI)
 		case fast.URI != nil && *fast.URI != *slow.URI:
 			t.Fatalf("%q: DecodeFast uri %q, encoding/json %q", data, *fast.URI, *slow.URI)
+		case !slices.Equal(fast.After, slow.After):
+			t.Fatalf("%q: DecodeFast after %q, encoding/json %q", data, fast.After, slow.After)
 		}
 	})
 }

@@ -27,23 +27,34 @@ const (
 // keys such as cursor or _meta are ignored) or null.
 type emptyInput struct{}
 
+// readInput is the payload of the listings that take nothing but `after`
+// (skills::list, prompts::list): otherwise as emptyInput.
+type readInput struct {
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
+}
+
 type registerSkillInput struct {
 	ID    string `json:"id" jsonschema_description:"Unique skill id: one or more '/'-separated segments of lowercase ASCII letters, digits, '-' and '_' (max 64 chars per segment, 1024 in total); the first segment may not be 'fn'."`
 	Skill string `json:"skill" jsonschema_description:"Markdown body served at iii://{id}."`
+	// Version is additive: 0.2's answer is unchanged unless asked (D78).
+	Version bool `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
 }
 
 type registerSkillOutput struct {
 	ID           string `json:"id"`
 	RegisteredAt string `json:"registered_at"`
+	Version      string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78), only when the request asked for it: the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type unregisterSkillInput struct {
-	ID string `json:"id" jsonschema_description:"Id of the skill to remove."`
+	ID      string `json:"id" jsonschema_description:"Id of the skill to remove."`
+	Version bool   `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
 }
 
 type unregisterSkillOutput struct {
 	ID      string `json:"id"`
 	Removed bool   `json:"removed"`
+	Version string `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78), only when the request asked for it: the version of this write. Pass it as after to a read on any replica, and the read answers with this write or a newer one."`
 }
 
 type listSkillsOutput struct {
@@ -78,19 +89,20 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 		return registerSkillOutput{}, contract.Invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), catalog.MaxBodyBytes)
 	}
 	row := catalog.SkillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: catalog.Timestamp(r.now())}
-	if err := r.view.PutSkill(ctx, row); err != nil {
+	ver, err := r.view.PutSkillVersion(ctx, row)
+	if err != nil {
 		return registerSkillOutput{}, err
 	}
 	r.log.Info("skill registered", zap.String("skill_id", ids.Unquoted(in.ID)))
 	r.notify(ctx, r.skillsChanged, skillChange{Op: opRegister, ID: in.ID})
-	return registerSkillOutput{ID: in.ID, RegisteredAt: row.RegisteredAt}, nil
+	return registerSkillOutput{ID: in.ID, RegisteredAt: row.RegisteredAt, Version: versionIf(in.Version, ver)}, nil
 }
 
 func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput) (unregisterSkillOutput, error) {
 	if err := ids.ValidateSkillID(in.ID); err != nil {
 		return unregisterSkillOutput{}, contract.Invalid(err)
 	}
-	removed, err := r.view.DeleteSkill(ctx, in.ID)
+	removed, ver, err := r.view.DeleteSkillVersion(ctx, in.ID)
 	if err != nil {
 		return unregisterSkillOutput{}, err
 	}
@@ -98,12 +110,23 @@ func (r *Registry) unregisterSkill(ctx context.Context, in unregisterSkillInput)
 	if removed {
 		r.notify(ctx, r.skillsChanged, skillChange{Op: opUnregister, ID: in.ID})
 	}
-	return unregisterSkillOutput{ID: in.ID, Removed: removed}, nil
+	return unregisterSkillOutput{ID: in.ID, Removed: removed, Version: versionIf(in.Version, ver)}, nil
+}
+
+// versionIf is the token of ver for a write's answer when the request
+// asked for it ("version": true), else "" (left out): 0.2's answers stay
+// as they were for 0.2's callers (docs/decisions.md D78).
+func versionIf(asked bool, ver catalog.WriteVersion) string {
+	if !asked {
+		return ""
+	}
+	return ver.Token()
 }
 
 // listSkills renders skills::list anew; the function answers through
-// encodedList, which keeps this answer encoded per listing version.
-func (r *Registry) listSkills(ctx context.Context, _ emptyInput) (listSkillsOutput, error) {
+// encodedList, which keeps this answer encoded per listing version and
+// reads after the input's versions first.
+func (r *Registry) listSkills(ctx context.Context, _ readInput) (listSkillsOutput, error) {
 	l, err := r.skillListing(ctx)
 	if err != nil {
 		return listSkillsOutput{}, err

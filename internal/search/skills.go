@@ -46,6 +46,8 @@ type Request struct {
 	Limit     int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=8" jsonschema_description:"How many results at most (1 to 50, default 8)."`
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Drop results from the end until the response fits this many tokens (bytes/4)."`
 	Group     *bool  `json:"group,omitempty" jsonschema:"default=true" jsonschema_description:"true (default): results are skills, each with the documents nested under it that matched (its references) in matched; false: every document ranked on its own."`
+	// After is additive: catalog.After (docs/decisions.md D78).
+	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }
 
 // grouped says whether the request asks for skills (the default) rather
@@ -111,6 +113,11 @@ func parseSearchRequest(data json.RawMessage) (Request, error) {
 		}
 		in.Group = &g
 	}
+	if v, ok := fields["after"]; ok {
+		if err := in.After.UnmarshalJSON(v); err != nil {
+			return in, err
+		}
+	}
 	return in, nil
 }
 
@@ -147,6 +154,9 @@ func wholeNumber(raw json.RawMessage) (int64, error) {
 // Search runs one request, as parsed from a skill::search payload, over
 // an index brought up to date with the view.
 func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResults, error) {
+	if err := s.view.ReadAfter(ctx, in.After); err != nil {
+		return contract.SearchResults{}, err
+	}
 	if err := s.refresh(ctx); err != nil {
 		return contract.SearchResults{}, err
 	}

@@ -204,6 +204,8 @@ func TestSearchRequestErrors(t *testing.T) {
 		`{"query": "x", "max_tokens": -5}`:               "`max_tokens` must be a whole number of tokens from 1, got -5",
 		`{"query": "x", "max_tokens": 0}`:                "got 0",
 		`{"query": "x", "group": "no"}`:                  "`group` must be true (skills, with their matching references under each; the default) or false (every document on its own), got \"no\"",
+		`{"query": "x", "after": 5}`:                     "`after` must be a version string from a write's reply, or a list of at most 64 of them; got 5",
+		`{"query": "x", "after": "v2.x"}`:                `version "v2.x" is not one this worker issued`,
 	} {
 		_, err := parseSearchRequest(json.RawMessage(payload))
 		msg, code := errText(err)

@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/iii-hq/skills-go/internal/config"
-	"github.com/iii-hq/skills-go/internal/engine"
 	"github.com/iii-hq/skills-go/internal/redistest"
 )
 
@@ -37,10 +36,7 @@ func TestTwoEnginesOnOneRedisConverge(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	var pair [2]*replica
-	for i, name := range []string{"A", "B"} {
-		pair[i], _ = startReplica(ctx, t, name, cfg, engine.Options{StateURL: redis.URL})
-	}
+	pair := startEnginePair(ctx, t, redis.URL, cfg)
 
 	st := newSteps(28, 73)
 	var took []time.Duration // from a step's answer to both replicas agreeing
