@@ -16,7 +16,7 @@ import (
 // (docs/decisions.md D77). Anything else (an escape other than JSON's
 // short ones, such as \u00e9; invalid UTF-8; a key that only folds to "id"
 // or "skill"; either key twice; a value that is not a string; not an
-// object) is left to encoding/json, which decides it as before, errors
+// object; a version member, D78) is left to encoding/json, which decides it as before, errors
 // included (D15). FuzzRegisterInputDecodeFast holds what it accepts to
 // encoding/json's result.
 func (in *registerSkillInput) DecodeFast(data []byte) bool {
@@ -28,9 +28,10 @@ func (in *registerSkillInput) DecodeFast(data []byte) bool {
 			dst = &id
 		case key == "skill":
 			dst = &skill
-		case strings.EqualFold(key, "id"), strings.EqualFold(key, "skill"):
+		case strings.EqualFold(key, "id"), strings.EqualFold(key, "skill"), strings.EqualFold(key, "version"):
 			// encoding/json matches keys without regard to case
-			// (Unicode's simple folding: "ſkill" is "skill" to it).
+			// (Unicode's simple folding: "ſkill" is "skill" to it);
+			// version (D78) is rare and decided there too.
 			return errLeaveToJSON
 		default:
 			return nil // encoding/json ignores any other member, valid as it is

@@ -43,6 +43,7 @@ func FuzzRegisterInputDecodeFast(f *testing.F) {
 		`{"\u0069d":"a"}`, `[]`, `"id"`, "{\"skill\":\"a\tb\"}", `{"id" "a"}`, `{"skill":"\/\b\f\n\r\t\"\\"}`,
 		`{"skill":"\x"}`, `{"skill":"\"}`, `{"skill":"a\\"}`, "{\"\xc5\xbfkill\":\"long s\"}", "{\"s\xe2\x84\xaaill\":\"kelvin\"}",
 		`{"skill":"\ud83d\ude00"}`, `{"skill":"\ud800"}`, `{"id":"a","skill":"b"`,
+		`{"id":"a","skill":"b","version":true}`, `{"id":"a","version":"yes"}`, `{"VERSION":true}`,
 	} {
 		f.Add([]byte(s))
 	}
