@@ -129,7 +129,7 @@ func (s *Scope) replaceContent(l *scopeLoad) (reread []string, changes []KeyChan
 		}
 	}
 	s.lru.Init()
-	s.used = 0
+	s.used, s.onHeap, s.heapUsed = 0, 0, 0
 	s.entries = make(map[string]*entry, len(l.decoded))
 	s.sorted, s.sortedOK = nil, false // sorted again on first use
 	s.unkeyed = l.unkeyed
