@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -61,21 +62,15 @@ func TestBodyStoreOnAFullDiskCompactsOnlyWhenWorthIt(t *testing.T) {
 type sharedDisk struct {
 	mu    sync.Mutex
 	free  int64
-	files int
+	files atomic.Int32
 }
 
 func (d *sharedDisk) file(f *os.File) bodyFile {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.files++
+	d.files.Add(1)
 	return &fileOnDisk{File: f, d: d}
 }
 
-func (d *sharedDisk) made() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.files
-}
+func (d *sharedDisk) made() int { return int(d.files.Load()) }
 
 type fileOnDisk struct {
 	*os.File
