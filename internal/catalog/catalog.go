@@ -62,7 +62,7 @@ type Catalog struct {
 	// The reconcile (reconcile.go): its interval, the function told of
 	// each change found, and a request for a pass now.
 	reconcileEvery time.Duration
-	onChange       func(Change)
+	onChange       func(context.Context, Change)
 	reconcileNow   chan struct{} // capacity 1
 
 	cancel context.CancelFunc
@@ -132,9 +132,9 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 	for _, s := range scopes {
 		s.onInvalid = c.requestReload
 		s.onWrite = func(key string) { c.events.push(stateEvent{Scope: s.Name(), Key: key}) }
-		s.onLoadChanges = func(changes []KeyChange) {
+		s.onLoadChanges = func(ctx context.Context, changes []KeyChange) {
 			for _, ch := range changes {
-				c.changed(Change{Scope: s.Name(), Key: ch.Key, Removed: ch.Removed, Found: FoundLoad})
+				c.changed(ctx, Change{Scope: s.Name(), Key: ch.Key, Removed: ch.Removed, Found: FoundLoad})
 			}
 		}
 	}
@@ -292,7 +292,7 @@ func (c *Catalog) reread(ctx context.Context, s *Scope, key, found string) error
 	}
 	changed, err := s.applyIfUnchanged(key, res, gen)
 	if changed {
-		c.changed(Change{Scope: s.Name(), Key: key, Removed: res == nil, Found: found})
+		c.changed(ctx, Change{Scope: s.Name(), Key: key, Removed: res == nil, Found: found})
 	}
 	if c.noteUndecodable(s.Name(), key, res, err) {
 		c.log.Warn("catalog: a changed value does not decode; the entry is kept as it was",

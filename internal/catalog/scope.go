@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"container/list"
+	"context"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -90,7 +91,7 @@ type Scope struct {
 	onWrite   func(key string)
 	// onLoadChanges hears what a load after the first changed
 	// (reconcile.go).
-	onLoadChanges func(changes []KeyChange)
+	onLoadChanges func(ctx context.Context, changes []KeyChange)
 }
 
 type entry struct {
