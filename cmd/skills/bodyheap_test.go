@@ -16,6 +16,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 )
 
 // A worker whose $TMPDIR cannot take its body store's file (and the
@@ -68,8 +69,8 @@ func TestWorkerWithAnUnwritableTmpdirLoadsOnceAndTellsTheTruth(t *testing.T) {
 
 			rep := diagnose(t, caller)
 			c := rep.Catalog
-			if c == nil || c.Mode != "live" || c.Loading || c.Skills != len(want) {
-				t.Fatalf("diagnostics catalog = %+v; want mode live, not loading, %d skills", c, len(want))
+			if c == nil || c.Mode != "live" || c.Unloaded || c.Skills != len(want) {
+				t.Fatalf("diagnostics catalog = %+v; want mode live, loaded, %d skills", c, len(want))
 			}
 			if !strings.Contains(c.BodyStore, "bodies kept in memory") || !strings.Contains(c.BodyStore, tc.reason) {
 				t.Errorf("body_store = %q; want it to say the bodies are in memory because %q", c.BodyStore, tc.reason)
@@ -289,4 +290,70 @@ func (w *limitedWorker) log() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return strings.Join(w.lines, "\n")
+}
+
+// While a live catalog's load is in flight, skills::diagnostics says its
+// skills are unloaded (the count is what was held before, here none),
+// and stops saying so once the load ends (docs/decisions.md D79). The
+// engine's state::list is replaced by the test's, which holds the first
+// listing of the skills scope (the load's) until released, and answers
+// the others (reads through to the engine, diagnostics' among them).
+func TestDiagnosticsSayWhileTheSkillsAreUnloaded(t *testing.T) {
+	srv := iiitest.NewServer(t)
+	if err := srv.SetState("skills", "team/a", json.RawMessage(`{"id":"team/a","skill":"# A\n","registered_at":"2026-12-02T00:00:00Z"}`)); err != nil {
+		t.Fatal(err)
+	}
+	asked, release := make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	holder := iii.New(iii.Options{URL: srv.URL(), Name: "state-list-holder"})
+	holder.RegisterFunction(iii.Function{ID: "state::list", Handler: func(ctx context.Context, req iii.Request) (any, error) {
+		var in struct{ Scope string }
+		if err := json.Unmarshal(req.Data, &in); err != nil {
+			return nil, err
+		}
+		hold := false
+		if in.Scope == "skills" {
+			first.Do(func() { hold = true })
+		}
+		if hold {
+			close(asked)
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return srv.StateValues(in.Scope), nil
+	}})
+	startReady(t, holder)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.WaitWorker(ctx, "state-list-holder"); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, srv)
+	caller := newCaller(t, srv)
+	select {
+	case <-asked:
+	case <-ctx.Done():
+		t.Fatal("the worker never listed its skills scope")
+	}
+	if c := diagnose(t, caller).Catalog; c == nil || c.Mode != "live" || !c.Unloaded || c.Skills != 0 {
+		t.Errorf("diagnostics during the load: catalog %+v; want mode live, unloaded, 0 skills", c)
+	}
+	close(release)
+	for {
+		c := diagnose(t, caller).Catalog
+		if c != nil && !c.Unloaded {
+			if c.Mode != "live" || c.Skills != 1 {
+				t.Errorf("diagnostics after the load: catalog %+v; want mode live, 1 skill", c)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("diagnostics still say unloaded after the load was released: %+v", c)
+		case <-time.After(10 * time.Millisecond): // polling a call: the report decides, not the sleep
+		}
+	}
 }

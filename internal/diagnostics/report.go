@@ -147,11 +147,12 @@ type Catalog struct {
 	// file is in use.
 	HeapBodies int   `json:"heap_bodies,omitempty"`
 	HeapBytes  int64 `json:"heap_bytes,omitempty"`
-	// Loading is true while the catalog is live but its skills are not
-	// loaded yet (a load in flight, or asked for): Skills and Bytes are
-	// then what was held before, and reads go to the engine
-	// (docs/decisions.md D79). Absent once loaded.
-	Loading bool `json:"loading,omitempty"`
+	// Unloaded is true while the catalog is live but its skills are not
+	// loaded on the current connection (a load in flight or to come, or a
+	// scope the engine could not list): Skills and Bytes are then what
+	// was held before, and reads go to the engine (docs/decisions.md
+	// D79). Absent once loaded.
+	Unloaded bool `json:"unloaded,omitempty"`
 	// Freshness says how current the mirror of the stored rows is
 	// (docs/decisions.md D73); absent offline.
 	Freshness *Freshness `json:"freshness,omitempty"`
