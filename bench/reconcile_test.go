@@ -115,6 +115,7 @@ type freshness struct {
 	ReconcileBytes     int64  `json:"reconcile_bytes"`
 	ReconcileTookMS    int64  `json:"reconcile_took_ms"`
 	ChangesByReconcile uint64 `json:"changes_by_reconcile"`
+	Signal             string `json:"signal"` // D75
 }
 
 func freshnessOf(tb testing.TB, caller *iii.Client) freshness {

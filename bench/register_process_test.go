@@ -25,6 +25,7 @@ import (
 var (
 	processSkills   = flag.Int("process-skills", 10_000, "skills of 4 KiB BenchmarkRegisterProcess registers through skills::register before reading the worker's memory")
 	processCallers  = flag.Int("process-callers", 16, "concurrent callers BenchmarkRegisterProcess registers them with")
+	processRounds   = flag.Int("process-rounds", 2000, "pairs of an echo and a register BenchmarkRegisterProcess's sequential phase times (more give its CPU profiles more samples)")
 	processProfiles = flag.String("process-profiles", "", "a directory where BenchmarkRegisterProcess saves the worker's heap profiles (after the writes, after the index reads) and a CPU profile of each process during the sequential registers")
 )
 
@@ -211,7 +212,7 @@ func BenchmarkRegisterProcess(b *testing.B) {
 		})
 		b.Run(store+"/sequential", func(b *testing.B) {
 			for range b.N {
-				registerSequential(b, newProcessRig(b, bin, store), 2000)
+				registerSequential(b, newProcessRig(b, bin, store), *processRounds)
 			}
 		})
 	}
@@ -302,8 +303,8 @@ func collect(errs <-chan error) []error {
 
 // registerSequential makes rounds pairs of an echo and a register of 4
 // KiB, one call at a time, and reports the ratio of their medians, the
-// CPU each process spent per call and the worker's allocations per
-// register.
+// CPU each process spent per call and the worker's allocations (count
+// and bytes) per register.
 func registerSequential(b *testing.B, r *processRig, rounds int) {
 	body := skillBody(4096)
 	ctx := context.Background()
@@ -323,7 +324,8 @@ func registerSequential(b *testing.B, r *processRig, rounds int) {
 	registers := make([]time.Duration, 0, rounds)
 	var echoCPU, registerCPU [2]time.Duration // engine, worker
 	pids := [2]int{r.engine.cmd.Process.Pid, r.worker.cmd.Process.Pid}
-	mallocs := r.memStat(b, "worker", "Mallocs")
+	mallocs, allocBytes := r.memStat(b, "worker", "Mallocs"), r.memStat(b, "worker", "TotalAlloc")
+	threadsBefore := [2]threadStats{procThreads(b, pids[0]), procThreads(b, pids[1])}
 	waitProfiles := r.profileCPU(b, "sequential", 10)
 	defer waitProfiles()
 	for i := range rounds {
@@ -347,7 +349,9 @@ func registerSequential(b *testing.B, r *processRig, rounds int) {
 	}
 	// The profiler's own reads allocate too; at 2,000 registers that is
 	// well under one allocation per register.
+	threadsAfter := [2]threadStats{procThreads(b, pids[0]), procThreads(b, pids[1])}
 	mallocs = r.memStat(b, "worker", "Mallocs") - mallocs
+	allocBytes = r.memStat(b, "worker", "TotalAlloc") - allocBytes
 	echo, register := median(echoes), median(registers)
 	b.ReportMetric(float64(register)/float64(echo), "register/echo")
 	b.ReportMetric(float64(echo)/1e3, "echo-µs")
@@ -358,6 +362,16 @@ func registerSequential(b *testing.B, r *processRig, rounds int) {
 	b.ReportMetric(per(echoCPU[1]), "worker-cpu-µs/echo")
 	b.ReportMetric(per(registerCPU[1]), "worker-cpu-µs/register")
 	b.ReportMetric(mallocs/float64(rounds), "worker-allocs/register")
+	b.ReportMetric(allocBytes/float64(rounds), "worker-B/register")
+	// The same CPU to the nanosecond (the scheduler's account of every
+	// thread, not 10 ms ticks), and the threads' context switches, per
+	// pair of an echo and a register: the worker does next to nothing
+	// for an echo, so its figures are nearly all the register's.
+	for p, name := range []string{"engine", "worker"} {
+		d := threadsAfter[p].sub(threadsBefore[p])
+		b.ReportMetric(float64(d.runtime)/float64(rounds)/1e3, name+"-cpu-µs/pair")
+		b.ReportMetric(float64(d.switches)/float64(rounds), name+"-switches/pair")
+	}
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -392,4 +406,46 @@ func (r *processRig) profileCPU(tb testing.TB, prefix string, seconds int) (wait
 			tb.Error(err)
 		}
 	}
+}
+
+// threadStats is what the scheduler accounts to a process's threads: the
+// time they ran and how often they were switched out.
+type threadStats struct {
+	runtime  time.Duration
+	switches int64
+}
+
+func (a threadStats) sub(b threadStats) threadStats {
+	return threadStats{a.runtime - b.runtime, a.switches - b.switches}
+}
+
+// procThreads sums threadStats over pid's threads (/proc/PID/task/*:
+// schedstat's first field, nanoseconds on the CPU, and status's voluntary
+// and involuntary context switches). A Go process keeps its threads, so
+// the sum over the threads alive at two moments is what ran in between.
+func procThreads(tb testing.TB, pid int) threadStats {
+	tb.Helper()
+	dirs, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+	if err != nil || len(dirs) == 0 {
+		tb.Fatalf("threads of %d: %v", pid, err)
+	}
+	var t threadStats
+	for _, dir := range dirs {
+		sched, err1 := os.ReadFile(dir + "/schedstat")
+		status, err2 := os.ReadFile(dir + "/status")
+		if err1 != nil || err2 != nil {
+			continue // a thread that exited meanwhile
+		}
+		if f := strings.Fields(string(sched)); len(f) > 0 {
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			t.runtime += time.Duration(ns)
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				t.switches += n
+			}
+		}
+	}
+	return t
 }

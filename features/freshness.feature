@@ -74,7 +74,7 @@ Feature: Fresh from the engine
     When I call "skills::diagnostics"
     Then the result contains:
       """
-      {"catalog": {"mode": "live", "freshness": {"reconcile_ms": 200, "changes_by_reconcile": 2}}}
+      {"catalog": {"mode": "live", "freshness": {"reconcile_ms": 200, "changes_by_reconcile": 2, "signal": "none", "changes_by_signal": 0}}}
       """
 
   Scenario: a row another worker writes that does not decode leaves the skill as it was, and says so once

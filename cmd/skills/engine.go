@@ -22,6 +22,9 @@ type engineFlags struct {
 	port  int
 	data  string
 	state string // a Redis URL (D71), exclusive with data
+	// pubsub is --pubsub (D75): "" follows --state, "none", "local" or a
+	// Redis URL.
+	pubsub string
 	// shape is skills engine's alone; its zero value is the 0.22.1
 	// engine skills dev and skills mcp --dev run.
 	shape engineShape
@@ -32,6 +35,23 @@ func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.port, "port", 49134, "port the local engine listens on (the iii default is 49134)")
 	fs.StringVar(&f.data, "data", "", "keep state in DIR/state.log across restarts, each write on disk before it is acknowledged (default: in memory, lost on exit)")
 	fs.StringVar(&f.state, "state", "", "keep state in Redis, redis://host:port[/db], laid out as iii's Redis state adapter, so engines on one Redis share it (instead of --data)")
+	fs.StringVar(&f.pubsub, "pubsub", "", "give the engine iii's pubsub worker (publish, the subscribe trigger type): local, redis://host:port[/db] (engines on one Redis hear each other's publishes) or none (default: the --state Redis when there is one, else none)")
+}
+
+// pubsubNone is --pubsub's value for an engine without a pubsub worker.
+const pubsubNone = "none"
+
+// pubsubAdapter is engine.Options.PubSub as the flags decide it: with
+// --state in Redis and no --pubsub, the same Redis, since engines that
+// share state need each other's signals (D75).
+func (f *engineFlags) pubsubAdapter() string {
+	switch f.pubsub {
+	case "":
+		return f.state
+	case pubsubNone:
+		return ""
+	}
+	return f.pubsub
 }
 
 func (f *engineFlags) validate(name string) error {
@@ -44,6 +64,11 @@ func (f *engineFlags) validate(name string) error {
 	if f.state != "" {
 		if err := engine.CheckStateURL(f.state); err != nil {
 			return usagef("%s: --state: %v", name, err)
+		}
+	}
+	if f.pubsub != pubsubNone {
+		if err := engine.CheckPubSub(f.pubsub); err != nil {
+			return usagef("%s: --pubsub: %v, or none", name, err)
 		}
 	}
 	return nil
@@ -63,7 +88,14 @@ func startEngine(ctx context.Context, f engineFlags, log *zap.Logger) (*engine.E
 		log.Info("state is in memory and lost when this process ends; --data DIR or --state redis://host:port keeps it")
 	}
 	opts := f.shape.options()
-	opts.Logger, opts.DataDir, opts.StateURL = log.Named("engine"), f.data, f.state
+	opts.Logger, opts.DataDir, opts.StateURL, opts.PubSub = log.Named("engine"), f.data, f.state, f.pubsubAdapter()
+	switch opts.PubSub {
+	case "":
+	case engine.PubSubLocal:
+		log.Info("pubsub (publish, subscribe) delivers within this engine")
+	default:
+		log.Info("pubsub (publish, subscribe) goes through Redis: engines on it hear each other's publishes", zap.String("pubsub", engine.RedactStateURL(opts.PubSub)))
+	}
 	srv, err := engine.Start(ctx, f.addr(), opts)
 	if err != nil {
 		if _, ok := errors.AsType[*engine.StateFileError](err); ok {

@@ -133,6 +133,8 @@ func TestEngineStateFlagUsageErrors(t *testing.T) {
 			{[]string{"--state", "localhost:6379"}, `skills ` + cmd + `: --state: state URL "localhost:6379" is not one the engine can use (the scheme must be redis://); give redis://host:port[/db], such as redis://127.0.0.1:6379/0`},
 			{[]string{"--state", "redis://:pw@h:1/x"}, `state URL "redis://:xxxxx@h:1/x" is not one the engine can use (the path must be a database number, such as /0)`},
 			{[]string{"--state", "redis://127.0.0.1:6379", "--data", "d"}, "skills " + cmd + ": --state and --data both say where state lives: give one"},
+			{[]string{"--pubsub", "redis"}, `skills ` + cmd + `: --pubsub: pubsub "redis" is not one the engine can use (it is neither local nor a URL); give "local" or redis://host:port[/db], such as redis://127.0.0.1:6379, or none`},
+			{[]string{"--pubsub", "redis://:pw@h:0"}, `pubsub "redis://:xxxxx@h:0" is not one the engine can use (the port must be a number from 1 to 65535)`},
 		} {
 			t.Run(cmd+" "+strings.Join(tt.args, " "), func(t *testing.T) {
 				code, _, stderr := runCmd(t, context.Background(), append([]string{cmd, "--port", "0"}, tt.args...)...)
@@ -151,6 +153,10 @@ func TestEngineStateInRedis(t *testing.T) {
 	a, urlA := startEngineCmd(t, "--state", srv.URL)
 	if !strings.Contains(a.stdout.String(), "state is kept in Redis") {
 		t.Errorf("the engine's log does not say where state lives:\n%s", a.stdout)
+	}
+	// --state in Redis brings pubsub on the same Redis (D75).
+	if !strings.Contains(a.stdout.String(), "pubsub (publish, subscribe) goes through Redis") {
+		t.Errorf("the engine's log does not say its pubsub is in Redis:\n%s", a.stdout)
 	}
 	_, urlB := startEngineCmd(t, "--state", srv.URL)
 	if code, out, stderr := callAt(t, urlA, "state::set", `{"scope":"s","key":"k","value":{"v":1}}`); code != 0 {

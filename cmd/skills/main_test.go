@@ -53,20 +53,28 @@ func (o *output) String() string {
 // lineTimeout.
 func (o *output) waitFor(t *testing.T, want string) {
 	t.Helper()
+	o.waitCount(t, want, 1)
+}
+
+// waitCount blocks until the output contains want at least n times (a
+// line a process logs again, say on each new connection), failing the
+// test after lineTimeout.
+func (o *output) waitCount(t *testing.T, want string, n int) {
+	t.Helper()
 	deadline := time.NewTimer(lineTimeout)
 	defer deadline.Stop()
 	for {
 		o.mu.Lock()
-		found := strings.Contains(o.buf.String(), want)
+		got := strings.Count(o.buf.String(), want)
 		ch := o.changed
 		o.mu.Unlock()
-		if found {
+		if got >= n {
 			return
 		}
 		select {
 		case <-ch:
 		case <-deadline.C:
-			t.Fatalf("no %q in the output within %s; output so far:\n%s", want, lineTimeout, o.String())
+			t.Fatalf("%q is in the output %d times within %s, want %d; output so far:\n%s", want, got, lineTimeout, n, o.String())
 		}
 	}
 }

@@ -155,6 +155,8 @@ func (c mcpCommand) Run(ctx context.Context, args []string) error {
 			fmt.Fprintf(c.io.err, "skills mcp: serving MCP over Streamable HTTP at %s\n", endpoint)
 		}
 	} else {
+		stopCatching := catchBrokenPipe()
+		defer stopCatching()
 		opts.Transport = mcpserver.Stdio(c.io.in, c.io.out)
 	}
 	if !*dev && fs.Changed("config") {

@@ -51,6 +51,7 @@ type Catalog struct {
 	events      *keyQueue     // keys to read again, from the state trigger
 	reload      chan struct{} // capacity 1: a scope asks to be loaded again
 	engineEvent chan struct{} // capacity 1: the engine's workers or functions changed (state_watch.go)
+	signalWake  chan struct{} // capacity 1: look again whether the engine has pubsub (signal.go)
 	rereaders   int           // SetRereaders's; 0 reads as 1
 
 	// pageLimit and pageBytes size the pages of a paged load
@@ -74,10 +75,10 @@ type Catalog struct {
 	modeChanged chan struct{}  // closed and replaced when mode is set
 	settled     chan struct{}  // closed once the first connection's scopes are served (Settled)
 	settleOnce  sync.Once
-	reported    bool                    // the read-through fallback was logged
-	undecodable map[string][32]byte     // scope NUL key -> sha256 of the bad value last logged
-	byReconcile map[stateEvent]struct{} // keys queued by a reconcile pass, not yet read again
-	fresh       Freshness               // without ReconcileInterval
+	reported    bool                  // the read-through fallback was logged
+	undecodable map[string][32]byte   // scope NUL key -> sha256 of the bad value last logged
+	foundWhere  map[stateEvent]string // keys queued by a reconcile pass or a signal, not yet read again: by which
+	fresh       Freshness             // without ReconcileInterval
 }
 
 // Modes of the catalog, for diagnostics.
@@ -111,8 +112,10 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 		events:       newKeyQueue(),
 		reload:       make(chan struct{}, 1),
 		engineEvent:  make(chan struct{}, 1),
+		signalWake:   make(chan struct{}, 1),
 		reconcileNow: make(chan struct{}, 1),
-		byReconcile:  map[stateEvent]struct{}{},
+		foundWhere:   map[stateEvent]string{},
+		fresh:        Freshness{Signal: SignalNone},
 		pageLimit:    pageLimit,
 		pageBytes:    pageBytes,
 		dropped:      map[string]int{},
@@ -132,6 +135,7 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 	for _, s := range scopes {
 		s.onInvalid = c.requestReload
 		s.onWrite = func(key string) { c.events.push(stateEvent{Scope: s.Name(), Key: key}) }
+		s.onOwnChange = func(key string, sum *valueSum) { c.signal(s.Name(), key, sum) }
 		s.onLoadChanges = func(ctx context.Context, changes []KeyChange) {
 			for _, ch := range changes {
 				c.changed(ctx, Change{Scope: s.Name(), Key: ch.Key, Removed: ch.Removed, Found: FoundLoad})
@@ -182,6 +186,7 @@ func (c *Catalog) Start() {
 	for range readers {
 		go c.applyEvents(ctx)
 	}
+	c.startSignal(ctx)
 }
 
 // Close stops the catalog's goroutines and waits for them.
@@ -260,10 +265,7 @@ func (c *Catalog) applyEvents(ctx context.Context) {
 // pass found changed (reconcile.go): a change it applies is a Change
 // found where the key was queued from.
 func (c *Catalog) applyEvent(ctx context.Context, ev stateEvent) {
-	found := FoundEvent
-	if c.takeFound(ev) {
-		found = FoundReconcile
-	}
+	found := c.takeFound(ev)
 	for _, s := range c.scopes {
 		if s.Name() != ev.Scope || s.Defer(ev.Key) || !s.Valid() {
 			continue // the load reads the key, and says what it changed (loadChanges)
@@ -293,6 +295,16 @@ func (c *Catalog) reread(ctx context.Context, s *Scope, key, found string) error
 	changed, err := s.applyIfUnchanged(key, res, gen)
 	if changed {
 		c.changed(ctx, Change{Scope: s.Name(), Key: key, Removed: res == nil, Found: found})
+		if found == FoundEvent {
+			// Learnt first hand: other engines' replicas hear of it
+			// (signal.go, docs/decisions.md D75).
+			var sum *valueSum
+			if res != nil {
+				v := sumOf(res)
+				sum = &v
+			}
+			c.signal(s.Name(), key, sum)
+		}
 	}
 	if c.noteUndecodable(s.Name(), key, res, err) {
 		c.log.Warn("catalog: a changed value does not decode; the entry is kept as it was",

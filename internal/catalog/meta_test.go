@@ -36,3 +36,16 @@ func TestMetaKeepsNoBodyAlive(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkMetaOf is the summary of a registered 4 KiB skill: it copies
+// nothing of the body to hash it or to look for a frontmatter block
+// (docs/decisions.md D77: 8.7 KB allocated per summary before, 0.5 KB
+// after).
+func BenchmarkMetaOf(b *testing.B) {
+	body := ("# Email provider\n\nSend transactional email through the provider's API; read this before calling its functions.\n\n" +
+		strings.Repeat("- step: call the function with the recipient, subject and body; check the result.\n", 50))[:4096]
+	b.ReportAllocs()
+	for b.Loop() {
+		MetaOf("seq/s1", body)
+	}
+}

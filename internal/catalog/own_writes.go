@@ -65,6 +65,9 @@ func (s *Scope) endOwnWrite(key string, d *Decoded, sum valueSum) {
 	if s.endOwn(key, d, sum, false) && s.onWrite != nil {
 		s.onWrite(key)
 	}
+	if d != nil && s.onOwnChange != nil {
+		s.onOwnChange(key, &sum)
+	}
 }
 
 // deletedSum is the hash of a delete's new value in its state event:
@@ -81,6 +84,9 @@ func (s *Scope) endOwnDelete(key string) {
 	s.endOwn(key, nil, deletedSum, true)
 	if s.onWrite != nil {
 		s.onWrite(key)
+	}
+	if s.onOwnChange != nil {
+		s.onOwnChange(key, nil)
 	}
 }
 

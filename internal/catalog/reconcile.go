@@ -66,6 +66,8 @@ type Freshness struct {
 	ByEvent           uint64        // changes found by a state event
 	ByReconcile       uint64        // changes found by a reconcile pass
 	ByLoad            uint64        // changes found by a load after the first
+	Signal            string        // SignalPubSub or SignalNone (signal.go)
+	BySignal          uint64        // changes found by another replica's signal
 }
 
 // SetReconcileInterval sets how often the loaded scopes are compared with
@@ -181,22 +183,30 @@ func (c *Catalog) reconcile(ctx context.Context, connection string) time.Duratio
 
 // found queues key to be read again as an event's key is, remembering that
 // the reconcile found it.
-func (c *Catalog) found(scope, key string) {
+func (c *Catalog) found(scope, key string) { c.foundBy(scope, key, FoundReconcile) }
+
+// foundBy queues key to be read again as an event's key is, remembering
+// where it was found (FoundReconcile, FoundSignal).
+func (c *Catalog) foundBy(scope, key, where string) {
 	ev := stateEvent{Scope: scope, Key: key}
 	c.mu.Lock()
-	c.byReconcile[ev] = struct{}{}
+	c.foundWhere[ev] = where
 	c.mu.Unlock()
 	c.events.push(ev)
 }
 
-// takeFound reports whether ev was queued by a reconcile pass, and
-// forgets it: the read that follows is the one the pass asked for.
-func (c *Catalog) takeFound(ev stateEvent) bool {
+// takeFound says where ev was found, FoundEvent unless a reconcile pass or
+// a signal queued it, and forgets it: the read that follows is the one
+// they asked for.
+func (c *Catalog) takeFound(ev stateEvent) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.byReconcile[ev]
-	delete(c.byReconcile, ev)
-	return ok
+	where, ok := c.foundWhere[ev]
+	delete(c.foundWhere, ev)
+	if !ok {
+		return FoundEvent
+	}
+	return where
 }
 
 // knownUndecodable reports whether the value with hash sum at scope/key
@@ -219,6 +229,8 @@ func (c *Catalog) changed(ctx context.Context, ch Change) {
 		c.fresh.ByReconcile++
 	case FoundLoad:
 		c.fresh.ByLoad++
+	case FoundSignal:
+		c.fresh.BySignal++
 	}
 	c.mu.Unlock()
 	if c.onChange != nil {

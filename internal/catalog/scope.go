@@ -89,6 +89,9 @@ type Scope struct {
 	// after an own write or delete asks to be read again.
 	onInvalid func()
 	onWrite   func(key string)
+	// onOwnChange hears each own write (sum: the stored value's hash)
+	// and delete (sum nil) that succeeded, to signal it (signal.go).
+	onOwnChange func(key string, sum *valueSum)
 	// onLoadChanges hears what a load after the first changed
 	// (reconcile.go).
 	onLoadChanges func(ctx context.Context, changes []KeyChange)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/lint"
@@ -57,7 +58,7 @@ func MetaOf(id, text string) Meta {
 	sum := skillmd.Summarize(id, d)
 	sum.Title, sum.Desc = strings.Clone(sum.Title), strings.Clone(sum.Desc)
 	return Meta{Name: d.Name, Description: d.Description, Summary: sum,
-		Size: int64(len(text)), SHA256: sha256Hex([]byte(text)), Lint: lint.Check(text)}
+		Size: int64(len(text)), SHA256: sha256Hex(readOnlyBytes(text)), Lint: lint.Check(text)}
 }
 
 // Skill is one entry of the view.
@@ -339,3 +340,9 @@ func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// readOnlyBytes is s's bytes without a copy, for a reader that only reads
+// them while s lives: a registered body is hashed as it arrives, and a
+// copy of 4 KiB per skills::register was a copy for nothing
+// (docs/decisions.md D77).
+func readOnlyBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -173,6 +173,12 @@ type Freshness struct {
 	ChangesByEvent     uint64 `json:"changes_by_event"`
 	ChangesByReconcile uint64 `json:"changes_by_reconcile"`
 	ChangesByLoad      uint64 `json:"changes_by_load"`
+	// Signal is "pubsub" while the engine offers iii's pubsub, through
+	// which replicas on other engines tell this one of their changes
+	// within a round trip, else "none": the reconcile alone finds them
+	// (docs/decisions.md D75).
+	Signal          string `json:"signal"`
+	ChangesBySignal uint64 `json:"changes_by_signal"`
 }
 
 // Engine is the link to the engine.

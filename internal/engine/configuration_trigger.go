@@ -74,6 +74,8 @@ func checkBuiltinBinding(m wire.RegisterTrigger) *wire.ErrorBody {
 		return checkStateBinding(m)
 	case triggerConfiguration:
 		return checkConfigurationBinding(m)
+	case triggerSubscribe:
+		return checkSubscribeBinding(m)
 	}
 	return nil
 }

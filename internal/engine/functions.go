@@ -23,6 +23,17 @@ type builtinFunc func(s *Engine, ns string, data json.RawMessage) (json.RawMessa
 // (docs/decisions.md D52); its builtinFunc is the same result joined.
 type elementsFunc func(s *Engine, ns string, data json.RawMessage) ([]json.RawMessage, *wire.ErrorBody)
 
+// voidFunc is an in-process function as a void call runs it: nobody
+// waits for its result, so it need not finish before the caller's next
+// frame is read (publish, pubsub.go).
+type voidFunc func(s *Engine, ns string, data json.RawMessage)
+
+// builtinVoid gives the in-process functions that run otherwise when no
+// one waits for them.
+var builtinVoid = map[string]voidFunc{
+	pubsubPublish: publishVoid,
+}
+
 // function is one registered function: owned by a worker connection, or
 // run in-process.
 type function struct {
@@ -35,6 +46,7 @@ type function struct {
 	owner          *conn        // worker-owned functions
 	run            builtinFunc  // in-process functions
 	elements       elementsFunc // in-process functions with an array result; may be nil
+	void           voidFunc     // in-process functions with a way of their own for void calls; may be nil
 	workerName     string       // in-process worker that provides it
 }
 
@@ -84,6 +96,7 @@ func (r *registry) installBuiltinsLocked() {
 		r.installLocked(ns, r.stateSpecsLocked(), stateTypes)
 	}
 	r.installConfigurationLocked()
+	r.installPubSubLocked()
 	r.notifyLocked()
 }
 
@@ -94,7 +107,7 @@ func (r *registry) installLocked(ns string, fns []builtinSpec, types []*triggerT
 	for _, b := range fns {
 		if r.functionLocked(ns, b.id) == nil {
 			r.putFunctionLocked(&function{namespace: ns, id: b.id, description: b.description, run: b.run,
-				elements: builtinElements[b.id], workerName: b.worker})
+				elements: builtinElements[b.id], void: builtinVoid[b.id], workerName: b.worker})
 		}
 	}
 	for _, t := range types {

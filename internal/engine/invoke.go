@@ -143,6 +143,10 @@ func (s *Engine) call(r callRequest) {
 	}
 	if f.run != nil {
 		s.mu.Unlock()
+		if f.void != nil && r.done == nil {
+			f.void(s, f.ns(), r.data)
+			return
+		}
 		if f.elements != nil && r.done != nil && r.doneElements != nil {
 			elements, e := f.elements(s, f.ns(), r.data)
 			if e != nil {

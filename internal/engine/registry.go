@@ -40,6 +40,7 @@ type registry struct {
 
 	withoutStateTrigger bool // Options.WithoutStateTrigger
 	withConfiguration   bool // Options.Configuration
+	withPubSub          bool // Options.PubSub (pubsub.go)
 	namespaces          bool // Options.Namespaces
 	stateListEntries    bool // Options.StateListEntries
 	stateAbsent         bool // Options.StateWorkerLate, until StartState (state_worker.go)

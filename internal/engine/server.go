@@ -98,6 +98,15 @@ type Options struct {
 	// stateLogTesting, for tests, opens DataDir's state log and sets
 	// when it is compacted (nil: as deployed).
 	stateLogTesting *stateLogTesting
+	// PubSub gives the engine iii's pubsub worker (pubsub.go,
+	// docs/decisions.md D75): the publish function and the subscribe
+	// trigger type. "local" delivers to this engine's bindings; a Redis
+	// URL, redis://host:port[/db] as StateURL takes it, publishes through
+	// that server, so engines sharing it hear each other's publishes.
+	// "", the default, is an engine without a pubsub worker. A value
+	// that is neither stops Start (PubSubError); Redis not answering
+	// does not (a publish then fails naming the server).
+	PubSub string
 	// Configuration gives the engine the configuration worker's
 	// configuration::* functions and the configuration trigger type, in
 	// memory (docs/engine.md#the-configuration-worker). Off by default:
@@ -137,6 +146,9 @@ type Engine struct {
 	// without Options.Configuration.
 	configs      *configurations
 	configEvents *eventQueue[configurationEvent]
+	// pubsubRedis is the pubsub worker's Redis adapter, nil without one
+	// (pubsub_redis.go).
+	pubsubRedis *redisPubSub
 
 	admin sync.Mutex // serialises Close, Pause, Resume and DropConnections
 
@@ -240,7 +252,19 @@ func Start(ctx context.Context, addr string, opts Options) (*Engine, error) {
 	s.registry.stateListEntries = opts.StateListEntries
 	s.registry.stateAbsent = opts.StateWorkerLate
 	s.startConfiguration()
+	if err := s.startPubSub(); err != nil {
+		_ = ln.Close()
+		if store.durable != nil {
+			_ = store.durable.f.Close()
+		}
+		if store.remote != nil {
+			store.remote.close()
+		}
+		lock.release()
+		return nil, err
+	}
 	s.registry.init()
+	s.startPubSubRedis()
 	s.bg.Add(2)
 	go s.watchFunctions(s.functionIDsSignature())
 	go s.deliverStateEvents()
@@ -280,6 +304,9 @@ func (s *Engine) Close() {
 	s.life.Unlock()
 	s.stopServing()
 	close(s.quit)
+	if s.pubsubRedis != nil {
+		s.pubsubRedis.close() // ends the subscriber's read
+	}
 	s.bg.Wait()
 	s.lock.release() // after the last state write
 	if s.state.remote != nil {

@@ -18,9 +18,10 @@ import "sync"
 
 // bindingQueue is the events waiting for one binding.
 type bindingQueue struct {
-	items   []bindingEvent
-	running bool          // a goroutine is delivering them
-	window  chan struct{} // a slot per call in flight, when the window is over 1
+	items    []bindingEvent
+	running  bool          // a goroutine is delivering them
+	window   chan struct{} // a slot per call in flight, when the window is over 1
+	inFlight int           // calls sent and not yet ended, with a window
 }
 
 // bindingEvent is one event for one binding.
@@ -30,7 +31,8 @@ type bindingEvent struct {
 }
 
 // bindingQueues is every binding's queue; a queue exists while it has
-// events or a goroutine delivering them.
+// events, a goroutine delivering them, or calls in flight (its window
+// bounds a binding's calls only while it is the binding's one queue).
 type bindingQueues struct {
 	mu     sync.Mutex
 	queues map[*binding]*bindingQueue
@@ -72,7 +74,7 @@ func (s *Engine) deliverBinding(b *binding, q *bindingQueue) {
 		qs.mu.Lock()
 		if len(q.items) == 0 {
 			q.running = false
-			delete(qs.queues, b)
+			qs.dropIdle(b, q)
 			qs.mu.Unlock()
 			return
 		}
@@ -96,11 +98,29 @@ func (s *Engine) deliverBinding(b *binding, q *bindingQueue) {
 		case <-s.quit:
 			return
 		}
+		qs.mu.Lock()
+		q.inFlight++
+		qs.mu.Unlock()
 		s.bg.Add(1) // this goroutine holds s.bg, so Add never races Wait
 		go func() {
 			defer s.bg.Done()
 			s.fireBinding(b, ev.condition, ev.payload)
 			<-q.window
+			qs.mu.Lock()
+			q.inFlight--
+			qs.dropIdle(b, q)
+			qs.mu.Unlock()
 		}()
+	}
+}
+
+// dropIdle forgets b's queue q once nothing is queued, delivering or in
+// flight. Before, a queue emptied while its calls were still in flight
+// was dropped, and the next event made a new queue with a window of its
+// own, so a binding could have more calls in flight than the window.
+// Called with qs.mu held.
+func (qs *bindingQueues) dropIdle(b *binding, q *bindingQueue) {
+	if len(q.items) == 0 && !q.running && q.inFlight == 0 && qs.queues[b] == q {
+		delete(qs.queues, b)
 	}
 }

@@ -33,8 +33,15 @@ import (
 // stateKeyPrefix names a scope's hash, as iii's adapter names it.
 const stateKeyPrefix = "state:"
 
-// redisCallTimeout bounds one state call's round trip to Redis.
+// redisCallTimeout bounds one state call's round trip to Redis, for a
+// call of one row.
 const redisCallTimeout = 5 * time.Second
+
+// redisListSilence bounds how long a listing waits for the next bytes of
+// its reply. Redis builds a reply whole before sending any of it, and a
+// scope of 400 MB took 10–16 s to build on this 2-core machine under load
+// (under 1 s quiet), so the bound is wider than a row's.
+const redisListSilence = time.Minute
 
 // redisURLForm is the form --state takes, for error messages.
 const redisURLForm = "redis://host:port[/db]"
@@ -61,6 +68,10 @@ type redisState struct {
 	// stops at once rather than at its timeout.
 	ctx  context.Context
 	stop context.CancelFunc
+	// timeout bounds a call of one row (redisCallTimeout; shorter in
+	// tests); the client's read timeout, how long a listing's reply may
+	// be silent, is redisListSilence.
+	timeout time.Duration
 }
 
 // StateURLError is a --state value that is not a Redis URL.
@@ -118,6 +129,7 @@ func parseStateURL(raw string) (*redis.Options, error) {
 	opts.Protocol = 2
 	opts.MaxRetries = -1
 	opts.DialTimeout = 2 * time.Second
+	opts.Dialer = dialProgress // a read deadline bounds silence, not a whole reply
 	opts.ContextTimeoutEnabled = true
 	opts.DisableIdentity = true
 	return opts, nil
@@ -138,12 +150,21 @@ func redactURL(raw string) string {
 // openRedisState checks raw and makes the client; it does not wait for
 // Redis, which may come up later (see ping).
 func openRedisState(raw string) (*redisState, error) {
+	return openRedisStateWithin(raw, redisCallTimeout, redisListSilence)
+}
+
+// openRedisStateWithin is openRedisState with the bound of a call of one
+// row and of a listing's silence.
+func openRedisStateWithin(raw string, timeout, silence time.Duration) (*redisState, error) {
 	opts, err := parseStateURL(raw)
 	if err != nil {
 		return nil, err
 	}
+	// A call with a deadline (callContext) waits until it; one without
+	// (a listing) waits for each read at most the read timeout.
+	opts.ReadTimeout = silence
 	ctx, stop := context.WithCancel(context.Background())
-	return &redisState{client: redis.NewClient(opts), url: redactURL(raw), ctx: ctx, stop: stop}, nil
+	return &redisState{client: redis.NewClient(opts), url: redactURL(raw), ctx: ctx, stop: stop, timeout: timeout}, nil
 }
 
 // ping reports whether Redis answers now.
@@ -170,9 +191,9 @@ func (r *redisState) writeFailed(err error) error {
 	return fmt.Errorf("state not written to Redis at %s: %w; the write was not acknowledged", r.url, err)
 }
 
-// callContext bounds one call by redisCallTimeout within the store's life.
+// callContext bounds one call of a row within the store's life.
 func (r *redisState) callContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(r.ctx, redisCallTimeout)
+	return context.WithTimeout(r.ctx, r.timeout)
 }
 
 // set stores value at scope/key and returns the previous value (nil when
@@ -253,9 +274,10 @@ func (r *redisState) get(scope, key string) (json.RawMessage, bool, error) {
 // rows returns a scope's keys and values in the hash's order (for a small
 // hash, the order of first writes); an unknown scope is empty.
 func (r *redisState) rows(scope string) (keys []string, values []json.RawMessage, err error) {
-	ctx, cancel := r.callContext()
-	defer cancel()
-	flat, err := r.client.Do(ctx, "HGETALL", stateKeyPrefix+scope).StringSlice()
+	// A listing's reply grows with the scope, so no bound on the whole
+	// call fits it: it runs within the store's life, and each read of its
+	// reply waits at most redisListSilence for bytes (progressConn).
+	flat, err := r.client.Do(r.ctx, "HGETALL", stateKeyPrefix+scope).StringSlice()
 	if err != nil {
 		return nil, nil, r.readFailed(err)
 	}
@@ -275,9 +297,7 @@ func (r *redisState) rows(scope string) (keys []string, values []json.RawMessage
 // values lists a scope's values in the hash's order (HVALS: the keys are
 // not fetched).
 func (r *redisState) values(scope string) ([]json.RawMessage, error) {
-	ctx, cancel := r.callContext()
-	defer cancel()
-	flat, err := r.client.Do(ctx, "HVALS", stateKeyPrefix+scope).StringSlice()
+	flat, err := r.client.Do(r.ctx, "HVALS", stateKeyPrefix+scope).StringSlice() // bounded as rows is
 	if err != nil {
 		return nil, r.readFailed(err)
 	}

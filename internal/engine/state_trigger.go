@@ -101,7 +101,7 @@ func (s *Engine) deliverStateEvent(ev stateEvent) bool {
 	if len(targets) == 0 {
 		return true
 	}
-	payload := mustEncode(ev)
+	payload := encodeStateEvent(ev) // state_event_encode.go
 	for _, b := range targets {
 		cfg, err := parseStateConfig(b.config)
 		if err != nil || !cfg.matches(ev) {

@@ -164,6 +164,7 @@ type Client struct {
 	replicaFn    string        // FollowReplicas's function; "" when not following replicas
 	replicaWake  chan struct{} // wakes keepRegistrations
 	onTakeOver   func()        // OnTakeOver's
+	onEngine     []func()      // OnEngineChange's
 }
 
 // New returns a Client; it does not connect until Start.

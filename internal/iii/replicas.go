@@ -104,6 +104,18 @@ func (c *Client) OnTakeOver(f func()) {
 	c.onTakeOver = f
 }
 
+// OnEngineChange adds f to what runs each time the engine reports a
+// change of its workers or functions (the events FollowReplicas binds;
+// without it, never): the catalog looks again whether the engine offers
+// pubsub, which iii 0.24 runs as a worker of its own that may come and go
+// (docs/decisions.md D75). f must not block or call the client
+// synchronously.
+func (c *Client) OnEngineChange(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onEngine = append(c.onEngine, f)
+}
+
 // replicaEvent is what arrives at the FollowReplicas function: an
 // engine::workers-available or engine::functions-available payload, or
 // another replica's probe notice.
@@ -122,6 +134,12 @@ func (c *Client) onReplicaEvent(_ context.Context, req Request) (any, error) {
 	if ev.TriggerType != "" {
 		c.replacedAsProvider(ev.TriggerType)
 		return nil, nil
+	}
+	c.mu.Lock()
+	watchers := c.onEngine
+	c.mu.Unlock()
+	for _, f := range watchers {
+		f()
 	}
 	// A worker that connected has removed nothing yet, and this
 	// connection's own events are about what it did itself.

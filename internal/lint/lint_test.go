@@ -62,6 +62,25 @@ func TestFindingDetails(t *testing.T) {
 	}
 }
 
+// A hidden character is found wherever it stands in a long ASCII line,
+// which the checks skip eight clean bytes at a time: at each offset, in
+// and across the words they read, and next to the bytes that bound the
+// skip (a space, a tilde, a tab).
+func TestHiddenFoundAtEveryOffset(t *testing.T) {
+	line := strings.Repeat("ab ~\tcd", 6)
+	for _, hidden := range []string{"\x01", "\x1b", "\x7f", "\u200b", "\u202e"} {
+		for at := 0; at <= len(line); at++ {
+			text := "# T\n\n" + line[:at] + hidden + line[at:] + "\n"
+			if r := lint.Check(text); r == nil || len(r.Findings) != 1 || r.Findings[0].Line != 3 {
+				t.Fatalf("%q at %d: findings %+v, want one on line 3", hidden, at, r)
+			}
+		}
+	}
+	if r := lint.Check("# T\n\n" + line + "\n"); r != nil {
+		t.Errorf("the clean line is flagged: %+v", r)
+	}
+}
+
 // Real text that looks like the rules' targets is not flagged: emoji
 // joined by U+200D, a leading byte-order mark, a soft hyphen, and phrases
 // the public corpus holds ("Don't ignore priorities", process.env).
@@ -135,5 +154,17 @@ func TestFixturesCoverEveryRule(t *testing.T) {
 	}
 	for name := range covered {
 		t.Errorf("fixtures flag %s, which Rules does not list", name)
+	}
+}
+
+// BenchmarkCheck is the checks of a registered 4 KiB skill: clean ASCII
+// lines skip the hidden-Unicode rules a word at a time, and only words
+// of a trigger's first two bytes and length are looked up
+// (docs/decisions.md D77).
+func BenchmarkCheck(b *testing.B) {
+	body := ("# Email provider\n\nSend transactional email through the provider's API; read this before calling its functions.\n\n" +
+		strings.Repeat("- step: call the function with the recipient, subject and body; check the result.\n", 50))[:4096]
+	for b.Loop() {
+		lint.Check(body)
 	}
 }

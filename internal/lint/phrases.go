@@ -57,11 +57,12 @@ var patterns = []pattern{
 }
 
 // words maps each trigger and also word to the patterns it names, as
-// bits; prefixes (the words' first two bytes) and maxWord are a cheap test
-// before the lookup, which most words of a line fail.
+// bits; prefixes (the lengths of the words that start with each two
+// bytes, as bits) and maxWord are a cheap test before the lookup, which
+// most words of a line fail.
 var (
 	words     = map[string]wordBits{}
-	prefixes  [1 << 16]bool
+	prefixes  [1 << 16]uint32
 	maxWord   int
 	needsAlso uint64 // the patterns with also words
 	_         = buildWords()
@@ -82,7 +83,10 @@ func buildWords() bool {
 				b.trigger |= 1 << i
 			}
 			words[w] = b
-			prefixes[uint16(w[0])<<8|uint16(w[1])] = true
+			if len(w) >= 32 {
+				panic("lint: a trigger word of 32 bytes or more")
+			}
+			prefixes[uint16(w[0])<<8|uint16(w[1])] |= 1 << len(w)
 			maxWord = max(maxWord, len(w))
 		}
 	}
@@ -124,7 +128,7 @@ func wanted(line string) uint64 {
 				continue
 			}
 		}
-		if n >= 2 && n <= maxWord && prefixes[uint16(buf[0])<<8|uint16(buf[1])] {
+		if n >= 2 && n <= maxWord && prefixes[uint16(buf[0])<<8|uint16(buf[1])]&(1<<n) != 0 {
 			b := words[string(buf[:n])]
 			trig, also = trig|b.trigger, also|b.also
 		}

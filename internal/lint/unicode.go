@@ -56,6 +56,13 @@ func (c *checker) hidden(s string, n int, first bool) {
 	var found map[string][]rune
 	prev := rune(0)
 	for i := 0; i < len(s); {
+		if len(s)-i >= 8 && printableASCII(s[i:i+8]) {
+			// Eight bytes no rule flags, as most of any text is: skipped
+			// a word at a time (docs/decisions.md D77).
+			prev = rune(s[i+7])
+			i += 8
+			continue
+		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			if b < 0x20 && b != '\t' && b != '\r' || b == 0x7F {
@@ -128,4 +135,26 @@ var runeNames = map[rune]string{
 // visible reports whether an excerpt may show r as it is.
 func visible(r rune) bool {
 	return r == ' ' || r == '\t' || (hiddenClass(r) == "" && unicode.IsPrint(r))
+}
+
+// Masks for printableASCII: a byte in every lane of a word.
+const (
+	lanes01 = 0x0101010101010101
+	lanes20 = 0x2020202020202020
+	lanes7F = 0x7F7F7F7F7F7F7F7F
+	lanes80 = 0x8080808080808080
+)
+
+// printableASCII reports whether the 8 bytes of s are all in 0x20–0x7E,
+// none of which a hidden-Unicode rule flags, with the usual word tricks:
+// no byte has its top bit, none is below 0x20 (subtracting 0x20 from it
+// borrows), none is 0x7F (it is zero once XORed with 0x7F).
+func printableASCII(s string) bool {
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	if w&lanes80 != 0 {
+		return false
+	}
+	del := w ^ lanes7F
+	return (w-lanes20)&^w&lanes80 == 0 && (del-lanes01)&^del&lanes80 == 0
 }

@@ -24,11 +24,13 @@ type fetchInput struct {
 const fetchDescription = "Fetches the content of one or more skill resources identified by iii:// URIs. When you encounter iii:// links in skill instructions, use this tool to retrieve their contents (batch with `uris` when helpful)." +
 	" To follow a relative link in a skill (references/x.md, ./x.md, ../other-skill/SKILL.md, {baseDir}/scripts/x.py, #section), pass it exactly as written in `uri` or `uris` and the iii:// URI of the document it appears in (its `# iii://…` heading) in `base`; each answer is headed by the URI the link resolved to, the base for its own links."
 
-// searchInput is skill__search's input.
+// searchInput is skill__search's input schema: skill::search's fields,
+// which the tool passes on as they came.
 type searchInput struct {
 	Query     string `json:"query" jsonschema:"what you need, in words: a task, a symptom, a tool name (1 to 1000 characters)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"how many results at most, 1 to 50 (default 8)"`
-	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"drop results from the end until the response fits this many tokens"`
+	Limit     *int   `json:"limit,omitempty" jsonschema:"how many results at most, 1 to 50 (default 8)"`
+	MaxTokens *int   `json:"max_tokens,omitempty" jsonschema:"drop results from the end until the response fits this many tokens (at least 1)"`
+	Group     *bool  `json:"group,omitempty" jsonschema:"true (the default): a result is a skill, with its matching reference files under it in matched; false: every document (a skill or one of its files) ranked on its own"`
 }
 
 // addTools registers skill__fetch and skill__search, the names the iii
@@ -72,27 +74,41 @@ func addTools(b *Bridge) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 	})
-	mcp.AddTool(b.server, &mcp.Tool{
-		Name:        "skill__search",
-		Title:       "Search skills",
-		Description: "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Then read the best hits with skill__fetch.",
-		Annotations: readOnly,
-		InputSchema: plainSchema[searchInput](),
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, contract.SearchResults, error) {
-		payload := map[string]any{"query": in.Query}
-		if in.Limit != 0 {
-			payload["limit"] = in.Limit
-		}
-		if in.MaxTokens != 0 {
-			payload["max_tokens"] = in.MaxTokens
+	// skill__search hands its arguments to skill::search as they came:
+	// the tool takes every field the function takes (group and max_tokens
+	// too) and refuses what the function refuses, with the function's own
+	// error (invalid_argument naming the value and what is allowed), rather
+	// than the SDK's schema check's. Before, group was refused over MCP
+	// and max_tokens: 0 was taken as absent (docs/mcp.md).
+	b.server.AddTool(&mcp.Tool{
+		Name:         "skill__search",
+		Title:        "Search skills",
+		Description:  "Searches every skill for the ones that fit a need described in words, best first: id, iii:// uri, title, description, relevance score and the tokens its body costs to read. Then read the best hits with skill__fetch.",
+		Annotations:  readOnly,
+		InputSchema:  plainSchema[searchInput](),
+		OutputSchema: outputSchema[contract.SearchResults](),
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.Arguments
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage(`{}`)
 		}
 		var out contract.SearchResults
-		if err := b.call(ctx, contract.FnSkillSearch, payload, &out); err != nil {
-			return toolError(err), contract.SearchResults{}, nil
+		if err := b.call(ctx, contract.FnSkillSearch, args, &out); err != nil {
+			return toolError(err), nil
 		}
 		text, _ := json.Marshal(out)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, out, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: out}, nil
 	})
+}
+
+// outputSchema is the output schema the SDK infers for T, as the typed
+// tools get it. A type that has no schema is a bug caught at start.
+func outputSchema[T any]() *jsonschema.Schema {
+	schema, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: no output schema for %T: %v", *new(T), err))
+	}
+	return schema
 }
 
 // toolError is a failed call as the model should see it.

@@ -9,36 +9,28 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"unicode"
 
 	"github.com/iii-hq/skills-go/internal/fsource"
-	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
 // The public development corpus (testdata/public/README.md): Agent Skills
-// of public repositories, laid out by testdata/public/assemble.sh, and the
+// of public repositories, laid out by scripts/assemble-corpus.sh, and the
 // needs of testdata/public/needs.json. The skills are not committed (they
 // are the sources' text, under their licences); the tests look for them
 // in publicSkillDirs and skip what needs them when none is there. The
 // checks of the needs' and sources' shape, and the figures of the first
 // corpus, always run.
 
+// publicCorpusFiles is where the public corpus's skills are looked for
+// (uncommittedCorpus.dirs) and its needs.
+var publicCorpusFiles = &uncommittedCorpus{name: "public", env: "SKILLS_PUBLIC_CORPUS", shared: "public-skills-corpus"}
+
 // publicSkillDirs are where the public corpus's skills folder is looked
-// for, in order: $SKILLS_PUBLIC_CORPUS, the local copy that assemble.sh
-// lays out (ignored by git), and a copy in the shared folder beside the
-// repository.
-func publicSkillDirs() []string {
-	var dirs []string
-	if d := os.Getenv("SKILLS_PUBLIC_CORPUS"); d != "" {
-		dirs = append(dirs, d)
-	}
-	return append(dirs,
-		filepath.Join("testdata", "public", "skills"),
-		filepath.Join("..", "..", "..", "shared", "public-skills-corpus", "skills"))
-}
+// for, in order.
+func publicSkillDirs() []string { return publicCorpusFiles.dirs() }
 
 // evalDoc is one served document: what the worker indexes and what the
 // plain BM25 reference reads.
@@ -133,25 +125,9 @@ func fencedBytes(body string) int {
 	return n
 }
 
-var (
-	publicOnce   sync.Once
-	publicCorpus *evalCorpus
-)
-
 // loadPublic loads the public corpus once per test binary; nil when no
 // copy of its skills is found.
-func loadPublic(tb testing.TB) *evalCorpus {
-	tb.Helper()
-	publicOnce.Do(func() {
-		for _, d := range publicSkillDirs() {
-			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-				publicCorpus = loadRoot(tb, d, filepath.Join("testdata", "public", "needs.json"))
-				return
-			}
-		}
-	})
-	return publicCorpus
-}
+func loadPublic(tb testing.TB) *evalCorpus { return publicCorpusFiles.load(tb) }
 
 // bm25 is the plain reference ranker: lower-cased runs of letters and
 // digits, no stemming, no stop words; name and description counted three
@@ -436,152 +412,19 @@ func TestPublicRanking(t *testing.T) {
 }
 
 // TestPublicNeedsShape checks what is committed of the public corpus,
-// without its skills: at least 120 needs, two thirds of them paraphrases,
-// each once, of a known kind, expecting well-formed ids of the listed
-// sources; at least three sources, each with a commit and a licence.
+// without its skills (checkNeedsShape).
 func TestPublicNeedsShape(t *testing.T) {
-	dir := filepath.Join("testdata", "public")
-	raw, err := os.ReadFile(filepath.Join(dir, "sources.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sources := map[string]bool{}
-	for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n")[1:] {
-		f := strings.Split(line, "\t")
-		if len(f) != 6 || len(f[2]) != 40 || strings.Trim(f[2], "0123456789abcdef") != "" || f[3] == "" || f[4] == "" {
-			t.Errorf("sources.tsv line %d: want short name, repository, 40-hex commit, SPDX licence, licence files, include pattern: %q", i+2, line)
-			continue
-		}
-		sources[f[0]] = true
-	}
-	if len(sources) < 3 {
-		t.Errorf("%d sources; at least 3", len(sources))
-	}
-	needs := readNeeds(t, filepath.Join(dir, "needs.json"))
-	kinds := map[string]int{}
-	seen := map[string]bool{}
-	for _, n := range needs {
-		kinds[n.Kind]++
-		if seen[n.Q] {
-			t.Errorf("need %q twice", n.Q)
-		}
-		seen[n.Q] = true
-		if !slices.Contains([]string{"easy", "paraphrase", "hard"}, n.Kind) {
-			t.Errorf("need %q: kind %q", n.Q, n.Kind)
-		}
-		if len(n.Expect) == 0 {
-			t.Errorf("need %q expects nothing", n.Q)
-		}
-		for _, id := range n.Expect {
-			src, _, _ := strings.Cut(id, "/")
-			if err := ids.ValidateSkillID(id); err != nil || !sources[src] {
-				t.Errorf("need %q expects %q: not an id of a listed source", n.Q, id)
-			}
-		}
-	}
-	if len(needs) < 120 || 3*kinds["paraphrase"] < 2*len(needs) {
-		t.Errorf("%d needs, %d paraphrases: at least 120, two thirds paraphrases", len(needs), kinds["paraphrase"])
-	}
+	checkNeedsShape(t, filepath.Join("testdata", "public"))
 }
 
-// TestPublicCorpus checks the corpus against its needs: every expected id
-// is served, and a paraphrase shares no word of five letters or more with
-// its skill's name (or folder) and at most two with its description. It
-// logs the totals that testdata/public/README.md reports.
+// TestPublicCorpus checks the corpus against its needs (checkServedNeeds)
+// and logs the totals that testdata/public/README.md reports.
 func TestPublicCorpus(t *testing.T) {
 	c := loadPublic(t)
 	if c == nil {
 		t.Skipf("no copy of the public corpus's skills in %v", publicSkillDirs())
 	}
-	for _, sk := range c.skips {
-		t.Logf("skipped by fsource: %s: %s", sk.Path, sk.Reason)
-	}
-	for _, sk := range c.warnings {
-		t.Logf("served with a warning: %s: %s", sk.Path, sk.Reason)
-	}
-	// Totals, per source (the first segment of an id).
-	type tally struct{ skills, refs, words, bytes, code int }
-	per := map[string]*tally{}
-	var sum tally
-	for _, d := range c.docs {
-		src, _, _ := strings.Cut(d.id, "/")
-		if per[src] == nil {
-			per[src] = &tally{}
-		}
-		for _, tl := range []*tally{per[src], &sum} {
-			if d.skillFile {
-				tl.skills++
-			} else {
-				tl.refs++
-			}
-			tl.words += len(strings.Fields(d.body))
-			tl.bytes += d.totalBytes
-			tl.code += d.codeBytes
-		}
-	}
-	var b strings.Builder
-	b.WriteString("\n| source | skills | reference files | documents | mean body words | code-fence share |\n|---|---|---|---|---|---|\n")
-	srcs := make([]string, 0, len(per))
-	for s := range per {
-		srcs = append(srcs, s)
-	}
-	slices.Sort(srcs)
-	row := func(name string, tl *tally) {
-		docs := tl.skills + tl.refs
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.0f %% |\n", name, tl.skills, tl.refs, docs,
-			tl.words/docs, 100*float64(tl.code)/float64(tl.bytes))
-	}
-	for _, s := range srcs {
-		row(s, per[s])
-	}
-	row("total", &sum)
-	kinds := map[string]int{}
-	for _, n := range c.needs {
-		kinds[n.Kind]++
-	}
-	fmt.Fprintf(&b, "\nneeds: %d (%d easy, %d paraphrase, %d hard); fsource skipped %d files and warned of %d\n",
-		len(c.needs), kinds["easy"], kinds["paraphrase"], kinds["hard"], len(c.skips), len(c.warnings))
-	t.Log(b.String())
-
-	if sum.skills < 400 || len(srcs) < 3 {
-		t.Errorf("%d skills from %d sources; the corpus needs at least 400 from at least 3", sum.skills, len(srcs))
-	}
-	descShared := map[int]int{}
-	for _, n := range c.needs {
-		for _, id := range n.Expect {
-			if c.byID[id] == nil {
-				t.Errorf("need %q expects %s, which is not served", n.Q, id)
-			}
-		}
-		if len(n.Expect) == 0 || n.Kind != "paraphrase" {
-			continue // TestPublicNeedsShape reports a need that expects nothing
-		}
-		skill := c.byID[n.Expect[0]]
-		if skill != nil && !skill.skillFile {
-			skill = c.byID[skillOf(c, skill.id)]
-		}
-		if skill == nil {
-			continue
-		}
-		q := longWords(n.Q)
-		for w := range longWords(strings.ReplaceAll(skill.name+" "+lastSegmentOf(skill.id), "-", " ")) {
-			if q[w] {
-				t.Errorf("paraphrase %q shares %q with the name of %s", n.Q, w, skill.id)
-			}
-		}
-		var shared []string
-		for w := range longWords(skill.desc) {
-			if q[w] {
-				shared = append(shared, w)
-			}
-		}
-		descShared[len(shared)]++
-		if len(shared) > 2 {
-			slices.Sort(shared)
-			t.Errorf("paraphrase %q shares %d words of five letters or more (%v) with the description of %s", n.Q, len(shared), shared, skill.id)
-		}
-	}
-	t.Logf("paraphrases by words (five letters or more) shared with the expected skill's description: %v", descShared)
+	checkServedNeeds(t, c, 400)
 }
 
 // longWords are the words of five letters or more of text, lower-cased.

@@ -7,7 +7,9 @@
 package skillmd
 
 import (
+	"slices"
 	"strings"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 
@@ -28,12 +30,14 @@ type Doc struct {
 // Parse splits and reads text. It never fails: a block that does not
 // parse still ends at its closing fence, and lends no fields.
 func Parse(text string) Doc {
-	front, body, ok := SplitFrontmatter([]byte(text))
+	// SplitFrontmatter only reads: it sees text's own bytes, not a copy of
+	// every body parsed (docs/decisions.md D77).
+	front, body, ok := SplitFrontmatter(unsafe.Slice(unsafe.StringData(text), len(text)))
 	if !ok {
 		return Doc{Body: text}
 	}
 	d := Doc{Body: text[len(text)-len(body):], Front: true}
-	d.Name, d.Description = frontFields(front)
+	d.Name, d.Description = frontFields(slices.Clone(front)) // the YAML parser gets bytes of its own
 	return d
 }
 

@@ -3,20 +3,14 @@ package worker
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/iii-hq/skills-go/internal/config"
-	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/engine"
-	"github.com/iii-hq/skills-go/internal/iii"
-	"github.com/iii-hq/skills-go/internal/iii/iiitest"
 	"github.com/iii-hq/skills-go/internal/redistest"
 )
 
@@ -29,23 +23,6 @@ const reconcileMS = 200
 // hundred milliseconds here) with room for a loaded machine and the race
 // detector (a pass slowed to d waits 10 × d before the next).
 const convergeWithin = 5 * time.Second
-
-// replica is one engine of the pair, its skills worker, and a client
-// that calls through it and records the worker's skills::on-change.
-type replica struct {
-	name   string
-	srv    *engine.Engine
-	caller *iii.Client
-
-	mu    sync.Mutex
-	heard []string // on-change payloads, compacted, in arrival order
-}
-
-func (r *replica) events() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.heard)
-}
 
 // Two local engines on one Redis, a skills worker on each (D71, D73):
 // registers, unregisters and writes made with state::* alone go through
@@ -62,87 +39,18 @@ func TestTwoEnginesOnOneRedisConverge(t *testing.T) {
 
 	var pair [2]*replica
 	for i, name := range []string{"A", "B"} {
-		r := &replica{name: name, srv: iiitest.NewServerWith(t, engine.Options{StateURL: redis.URL})}
-		w, err := New(cfg, Options{URL: r.srv.URL()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() { _ = w.Run(context.Background()) }()
-		t.Cleanup(func() { _ = w.Close() })
-		r.caller = iii.New(iii.Options{URL: r.srv.URL(), Name: "caller-" + name})
-		r.caller.RegisterFunction(iii.Function{ID: "test::heard", Handler: func(_ context.Context, req iii.Request) (any, error) {
-			var v struct{ Op, ID string }
-			_ = json.Unmarshal(req.Data, &v)
-			r.mu.Lock()
-			r.heard = append(r.heard, v.Op+" "+v.ID)
-			r.mu.Unlock()
-			return nil, nil
-		}})
-		r.caller.RegisterTrigger(iii.Trigger{ID: "heard-" + name, Type: contract.SkillsOnChange, FunctionID: "test::heard"})
-		r.caller.Start()
-		t.Cleanup(func() { _ = r.caller.Close() })
-		if err := r.srv.WaitFunction(ctx, "skills::register"); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.srv.WaitBinding(ctx, "heard-"+name); err != nil {
-			t.Fatal(err)
-		}
-		// A subscriber is promised the changes after a worker has loaded
-		// its scopes, not a replay of what the first load found (D73, 3):
-		// the steps begin once both have.
-		select {
-		case <-w.cat.Settled():
-		case <-ctx.Done():
-			t.Fatalf("engine %s's worker did not load its scopes", name)
-		}
-		pair[i] = r
+		pair[i], _ = startReplica(ctx, t, name, cfg, engine.Options{StateURL: redis.URL})
 	}
 
-	ids := []string{"alpha", "beta", "gamma", "team/delta"}
-	stored := map[string]bool{} // what Redis holds, by the calls' answers
-	var want []string           // the changes, each to be heard once on each side
-	var took []time.Duration    // from a step's answer to both replicas agreeing
-	rng := rand.New(rand.NewPCG(28, 73))
+	st := newSteps(28, 73)
+	var took []time.Duration // from a step's answer to both replicas agreeing
 	for step := range 24 {
-		via := pair[rng.IntN(2)]
-		id := ids[rng.IntN(len(ids))]
-		var what string
-		switch op := rng.IntN(4); {
-		case op == 0 || op == 1 && !stored[id]:
-			what = "skills::register"
-			call(ctx, t, via, what, map[string]string{"id": id, "skill": fmt.Sprintf("# %s\n\nStep %d through %s.", id, step, via.name)})
-			stored[id] = true
-			want = append(want, "register "+id)
-		case op == 1:
-			what = "skills::unregister"
-			call(ctx, t, via, what, map[string]string{"id": id})
-			stored[id] = false
-			want = append(want, "unregister "+id)
-		case op == 2:
-			what = "state::set"
-			row := map[string]string{"id": id, "skill": fmt.Sprintf("# %s\n\nWritten with state::set at step %d.", id, step), "registered_at": fmt.Sprintf("2026-12-02T00:00:%02d.000000000+00:00", step)}
-			call(ctx, t, via, what, map[string]any{"scope": "skills", "key": id, "value": row})
-			stored[id] = true
-			want = append(want, "register "+id)
-		default:
-			what = "state::delete"
-			call(ctx, t, via, what, map[string]string{"scope": "skills", "key": id})
-			if stored[id] {
-				want = append(want, "unregister "+id)
-			}
-			stored[id] = false
-		}
-		var ids []string
-		for id, ok := range stored {
-			if ok {
-				ids = append(ids, id)
-			}
-		}
-		slices.Sort(ids)
+		_, after := st.next(ctx, t, pair, step)
+		ids := st.listed()
 		start := time.Now()
 		for _, r := range pair {
-			waitListing(t, r, ids, fmt.Sprintf("step %d (%s of %s through %s)", step, what, id, via.name))
-			waitHeard(t, r, len(want))
+			waitListing(t, r, ids, after)
+			waitHeard(t, r, len(st.want))
 		}
 		took = append(took, time.Since(start))
 	}
@@ -154,7 +62,7 @@ func TestTwoEnginesOnOneRedisConverge(t *testing.T) {
 		waitPasses(ctx, t, r, 3)
 	}
 	for _, r := range pair {
-		if diff := cmp.Diff(want, r.events()); diff != "" {
+		if diff := cmp.Diff(st.want, r.events()); diff != "" {
 			t.Errorf("engine %s's subscriber heard (-want +got):\n%s", r.name, diff)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -216,10 +217,19 @@ func (s *MCPServer) Run(ctx context.Context) error {
 		return serveHTTP(ctx, s.httpAddr, s.bridge.Server(), s.httpConf, s.endpoint)
 	}
 	err = s.bridge.Server().Run(ctx, s.transport)
-	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+	if err != nil && ctx.Err() == nil && !clientLeft(err) {
 		return err
 	}
 	return nil
+}
+
+// clientLeft tells whether a session's end is its client going away: its
+// input ended (io.EOF), the SDK saw the connection close, or a write found
+// the client no longer reading (a closed pipe, or EPIPE from a standard
+// output whose reader is gone) while a notification was on its way.
+func clientLeft(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
 }
 
 // Close stops the server, as the end of Run's context does, and waits

@@ -42,6 +42,8 @@ func freshnessRow(f catalog.Freshness) *diagnostics.Freshness {
 		ChangesByEvent:     f.ByEvent,
 		ChangesByReconcile: f.ByReconcile,
 		ChangesByLoad:      f.ByLoad,
+		Signal:             f.Signal,
+		ChangesBySignal:    f.BySignal,
 	}
 }
 
