@@ -207,13 +207,7 @@ func subscribe(t *testing.T, url string) *subscriber {
 		return nil, nil
 	}})
 	c.RegisterTrigger(iii.Trigger{ID: "replicatest-on-change", Type: "skills::on-change", FunctionID: "replicatest::on-change"})
-	c.Start()
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	startReady(t, c)
 	return s
 }
 

@@ -95,15 +95,7 @@ func newCaller(t *testing.T, srv *engine.Engine) *iii.Client {
 // one), whose calls go there as an official SDK's do.
 func newCallerIn(t *testing.T, srv *engine.Engine, ns string) *iii.Client {
 	t.Helper()
-	c := iii.New(iii.Options{URL: srv.URL(), Name: "test-caller", Namespace: ns})
-	c.Start()
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return dialCaller(t, srv.URL(), ns)
 }
 
 func TestWorkerServesConfigAndStopsCleanly(t *testing.T) {

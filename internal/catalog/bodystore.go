@@ -54,6 +54,14 @@ type BodyStore struct {
 	closed     bool
 	compactWG  sync.WaitGroup
 	minDead    int64 // dead bytes below which no compaction starts
+	// retryDead is the dead bytes a compaction waits for after one
+	// failed: on a full disk each try copies as much as fits before it
+	// fails, so trying again at every free would copy without end
+	// (docs/decisions.md D79). 0: no compaction has failed.
+	retryDead int64
+	// onDisk, when set, stands for the disk each new file is on: tests
+	// give files a disk that fills up.
+	onDisk func(*os.File) bodyFile
 }
 
 // bodyFile is what the store needs of its file; tests put a failing one
@@ -89,13 +97,19 @@ var errStoreOff = errors.New("body store: not in use")
 // cannot be created has fallen back to the heap from the start (Failure
 // says why), and the catalog works as without one.
 func OpenBodyStore(dir string, log *zap.Logger) *BodyStore {
+	return openBodyStore(dir, log, nil)
+}
+
+// openBodyStore is OpenBodyStore with its files on a disk tests make
+// (onDisk; nil: the real one).
+func openBodyStore(dir string, log *zap.Logger, onDisk func(*os.File) bodyFile) *BodyStore {
 	if log == nil {
 		log = zap.NewNop()
 	}
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	b := &BodyStore{dir: dir, log: log, recs: map[uint64]bodyRecord{}, minDead: minCompactBytes}
+	b := &BodyStore{dir: dir, log: log, recs: map[uint64]bodyRecord{}, minDead: minCompactBytes, onDisk: onDisk}
 	f, path, err := b.create()
 	if err != nil {
 		b.fallBack(fmt.Errorf("create a file in %s: %w", dir, err))
@@ -107,13 +121,17 @@ func OpenBodyStore(dir string, log *zap.Logger) *BodyStore {
 
 // create makes a new file for records, and removes its name at once
 // where the system allows an open file to be removed (path is then "").
-func (b *BodyStore) create() (f *os.File, path string, err error) {
-	f, err = os.CreateTemp(b.dir, bodyFilePattern)
+func (b *BodyStore) create() (f bodyFile, path string, err error) {
+	of, err := os.CreateTemp(b.dir, bodyFilePattern)
 	if err != nil {
 		return nil, "", err
 	}
-	if os.Remove(f.Name()) != nil {
-		return f, f.Name(), nil
+	f = of
+	if b.onDisk != nil {
+		f = b.onDisk(of)
+	}
+	if os.Remove(of.Name()) != nil {
+		return f, of.Name(), nil
 	}
 	return f, "", nil
 }
@@ -178,7 +196,8 @@ func (b *BodyStore) read(h uint64) (body string, ok bool) {
 }
 
 // free drops the record of handle h; its bytes are dead until the next
-// compaction, which starts here once they outnumber the live ones.
+// compaction, which starts here once they outnumber the live ones (and,
+// after a compaction failed, once they have doubled since).
 func (b *BodyStore) free(h uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -189,7 +208,7 @@ func (b *BodyStore) free(h uint64) {
 	delete(b.recs, h)
 	b.live -= r.n
 	b.dead += r.n
-	if b.dead > b.live && b.dead >= b.minDead && !b.compacting && !b.closed && b.f != nil {
+	if b.dead > b.live && b.dead >= max(b.minDead, b.retryDead) && !b.compacting && !b.closed && b.f != nil {
 		b.compacting = true
 		b.compactWG.Add(1)
 		go b.compact()
@@ -268,7 +287,8 @@ func (b *BodyStore) compact() {
 			}
 		}
 		if !errors.Is(err, errStoreOff) {
-			b.log.Debug("catalog: body store compaction failed; the old file stays in use", zap.Error(err))
+			b.retryDead = 2 * b.dead
+			b.log.Debug("catalog: body store compaction failed; the old file stays in use until twice its dead bytes", zap.Error(err))
 		}
 		return
 	}
@@ -288,6 +308,7 @@ func (b *BodyStore) compact() {
 		os.Remove(b.path)
 	}
 	b.f, b.path, b.recs, b.end, b.live, b.dead = nf, path, recs, end, live, end-live
+	b.retryDead = 0
 }
 
 // copyRecords appends the records of handles (looked up with rec; those

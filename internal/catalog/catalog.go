@@ -63,7 +63,7 @@ type Catalog struct {
 	// The reconcile (reconcile.go): its interval, the function told of
 	// each change found, and a request for a pass now.
 	reconcileEvery time.Duration
-	onChange       func(Change)
+	onChange       func(context.Context, Change)
 	reconcileNow   chan struct{} // capacity 1
 
 	cancel context.CancelFunc
@@ -137,9 +137,9 @@ func New(engine Engine, timeout time.Duration, log *zap.Logger, scopes ...*Scope
 		s.onWrite = func(key string) { c.events.push(stateEvent{Scope: s.Name(), Key: key}) }
 		s.onOwnChange = func(key string, sum *valueSum) { c.signal(s.Name(), key, sum) }
 		s.readNow = func(ctx context.Context, key string) (bool, error) { return c.readNow(ctx, s, key) }
-		s.onLoadChanges = func(changes []KeyChange) {
+		s.onLoadChanges = func(ctx context.Context, changes []KeyChange) {
 			for _, ch := range changes {
-				c.changed(Change{Scope: s.Name(), Key: ch.Key, Removed: ch.Removed, Found: FoundLoad})
+				c.changed(ctx, Change{Scope: s.Name(), Key: ch.Key, Removed: ch.Removed, Found: FoundLoad})
 			}
 		}
 	}
@@ -299,7 +299,7 @@ func (c *Catalog) reread(ctx context.Context, s *Scope, key, found string) (sett
 	}
 	changed, applied, err := s.applyRead(key, res, gen)
 	if changed {
-		c.changed(Change{Scope: s.Name(), Key: key, Removed: res == nil, Found: found})
+		c.changed(ctx, Change{Scope: s.Name(), Key: key, Removed: res == nil, Found: found})
 		if found == FoundEvent {
 			// Learnt first hand: other engines' replicas hear of it
 			// (signal.go, docs/decisions.md D75).

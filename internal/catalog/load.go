@@ -214,7 +214,7 @@ func (c *Catalog) load(ctx context.Context, s *Scope, connection string) error {
 		s.AbortLoad()
 		return err
 	}
-	for _, key := range s.finishLoad(l) {
+	for _, key := range s.finishLoad(ctx, l) {
 		c.events.push(stateEvent{Scope: s.Name(), Key: key})
 	}
 	c.loaded()

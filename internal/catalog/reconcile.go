@@ -75,9 +75,10 @@ type Freshness struct {
 func (c *Catalog) SetReconcileInterval(d time.Duration) { c.reconcileEvery = max(d, 0) }
 
 // OnChange sets the function told of every Change, once per change of a
-// key's value, from the catalog's goroutines; it must not block. Call it
-// before Start.
-func (c *Catalog) OnChange(f func(Change)) { c.onChange = f }
+// key's value, from the catalog's goroutines; it must not block. Its
+// context is the catalog's, ended by Close (that of the load or re-read
+// that found the change). Call it before Start.
+func (c *Catalog) OnChange(f func(context.Context, Change)) { c.onChange = f }
 
 // ReconcileNow asks for a reconcile pass at once (tests, and a deployment
 // that learns of a change by other means); Freshness().Reconciles counts
@@ -218,8 +219,8 @@ func (c *Catalog) knownUndecodable(scope, key string, sum valueSum) bool {
 	return ok && bad == sum
 }
 
-// changed counts a change and tells the OnChange function.
-func (c *Catalog) changed(ch Change) {
+// changed counts a change and tells the OnChange function, with ctx.
+func (c *Catalog) changed(ctx context.Context, ch Change) {
 	c.mu.Lock()
 	switch ch.Found {
 	case FoundEvent:
@@ -233,7 +234,7 @@ func (c *Catalog) changed(ch Change) {
 	}
 	c.mu.Unlock()
 	if c.onChange != nil {
-		c.onChange(ch)
+		c.onChange(ctx, ch)
 	}
 }
 

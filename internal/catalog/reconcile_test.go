@@ -103,16 +103,33 @@ func (e *sharedStore) getCalls() int {
 	return e.gets
 }
 
-// changeLog records the catalog's Changes.
+// changeLog records the catalog's Changes, and the contexts they came
+// with.
 type changeLog struct {
-	mu  sync.Mutex
-	got []Change
+	mu   sync.Mutex
+	got  []Change
+	ctxs []context.Context
 }
 
-func (l *changeLog) add(c Change) {
+func (l *changeLog) add(ctx context.Context, c Change) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.got = append(l.got, c)
+	l.ctxs = append(l.ctxs, ctx)
+}
+
+// checkContexts fails unless every change came with a context that ended
+// with the catalog (not context.Background, which never ends).
+func (l *changeLog) checkContexts(t *testing.T, cat *Catalog) {
+	t.Helper()
+	cat.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, ctx := range l.ctxs {
+		if ctx.Err() == nil {
+			t.Errorf("change %+v came with a context the catalog's Close did not end", l.got[i])
+		}
+	}
 }
 
 func (l *changeLog) all() []Change {
@@ -350,6 +367,7 @@ func TestReconcileOnTheLocalEngine(t *testing.T) {
 	if diff := cmp.Diff(want, changes.all()); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
 	}
+	changes.checkContexts(t, r.cat)
 }
 
 // getCounter counts the state::get calls the catalog makes.

@@ -65,6 +65,8 @@ type Scope struct {
 	changed  chan struct{}       // closed and replaced when version changes
 	gens     uint64              // source of entry generations
 	store    *BodyStore          // where bodies are kept; nil: on the heap (UseBodyStore)
+	onHeap   int                 // bodies kept on the heap (not in store)
+	heapUsed int64               // their bytes
 
 	// own holds the own writes not yet settled, by key (own_writes.go).
 	own map[string]*ownWrite
@@ -96,7 +98,7 @@ type Scope struct {
 	readNow func(ctx context.Context, key string) (settled bool, err error)
 	// onLoadChanges hears what a load after the first changed
 	// (reconcile.go).
-	onLoadChanges func(changes []KeyChange)
+	onLoadChanges func(ctx context.Context, changes []KeyChange)
 }
 
 type entry struct {
@@ -390,6 +392,10 @@ func (s *Scope) keepBodyLocked(en *entry, d Decoded) {
 	en.body, en.ref, en.size, en.hasBody = d.Body, d.ref, size, true
 	en.lruElem = s.lru.PushFront(en)
 	s.used += size
+	if d.ref == 0 {
+		s.onHeap++
+		s.heapUsed += size
+	}
 }
 
 func (s *Scope) dropBodyLocked(en *entry) {
@@ -400,6 +406,9 @@ func (s *Scope) dropBodyLocked(en *entry) {
 	s.lru.Remove(en.lruElem)
 	if en.ref != 0 {
 		s.store.free(en.ref)
+	} else {
+		s.onHeap--
+		s.heapUsed -= en.size
 	}
 	en.body, en.ref, en.size, en.hasBody, en.lruElem = "", 0, 0, false, nil
 }

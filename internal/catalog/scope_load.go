@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"encoding/json"
 )
 
@@ -40,7 +41,7 @@ func (s *Scope) EndLoad(values []json.RawMessage) (reread []string) {
 	for _, v := range values {
 		l.add(v)
 	}
-	return s.finishLoad(l)
+	return s.finishLoad(context.Background(), l) // no catalog's load: nothing to carry
 }
 
 // scopeLoad is a snapshot being decoded, one value at a time as a
@@ -95,13 +96,13 @@ func (l *scopeLoad) reset() {
 // finishLoad is EndLoad for a snapshot decoded by l. A load during which
 // the scope was invalidated (a value it cannot mirror was written) leaves
 // it invalid and asks for another, outside the lock.
-func (s *Scope) finishLoad(l *scopeLoad) (reread []string) {
+func (s *Scope) finishLoad(ctx context.Context, l *scopeLoad) (reread []string) {
 	reread, changes, stale := s.replaceContent(l)
 	if stale && s.onInvalid != nil {
 		s.onInvalid()
 	}
 	if len(changes) > 0 && s.onLoadChanges != nil {
-		s.onLoadChanges(changes)
+		s.onLoadChanges(ctx, changes)
 	}
 	return reread
 }
@@ -129,7 +130,7 @@ func (s *Scope) replaceContent(l *scopeLoad) (reread []string, changes []KeyChan
 		}
 	}
 	s.lru.Init()
-	s.used = 0
+	s.used, s.onHeap, s.heapUsed = 0, 0, 0
 	s.entries = make(map[string]*entry, len(l.decoded))
 	s.sorted, s.sortedOK = nil, false // sorted again on first use
 	s.unkeyed = l.unkeyed

@@ -62,3 +62,13 @@ func (s *Scope) missed() {
 	s.hits--
 	s.misses++
 }
+
+// HeapBodies counts the bodies the scope keeps on the heap, and their
+// bytes: those its BodyStore refused (or all, without one). With Stats'
+// used bytes, it tells diagnostics where the bodies are (docs/decisions.md
+// D79).
+func (s *Scope) HeapBodies() (n int, bytes int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.onHeap, s.heapUsed
+}

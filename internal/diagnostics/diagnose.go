@@ -109,6 +109,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		c := &Catalog{Skills: m.Len(), Bytes: used, CacheBytes: budget, CacheHits: hits, CacheMisses: misses}
 		if err := m.BodyStoreFailure(); err != nil {
 			c.BodyStore = "bodies kept in memory: " + err.Error()
+			c.HeapBodies, c.HeapBytes = m.HeapBodies()
 		}
 		if p := d.view.PromptsScope(); p != nil {
 			c.Prompts = p.Len()

@@ -141,6 +141,18 @@ type Catalog struct {
 	// in the body store's file (docs/decisions.md D54); absent while the
 	// file is in use.
 	BodyStore string `json:"body_store,omitempty"`
+	// HeapBodies and HeapBytes count the skill bodies kept on the heap
+	// because the body store refused them (BodyStore says why); the rest
+	// of Bytes is in its file (docs/decisions.md D79). Absent while the
+	// file is in use.
+	HeapBodies int   `json:"heap_bodies,omitempty"`
+	HeapBytes  int64 `json:"heap_bytes,omitempty"`
+	// Unloaded is true while the catalog is live but its skills are not
+	// loaded on the current connection (a load in flight or to come, or a
+	// scope the engine could not list): Skills and Bytes are then what
+	// was held before, and reads go to the engine (docs/decisions.md
+	// D79). Absent once loaded.
+	Unloaded bool `json:"unloaded,omitempty"`
 	// Freshness says how current the mirror of the stored rows is
 	// (docs/decisions.md D73); absent offline.
 	Freshness *Freshness `json:"freshness,omitempty"`

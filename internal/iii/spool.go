@@ -3,7 +3,6 @@ package iii
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -21,20 +20,25 @@ import (
 // in memory; past that the bytes go to a temporary file, unlinked at once
 // (so nothing outlives the process) and read back with ReadAt: page
 // cache, not the worker's heap. When no file can be made the backlog
-// stays in memory, as the whole frame did before D54; a file that fails
-// after it was begun fails the call (its bytes cannot be had again).
+// stays in memory, as the whole frame did before D54. A file that stops
+// taking writes (a full disk, a file size limit) keeps what it took, and
+// the rest of the frame goes to memory after it (docs/decisions.md D79):
+// the call goes on, at the cost the frame had before D54, rather than
+// failing, which made a catalog whose $TMPDIR was full list its scope
+// again and again without ever loading it.
 type spool struct {
 	mu       sync.Mutex
-	chunks   [][]byte // in memory, in order, before anything in the file
-	inMem    int      // bytes in chunks
-	file     *os.File // made at the first spill
-	named    bool     // its name could not be removed at once: close removes it
-	fileEnd  int64    // bytes written to the file
-	fileRead int64    // bytes of the file read back
-	noFile   bool     // no file could be made: memory only
-	done     bool     // the reader has copied the whole frame
-	err      error    // the reader failed: the rest never comes
-	gone     bool     // the caller closed the spool
+	chunks   [][]byte  // in memory, in order, before anything in the file
+	inMem    int       // bytes in chunks and tail
+	file     spoolFile // made at the first spill
+	named    bool      // its name could not be removed at once: close removes it
+	fileEnd  int64     // bytes written to the file
+	fileRead int64     // bytes of the file read back
+	noFile   bool      // no file could be made, or it stopped taking writes: memory only
+	tail     [][]byte  // in memory, in order, after the file (it stopped taking writes)
+	done     bool      // the reader has copied the whole frame
+	err      error     // the reader failed: the rest never comes
+	gone     bool      // the caller closed the spool
 
 	more  chan struct{} // capacity 1: bytes were added, or the spool ended
 	begun chan struct{} // closed by the reader when it starts copying
@@ -61,25 +65,57 @@ func (s *spool) write(b []byte) error {
 	if s.file == nil && !s.noFile && s.inMem+len(b) > spoolMemory {
 		s.makeFile()
 	}
-	if s.file != nil {
-		if _, err := s.file.WriteAt(b, s.fileEnd); err != nil {
-			s.err = fmt.Errorf("spool the result past %d bytes in a temporary file: %w", spoolMemory, err)
-			s.wake()
-			return s.err
+	switch {
+	case s.file != nil && !s.noFile:
+		n, err := s.file.WriteAt(b, s.fileEnd)
+		s.fileEnd += int64(n) // what the file took stays readable
+		if err != nil {
+			s.noFile = true // what it did not take, and all after, go to memory
+			s.keep(&s.tail, b[n:])
 		}
-		s.fileEnd += int64(len(b))
-	} else {
-		s.chunks = append(s.chunks, append([]byte(nil), b...))
-		s.inMem += len(b)
+	case s.file != nil:
+		s.keep(&s.tail, b)
+	default:
+		s.keep(&s.chunks, b)
 	}
 	s.wake()
 	return nil
 }
 
+// keep appends a copy of b to the chunks q in memory.
+func (s *spool) keep(q *[][]byte, b []byte) {
+	*q = append(*q, append([]byte(nil), b...))
+	s.inMem += len(b)
+}
+
+// take moves the first bytes of the chunks q into p.
+func (s *spool) take(q *[][]byte, p []byte) int {
+	n := copy(p, (*q)[0])
+	if (*q)[0] = (*q)[0][n:]; len((*q)[0]) == 0 {
+		(*q)[0] = nil
+		*q = (*q)[1:]
+	}
+	s.inMem -= n
+	return n
+}
+
+// spoolFile is what the spool needs of its file; tests put one that
+// fills up in its place.
+type spoolFile interface {
+	io.ReaderAt
+	io.WriterAt
+	Close() error
+	Name() string
+}
+
+// createSpoolFile makes the spool's file (a variable so that tests can
+// make one that fills up).
+var createSpoolFile = func() (spoolFile, error) { return os.CreateTemp("", "skills-result-*") }
+
 // makeFile makes the temporary file; without one the spool keeps to
 // memory.
 func (s *spool) makeFile() {
-	f, err := os.CreateTemp("", "skills-result-*")
+	f, err := createSpoolFile()
 	if err != nil {
 		s.noFile = true
 		return
@@ -119,12 +155,7 @@ func (r spoolReader) Read(p []byte) (int, error) {
 	for {
 		s.mu.Lock()
 		if len(s.chunks) > 0 {
-			n := copy(p, s.chunks[0])
-			if s.chunks[0] = s.chunks[0][n:]; len(s.chunks[0]) == 0 {
-				s.chunks[0] = nil
-				s.chunks = s.chunks[1:]
-			}
-			s.inMem -= n
+			n := s.take(&s.chunks, p)
 			s.mu.Unlock()
 			return n, nil
 		}
@@ -135,6 +166,11 @@ func (r spoolReader) Read(p []byte) (int, error) {
 			s.mu.Unlock()
 			// Only close, on the caller's goroutine too, closes the file.
 			return f.ReadAt(p[:n], off)
+		}
+		if len(s.tail) > 0 {
+			n := s.take(&s.tail, p)
+			s.mu.Unlock()
+			return n, nil
 		}
 		err, done := s.err, s.done
 		s.mu.Unlock()
@@ -158,7 +194,7 @@ func (s *spool) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gone = true
-	s.chunks, s.inMem = nil, 0
+	s.chunks, s.tail, s.inMem = nil, nil, 0
 	if s.file != nil {
 		s.file.Close()
 		if s.named {

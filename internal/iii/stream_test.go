@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -313,4 +314,58 @@ func TestSpool(t *testing.T) {
 	if _, err := waiting.reader(ctx).Read(make([]byte, 8)); !errors.Is(err, context.Canceled) {
 		t.Errorf("a read with nothing to read and its ctx ended: %v", err)
 	}
+}
+
+// A spool whose file stops taking writes part way (a full $TMPDIR, a file
+// size limit) keeps what the file took and the rest in memory after it:
+// the result reads back whole and in order, and the call does not fail
+// (docs/decisions.md D79). The file that fills up is injected: a full
+// disk cannot be made on demand in a unit test.
+func TestSpoolWhoseFileFillsUpKeepsTheRestInMemory(t *testing.T) {
+	oldMemory, oldCreate := spoolMemory, createSpoolFile
+	t.Cleanup(func() { spoolMemory, createSpoolFile = oldMemory, oldCreate })
+	spoolMemory = 10
+	var made *fillingFile
+	createSpoolFile = func() (spoolFile, error) {
+		f, err := os.CreateTemp(t.TempDir(), "spool-*")
+		if err != nil {
+			return nil, err
+		}
+		made = &fillingFile{File: f, room: 15}
+		return made, nil
+	}
+	sp := newSpool()
+	defer sp.close()
+	chunks := []string{`["first",`, ` "second element", `, `"third", `, `"fourth"]`}
+	for _, c := range chunks {
+		if err := sp.write([]byte(c)); err != nil {
+			t.Fatalf("write %q: %v; want the spool to keep it in memory", c, err)
+		}
+	}
+	sp.finish(nil)
+	if made == nil || sp.fileEnd != 15 || !sp.noFile {
+		t.Errorf("file made %v, took %d bytes, noFile %v: want a file that took 15 bytes, then memory", made != nil, sp.fileEnd, sp.noFile)
+	}
+	got, err := io.ReadAll(sp.reader(t.Context()))
+	if want := strings.Join(chunks, ""); err != nil || string(got) != want {
+		t.Errorf("read back %q, %v; want %q", got, err, want)
+	}
+}
+
+// fillingFile is a file with room for so many bytes: a write past them
+// writes what fits and fails as a full disk does.
+type fillingFile struct {
+	*os.File
+	room int64
+}
+
+func (f *fillingFile) WriteAt(p []byte, off int64) (int, error) {
+	n := int(max(0, min(int64(len(p)), f.room-off)))
+	if _, err := f.File.WriteAt(p[:n], off); err != nil {
+		return 0, err
+	}
+	if n < len(p) {
+		return n, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
+	}
+	return n, nil
 }

@@ -17,14 +17,15 @@ import (
 // is announced on skills::on-change or prompts::on-change once, as a
 // registration would be (docs/decisions.md D73). The fan-out never
 // blocks (iii.Provider.Fire), so the catalog's goroutines call it
-// directly.
-func announceStored(reg *registry.Registry, scopes config.Scopes) func(catalog.Change) {
-	return func(ch catalog.Change) {
+// directly, with the context of the load or re-read that found the
+// change: the catalog's, ended at the worker's Close.
+func announceStored(reg *registry.Registry, scopes config.Scopes) func(context.Context, catalog.Change) {
+	return func(ctx context.Context, ch catalog.Change) {
 		switch ch.Scope {
 		case scopes.Skills:
-			reg.StoredSkillChanged(context.Background(), ch.Key, ch.Removed)
+			reg.StoredSkillChanged(ctx, ch.Key, ch.Removed)
 		case scopes.Prompts:
-			reg.StoredPromptChanged(context.Background(), ch.Key, ch.Removed)
+			reg.StoredPromptChanged(ctx, ch.Key, ch.Removed)
 		}
 	}
 }

@@ -194,6 +194,7 @@ func (w *Worker) diagnose(rep *diagnostics.Report) {
 	rep.Engine = &diagnostics.Engine{Connected: w.client.Connection() != "", StateTrigger: w.cat.Mode() == catalog.ModeLive}
 	if rep.Catalog != nil {
 		rep.Catalog.Mode = w.cat.Mode()
+		rep.Catalog.Unloaded = rep.Catalog.Mode == catalog.ModeLive && !w.skills.Valid()
 		rep.Catalog.Freshness = freshnessRow(w.cat.Freshness())
 	}
 	if w.tools != nil {
