@@ -137,10 +137,11 @@ func writeBatch(nc *Conn, n int, writeOne func(i int) error) (err error) {
 	return nil
 }
 
-// write sends one message under a fresh deadline: a whole frame with
-// WriteMessage (one frame, one write), pieces through one NextWriter.
+// write sends one message under a fresh deadline (writeDeadline): a
+// whole frame with WriteMessage (one frame, one write), pieces through
+// one NextWriter.
 func write(ws *websocket.Conn, m Message, wait time.Duration) error {
-	if err := ws.SetWriteDeadline(time.Now().Add(wait)); err != nil {
+	if err := ws.SetWriteDeadline(writeDeadline(m, wait)); err != nil {
 		return err
 	}
 	if m.Body == nil && m.Tail == nil && m.Elements == nil {
@@ -162,6 +163,24 @@ func write(ws *websocket.Conn, m Message, wait time.Duration) error {
 		return err
 	}
 	return w.Close()
+}
+
+// minWriteRate is the slowest a peer may take a large message: the
+// deadline of a message grows by a second for each minWriteRate bytes.
+const minWriteRate = 512 << 10
+
+// writeDeadline is when a message must be written by: wait from now, as
+// for any frame, plus a second for every minWriteRate bytes it carries. A
+// fixed bound suited a frame of a few KiB but not a state::list of 68 MiB
+// to a worker that parses it as it reads: under load the engine gave up
+// after 10 s and dropped the worker's connection, so the listing never
+// arrived (TestListingAScopeOver64MiBKeepsTheConnection, docs/protocol.md).
+func writeDeadline(m Message, wait time.Duration) time.Time {
+	n := len(m.Head) + len(m.Body) + len(m.Tail)
+	for _, e := range m.Elements {
+		n += len(e) + 1
+	}
+	return time.Now().Add(wait + time.Duration(n/minWriteRate)*time.Second)
 }
 
 // writePieces writes each piece in turn.
