@@ -375,3 +375,22 @@ func TestMessageWithElementsArrivesAsTheJoinedArray(t *testing.T) {
 		}
 	}
 }
+
+// A message's write deadline leaves a peer time to take it at
+// minWriteRate: a frame of a few KiB gets the plain wait, a state::list of
+// 68 MiB over two minutes more, counted over its pieces and elements.
+func TestWriteDeadlineGrowsWithTheMessage(t *testing.T) {
+	const wait = 10 * time.Second
+	small := writeDeadline(Message{Head: make([]byte, 4<<10)}, wait)
+	if d := time.Until(small); d > wait || d < wait-time.Second {
+		t.Errorf("a 4 KiB frame may take %s, want %s", d, wait)
+	}
+	elements := make([]json.RawMessage, 272)
+	for i := range elements {
+		elements[i] = make(json.RawMessage, 256<<10)
+	}
+	large := writeDeadline(Message{Head: []byte(`{"result":`), Elements: elements, Tail: []byte(`}`)}, wait)
+	if d := time.Until(large); d < wait+136*time.Second-time.Second {
+		t.Errorf("a 68 MiB listing may take %s, want at least %s (%d KiB/s)", d, wait+136*time.Second, minWriteRate>>10)
+	}
+}
