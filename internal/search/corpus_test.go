@@ -60,12 +60,13 @@ type searcher func(q string, limit int) []string
 
 // scores are the corpus metrics of one kind of query.
 type scores struct {
-	n                     int
-	recall1, recall5, mrr float64
+	n                               int
+	recall1, recall5, recall10, mrr float64
 }
 
 func (s scores) r1() float64    { return s.recall1 / float64(s.n) }
 func (s scores) r5() float64    { return s.recall5 / float64(s.n) }
+func (s scores) r10() float64   { return s.recall10 / float64(s.n) }
 func (s scores) mrr10() float64 { return s.mrr / float64(s.n) }
 
 func (s scores) String() string {
@@ -90,6 +91,7 @@ func evaluate(queries []corpusQuery, search searcher) map[string]*scores {
 					if rank < 5 {
 						s.recall5++
 					}
+					s.recall10++
 					s.mrr += 1 / float64(rank+1)
 					break
 				}

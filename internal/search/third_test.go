@@ -53,3 +53,18 @@ func TestThirdCorpus(t *testing.T) {
 	}
 	checkServedNeeds(t, c, 250)
 }
+
+// TestThirdRanking ranks the third corpus's needs as TestPublicRanking
+// ranks the public one's. The third corpus is validation only
+// (docs/search.md#the-third-corpus-held-out): its figures were read once
+// on the shipped ranker and once on the design chosen on the first two
+// corpora, never while designing.
+func TestThirdRanking(t *testing.T) {
+	c := thirdCorpusFiles.load(t)
+	if c == nil {
+		t.Skipf("no copy of the third corpus's skills in %v (testdata/third/README.md says how to lay one out)", thirdCorpusFiles.dirs())
+	}
+	results := rankAll(c)
+	logTable(t, results)
+	logComparisons(t, c.needs, results)
+}
