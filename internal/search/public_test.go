@@ -316,6 +316,20 @@ func rankAll(c *evalCorpus) []rankerResult {
 				return groupSearcher(index(func(d evalDoc) string { return d.desc }, v.opts...))
 			}})
 		}
+		for _, v := range []struct {
+			name string
+			t    tuning
+		}{
+			{"body against the average (before D80)", tuning{refWeight: refWeight}},
+			{"pivot 150", tuning{bodyPivot: 150, refWeight: refWeight}},
+			{"pivot 600", tuning{bodyPivot: 600, refWeight: refWeight}},
+			{"references 0.15", tuning{bodyPivot: bodyPivot, refWeight: 0.15}},
+			{"references 0.6", tuning{bodyPivot: bodyPivot, refWeight: 0.6}},
+		} {
+			rankers = append(rankers, ranker{"skill::search, " + v.name, func() searcher {
+				return groupSearcher(index(func(d evalDoc) string { return d.desc }, withTuning(v.t)))
+			}})
+		}
 		rankers = append(rankers, ranker{"skill::search, descriptions cut as listed", func() searcher {
 			return groupSearcher(index(func(d evalDoc) string { return d.served }))
 		}})
@@ -330,6 +344,9 @@ func rankAll(c *evalCorpus) []rankerResult {
 	}
 	return out
 }
+
+// withTuning sets the ranking's parameters, for the trials.
+func withTuning(t tuning) Option { return func(x *Index) { x.tuning = t } }
 
 // logTable logs the figures as a markdown table: first the expected ids
 // alone, then any document of an expected skill.
