@@ -90,6 +90,16 @@ const (
 	bm25AllDocs    = "BM25, all documents"
 )
 
+// checkRecall5NotBehind fails when the first ranker (the shipped one)
+// has a lower recall@5 than BM25 over the SKILL.md files (issue 30).
+func checkRecall5NotBehind(t *testing.T, results []rankerResult) {
+	t.Helper()
+	got, base := results[0].res["all"].r5(), resultNamed(t, results, bm25SkillFiles).res["all"].r5()
+	if got < base {
+		t.Errorf("recall@5 %.3f, below %s's %.3f", got, bm25SkillFiles, base)
+	}
+}
+
 // logComparisons logs every ranker other than the references against
 // each reference, per kind of need, as a markdown table, and returns the
 // comparisons of the first ranker (the shipped one) against the SKILL.md
