@@ -269,8 +269,9 @@ func FuzzTerms(f *testing.F) {
 
 // BenchmarkSearch10k times one search of the corpus's queries, in turn,
 // over its documents repeated as 10,000 skills (as bench.BenchmarkSearch
-// registers them), with and without related stems; p50 and p99 per
-// search. The index alone, not the registry's handler around it.
+// registers them), with and without related stems, and grouped by skill
+// as skill::search answers by default; p50 and p99 per search. The index
+// alone, not the registry's handler around it.
 //
 //	go test -run '^$' -bench Search10k -benchtime 3000x ./internal/search/
 func BenchmarkSearch10k(b *testing.B) {
@@ -281,15 +282,27 @@ func BenchmarkSearch10k(b *testing.B) {
 		d.ID = fmt.Sprintf("set-%04d/%s", i/len(docs), d.ID)
 		all = append(all, d)
 	}
-	for _, on := range []bool{true, false} {
-		x := New(WithExpansion(on))
+	isSkill := func(id string) bool { return !strings.Contains(id, "/references/") }
+	for i := range all {
+		all[i].Parent = NearestSkill(all[i].ID, isSkill)
+	}
+	for _, v := range []struct {
+		name    string
+		on      bool
+		grouped bool
+	}{{"expansion=true", true, false}, {"expansion=false", false, false}, {"expansion=true,grouped", true, true}} {
+		x := New(WithExpansion(v.on))
 		x.Update(all, nil)
 		x.Search("warm the thesaurus", 1)
-		b.Run(fmt.Sprintf("expansion=%t", on), func(b *testing.B) {
+		search := x.Search
+		if v.grouped {
+			search = x.SearchGroups
+		}
+		b.Run(v.name, func(b *testing.B) {
 			times := make([]time.Duration, 0, b.N)
 			for i := range b.N {
 				start := time.Now()
-				x.Search(queries[i%len(queries)].Q, 10)
+				search(queries[i%len(queries)].Q, 10)
 				times = append(times, time.Since(start))
 			}
 			slices.Sort(times)

@@ -122,6 +122,7 @@ type Index struct {
 type tuning struct {
 	bodyPivot float64 // 0: the collection's average, as before D80
 	refWeight float64
+	noStem    bool // words as written, lower-cased (related stems then rarely meet a term)
 }
 
 var defaultTuning = tuning{bodyPivot: bodyPivot, refWeight: refWeight}
@@ -168,7 +169,7 @@ func (x *Index) Update(put []Doc, drop []string) {
 	analysed := make([][numFields][]string, len(put))
 	for i, d := range put {
 		for f, text := range [numFields]string{d.ID, d.Title, d.Description, d.Headings, d.Body} {
-			analysed[i][f] = Terms(text)
+			analysed[i][f] = terms(text, !x.tuning.noStem)
 		}
 	}
 	x.mu.Lock()

@@ -325,11 +325,16 @@ func rankAll(c *evalCorpus) []rankerResult {
 			{"pivot 600", tuning{bodyPivot: 600, refWeight: refWeight}},
 			{"references 0.15", tuning{bodyPivot: bodyPivot, refWeight: 0.15}},
 			{"references 0.6", tuning{bodyPivot: bodyPivot, refWeight: 0.6}},
+			{"no stemming", tuning{bodyPivot: bodyPivot, refWeight: refWeight, noStem: true}},
 		} {
 			rankers = append(rankers, ranker{"skill::search, " + v.name, func() searcher {
 				return groupSearcher(index(func(d evalDoc) string { return d.desc }, withTuning(v.t)))
 			}})
 		}
+		rankers = append(rankers, ranker{"skill::search, no stemming, no expansion", func() searcher {
+			return groupSearcher(index(func(d evalDoc) string { return d.desc }, WithExpansion(false),
+				withTuning(tuning{bodyPivot: bodyPivot, refWeight: refWeight, noStem: true})))
+		}})
 		rankers = append(rankers, ranker{"skill::search, descriptions cut as listed", func() searcher {
 			return groupSearcher(index(func(d evalDoc) string { return d.served }))
 		}})

@@ -115,7 +115,7 @@ func (x *Index) SearchGroups(text string, limit int) ([]Hit, int) {
 }
 
 func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
-	words := Terms(text)
+	words := terms(text, !x.tuning.noStem)
 	slices.Sort(words)
 	words = slices.Compact(words)
 	x.mu.RLock()
