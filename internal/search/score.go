@@ -163,24 +163,19 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 			}
 			groupCap = idf(skills, df)
 		}
+		if !folded {
+			matched = x.scoreDocsLocked(s.score, list, scale, &avg, matched)
+			continue
+		}
 		inTerm := s.inTerm[:0]
 		for _, p := range list {
 			slot := p.slot()
 			e := &x.docs[slot]
-			w := 0.0
-			for f := range numFields {
-				if tf := p.tf(f); tf > 0 {
-					norm := 1 - fieldB[f] + fieldB[f]*float64(e.len[f])/avg[f]
-					w += fieldWeight[f] * float64(tf) / norm
-				}
-			}
+			w := ownWeight(p, e, &avg)
 			if s.score[slot] == 0 {
 				matched = append(matched, slot)
 			}
 			s.score[slot] += scale * w / (k1 + w)
-			if !folded {
-				continue
-			}
 			// The skill's document: its own fields, or its references field.
 			g := e.group
 			if g != slot {
@@ -196,16 +191,14 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 			}
 			s.acc[g] += w
 		}
-		if folded {
-			groupIDF := math.Min(idf(skills, len(inTerm)), groupCap)
-			for _, g := range inTerm {
-				if s.best[g] == 0 {
-					groups = append(groups, g)
-				}
-				w := s.acc[g]
-				s.best[g] += q.weight * groupIDF * w / (k1 + w)
-				s.acc[g] = 0
+		groupIDF := math.Min(idf(skills, len(inTerm)), groupCap)
+		for _, g := range inTerm {
+			if s.best[g] == 0 {
+				groups = append(groups, g)
 			}
+			w := s.acc[g]
+			s.best[g] += q.weight * groupIDF * w / (k1 + w)
+			s.acc[g] = 0
 		}
 		s.inTerm = inTerm[:0]
 	}
@@ -226,6 +219,34 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 	}
 	s.touched = matched[:0]
 	return hits, total
+}
+
+// ownWeight is a posting's weighted term frequency over its document's
+// own fields, each length-normalised (BM25F before saturation).
+func ownWeight(p posting, e *entry, avg *[numFields]float64) float64 {
+	w := 0.0
+	for f := range numFields {
+		if tf := p.tf(f); tf > 0 {
+			norm := 1 - fieldB[f] + fieldB[f]*float64(e.len[f])/avg[f]
+			w += fieldWeight[f] * float64(tf) / norm
+		}
+	}
+	return w
+}
+
+// scoreDocsLocked adds one term's share, scale times its saturated
+// weight, to the score of every document in list, and returns matched
+// with the documents it scored first.
+func (x *Index) scoreDocsLocked(score []float64, list []posting, scale float64, avg *[numFields]float64, matched []int32) []int32 {
+	for _, p := range list {
+		slot := p.slot()
+		w := ownWeight(p, &x.docs[slot], avg)
+		if score[slot] == 0 {
+			matched = append(matched, slot)
+		}
+		score[slot] += scale * w / (k1 + w)
+	}
+	return matched
 }
 
 // groupDFLocked counts the groups that term tid's documents fold into:
