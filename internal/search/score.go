@@ -145,7 +145,10 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 	refPivot := avg[fieldBody]
 	matched := s.touched[:0]
 	groups := s.groups[:0]
-	groupDF := map[int32]int{} // a word's skill-level df, which caps its related stems' idf
+	var groupDF map[int32]int // a word's skill-level df, which caps its related stems' idf
+	if folded {
+		groupDF = map[int32]int{}
+	}
 	for _, q := range x.queryTermsLocked(words) {
 		list := x.postings[q.tid]
 		docIDF := idf(x.live, len(list))
