@@ -12,7 +12,11 @@ import (
 // an id splits on / - _ and any punctuation), lower-cased, without the
 // English words that carry no topic, each reduced to its stem by the
 // Snowball English stemmer (so "backups", "backing" and "backup" meet).
-func Terms(text string) []string {
+func Terms(text string) []string { return terms(text, true) }
+
+// terms is Terms, with or without the stemmer (tuning.noStem, a trial of
+// docs/search.md).
+func terms(text string, stem bool) []string {
 	var out []string
 	start := -1
 	for i, r := range text {
@@ -21,12 +25,12 @@ func Terms(text string) []string {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			out = appendTerm(out, text[start:i])
+			out = appendTerm(out, text[start:i], stem)
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = appendTerm(out, text[start:])
+		out = appendTerm(out, text[start:], stem)
 	}
 	return out
 }
@@ -35,13 +39,16 @@ func Terms(text string) []string {
 // anyone searches for.
 const maxTermBytes = 64
 
-func appendTerm(out []string, word string) []string {
+func appendTerm(out []string, word string, stem bool) []string {
 	if len(word) > maxTermBytes {
 		return out
 	}
 	w := strings.ToLower(word)
 	if stopWords[w] {
 		return out
+	}
+	if !stem {
+		return append(out, w)
 	}
 	env := snowballstem.NewEnv(w)
 	english.Stem(env)

@@ -60,12 +60,13 @@ type searcher func(q string, limit int) []string
 
 // scores are the corpus metrics of one kind of query.
 type scores struct {
-	n                     int
-	recall1, recall5, mrr float64
+	n                               int
+	recall1, recall5, recall10, mrr float64
 }
 
 func (s scores) r1() float64    { return s.recall1 / float64(s.n) }
 func (s scores) r5() float64    { return s.recall5 / float64(s.n) }
+func (s scores) r10() float64   { return s.recall10 / float64(s.n) }
 func (s scores) mrr10() float64 { return s.mrr / float64(s.n) }
 
 func (s scores) String() string {
@@ -90,6 +91,7 @@ func evaluate(queries []corpusQuery, search searcher) map[string]*scores {
 					if rank < 5 {
 						s.recall5++
 					}
+					s.recall10++
 					s.mrr += 1 / float64(rank+1)
 					break
 				}
@@ -267,8 +269,9 @@ func FuzzTerms(f *testing.F) {
 
 // BenchmarkSearch10k times one search of the corpus's queries, in turn,
 // over its documents repeated as 10,000 skills (as bench.BenchmarkSearch
-// registers them), with and without related stems; p50 and p99 per
-// search. The index alone, not the registry's handler around it.
+// registers them), with and without related stems, and grouped by skill
+// as skill::search answers by default; p50 and p99 per search. The index
+// alone, not the registry's handler around it.
 //
 //	go test -run '^$' -bench Search10k -benchtime 3000x ./internal/search/
 func BenchmarkSearch10k(b *testing.B) {
@@ -279,15 +282,27 @@ func BenchmarkSearch10k(b *testing.B) {
 		d.ID = fmt.Sprintf("set-%04d/%s", i/len(docs), d.ID)
 		all = append(all, d)
 	}
-	for _, on := range []bool{true, false} {
-		x := New(WithExpansion(on))
+	isSkill := func(id string) bool { return !strings.Contains(id, "/references/") }
+	for i := range all {
+		all[i].Parent = NearestSkill(all[i].ID, isSkill)
+	}
+	for _, v := range []struct {
+		name    string
+		on      bool
+		grouped bool
+	}{{"expansion=true", true, false}, {"expansion=false", false, false}, {"expansion=true,grouped", true, true}} {
+		x := New(WithExpansion(v.on))
 		x.Update(all, nil)
 		x.Search("warm the thesaurus", 1)
-		b.Run(fmt.Sprintf("expansion=%t", on), func(b *testing.B) {
+		search := x.Search
+		if v.grouped {
+			search = x.SearchGroups
+		}
+		b.Run(v.name, func(b *testing.B) {
 			times := make([]time.Duration, 0, b.N)
 			for i := range b.N {
 				start := time.Now()
-				x.Search(queries[i%len(queries)].Q, 10)
+				search(queries[i%len(queries)].Q, 10)
 				times = append(times, time.Since(start))
 			}
 			slices.Sort(times)

@@ -1,10 +1,14 @@
-// Package search ranks skills for a need (docs/decisions.md D40). It is a
-// small in-memory inverted index scored with BM25F: a term's frequency is
-// weighted per field (the id's words, the title, the description, the
-// headings, the body) and length-normalised per field before one
-// saturation, so a word in a skill's title counts for more than the same
-// word deep in its body, and a long body does not win by length alone.
-// Text is analysed by Terms. docs/search.md says why this is not bleve.
+// Package search ranks skills for a need (docs/decisions.md D40, D80). It
+// is a small in-memory inverted index scored with BM25F: a term's
+// frequency is weighted per field (the id's words, the title, the
+// description, the headings, the body) and length-normalised per field
+// before one saturation, so a word in a skill's title counts for more than
+// the same word deep in its body. A body is normalised against a fixed
+// pivot length, not the collection's average, so a long body does not win
+// by length alone whatever the corpus (D80). Ranked as skills
+// (SearchGroups), a skill's references are one more, low-weight field of
+// the skill's own document. Text is analysed by Terms. docs/search.md says
+// why this is not bleve.
 //
 // Searcher (skills.go) serves the index as skill::search over the content
 // view (package catalog), whose change feed it follows.
@@ -48,6 +52,19 @@ var (
 
 const k1 = 1.2
 
+// The body's length is normalised against a fixed pivot of bodyPivot
+// terms rather than the collection's average (docs/decisions.md D80): real
+// skills' bodies are about five times longer than short hand-written
+// ones, and against the average a long body matches a paraphrase's
+// generic words like a hub. A skill's references, ranked as skills, are
+// one field of weight refWeight whose length (all its references' terms)
+// is normalised against the same pivot with refB.
+const (
+	bodyPivot = 300
+	refWeight = 0.3
+	refB      = 0.75
+)
+
 // A posting is one document's occurrences of a term, packed in 64 bits:
 // the document's slot in the low 24 bits, then its frequency in each of
 // the five fields, one byte each (BM25 saturates long before 255, so
@@ -78,6 +95,7 @@ type entry struct {
 	len    [numFields]uint32 // terms per field
 	parent string            // Doc.Parent
 	group  int32             // the slot SearchGroups folds this one into: its topmost indexed ancestor, else itself
+	refLen uint32            // of a group: the terms of every document folded into it, its references field
 }
 
 // Index is a searchable set of documents, safe for concurrent use.
@@ -95,7 +113,19 @@ type Index struct {
 	nested    int  // documents folded into another (groupLocked)
 	expansion bool // related stems score too (WithExpansion)
 	wordnet   bool // WordNet's related stems among them (WithWordNet)
+
+	tuning tuning // the ranking's parameters; trials of the tests change them
 }
+
+// tuning is what the evaluation's trials vary (docs/search.md); an index
+// of the worker keeps defaultTuning.
+type tuning struct {
+	bodyPivot float64 // 0: the collection's average, as before D80
+	refWeight float64
+	noStem    bool // words as written, lower-cased (related stems then rarely meet a term)
+}
+
+var defaultTuning = tuning{bodyPivot: bodyPivot, refWeight: refWeight}
 
 // Option configures an Index.
 type Option func(*Index)
@@ -115,7 +145,7 @@ func WithWordNet(on bool) Option {
 
 // New returns an empty index.
 func New(opts ...Option) *Index {
-	x := &Index{byID: map[string]int32{}, expansion: true, wordnet: true}
+	x := &Index{byID: map[string]int32{}, expansion: true, wordnet: true, tuning: defaultTuning}
 	for _, o := range opts {
 		o(x)
 	}
@@ -139,7 +169,7 @@ func (x *Index) Update(put []Doc, drop []string) {
 	analysed := make([][numFields][]string, len(put))
 	for i, d := range put {
 		for f, text := range [numFields]string{d.ID, d.Title, d.Description, d.Headings, d.Body} {
-			analysed[i][f] = Terms(text)
+			analysed[i][f] = terms(text, !x.tuning.noStem)
 		}
 	}
 	x.mu.Lock()
@@ -265,6 +295,9 @@ func (x *Index) releaseLocked(id string, gone map[int32]bool) {
 func (x *Index) groupLocked() {
 	x.nested = 0
 	for slot := range x.docs {
+		x.docs[slot].refLen = 0
+	}
+	for slot := range x.docs {
 		e := &x.docs[slot]
 		e.group = int32(slot)
 		for p, hops := e.parent, 0; p != "" && hops < 64; hops++ {
@@ -277,6 +310,10 @@ func (x *Index) groupLocked() {
 		}
 		if e.group != int32(slot) {
 			x.nested++
+			g := &x.docs[e.group]
+			for f := range numFields {
+				g.refLen += e.len[f]
+			}
 		}
 	}
 }
@@ -326,263 +363,6 @@ func (x *Index) addLocked(id, parent string, fields [numFields][]string, touched
 	x.docs[slot] = e
 	x.byID[id] = slot
 	x.live++
-}
-
-// Hit is one ranked result.
-type Hit struct {
-	ID    string
-	Score float64
-	// Matched are the nested documents SearchGroups folded into this one
-	// that matched the query themselves, best first; nil from Search.
-	Matched []Hit
-}
-
-// scratch holds a search's per-document accumulators, reused.
-type scratch struct {
-	score   []float64
-	touched []int32
-	best    []float64 // SearchGroups: per group, its best member's score
-	groups  []int32
-}
-
-var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
-
-// queryTerm is an index term a search scores: one of the query's own
-// words (weight 1), or a stem related to one (docs/search.md), weighted
-// expandWeight times the relation's strength, whose idf is capped at the
-// word's own.
-type queryTerm struct {
-	tid    int32
-	weight float64
-	maxIDF float64
-}
-
-// expandWeight is how much a related stem of strength 1 counts against
-// the word itself: a document that says "bill" matches a need for an
-// "invoice" half as well as one that says "invoice".
-const expandWeight = 0.5
-
-// techWeight is expandWeight for the tech thesaurus: a stem it gives
-// as a full synonym of the word ("database" for "db") counts a quarter.
-// It was 0.5 at first, WordNet's cap; that cost recall@1 (docs/search.md).
-const techWeight = 0.25
-
-// queryTermsLocked turns the query's distinct words into the terms to
-// score: the words the index holds, and the related stems it holds that
-// the query does not say itself, from WordNet and from the tech
-// thesaurus; a stem both relate to a word counts once, as the stronger.
-func (x *Index) queryTermsLocked(words []string, idfOf func(df int) float64) []queryTerm {
-	th, tech := loadThesaurus(), loadTech()
-	var out []queryTerm
-	for _, w := range words {
-		if tid, ok := x.termIDLocked(w); ok && len(x.postings[tid]) > 0 {
-			out = append(out, queryTerm{tid, 1, math.Inf(1)})
-		}
-	}
-	own := len(out)
-	for _, w := range words {
-		if !x.expansion {
-			break
-		}
-		maxIDF := math.Inf(1)
-		if tid, ok := x.termIDLocked(w); ok && len(x.postings[tid]) > 0 {
-			maxIDF = idfOf(len(x.postings[tid]))
-		}
-		add := func(weight, strength float64, r string) {
-			if _, said := slices.BinarySearch(words, r); said {
-				return
-			}
-			tid, ok := x.termIDLocked(r)
-			if !ok || len(x.postings[tid]) == 0 {
-				return
-			}
-			q := queryTerm{tid, weight * strength, maxIDF}
-			// a stem related to two words counts once, as the stronger
-			if i := slices.IndexFunc(out[own:], func(o queryTerm) bool { return o.tid == tid }); i >= 0 {
-				if o := &out[own+i]; q.weight > o.weight {
-					*o = q
-				}
-				return
-			}
-			out = append(out, q)
-		}
-		if x.wordnet {
-			th.related(w, func(r string, strength float64) { add(expandWeight, strength, r) })
-		}
-		tech.related(w, func(r string, strength float64) { add(techWeight, strength, r) })
-	}
-	return out
-}
-
-// Search ranks the documents for text: the first limit hits, best first
-// (ties by id), and how many documents matched at all. A text without a
-// searchable word (only stop words or punctuation) matches nothing.
-func (x *Index) Search(text string, limit int) ([]Hit, int) {
-	return x.search(text, limit, false)
-}
-
-// SearchGroups ranks skills rather than documents: each document is
-// folded into its topmost indexed ancestor (Doc.Parent), whose score is
-// its best member's (itself or a nested document; a damped sum of the
-// members lost, docs/search.md), and the nested documents that matched
-// are listed under it in Matched, best first. limit counts groups; so
-// does the total.
-func (x *Index) SearchGroups(text string, limit int) ([]Hit, int) {
-	return x.search(text, limit, true)
-}
-
-func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
-	words := Terms(text)
-	slices.Sort(words)
-	words = slices.Compact(words)
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if x.live == 0 || len(words) == 0 || limit < 1 {
-		return nil, 0
-	}
-	var avg [numFields]float64
-	for f := range numFields {
-		avg[f] = math.Max(float64(x.totalLen[f])/float64(x.live), 1)
-	}
-	s := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(s)
-	if len(s.score) < len(x.docs) {
-		s.score = make([]float64, len(x.docs))
-	}
-	n := float64(x.live)
-	idfOf := func(df int) float64 { return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5)) }
-	matched := s.touched[:0]
-	for _, q := range x.queryTermsLocked(words, idfOf) {
-		list := x.postings[q.tid]
-		scale := q.weight * math.Min(idfOf(len(list)), q.maxIDF)
-		for _, p := range list {
-			slot := p.slot()
-			e := &x.docs[slot]
-			w := 0.0
-			for f := range numFields {
-				if tf := p.tf(f); tf > 0 {
-					norm := 1 - fieldB[f] + fieldB[f]*float64(e.len[f])/avg[f]
-					w += fieldWeight[f] * float64(tf) / norm
-				}
-			}
-			if s.score[slot] == 0 {
-				matched = append(matched, slot)
-			}
-			s.score[slot] += scale * w / (k1 + w)
-		}
-	}
-	var hits []Hit
-	total := len(matched)
-	if grouped {
-		hits, total = x.groupsLocked(s, matched, limit)
-	} else {
-		hits = x.bestLocked(s.score, matched, limit)
-	}
-	for _, d := range matched {
-		s.score[d] = 0
-	}
-	s.touched = matched[:0]
-	return hits, total
-}
-
-// groupsLocked folds the matched documents into their groups, keeps the
-// limit best groups and lists under each its matched nested documents.
-func (x *Index) groupsLocked(s *scratch, matched []int32, limit int) ([]Hit, int) {
-	if x.nested == 0 { // every document is its own group
-		return x.bestLocked(s.score, matched, limit), len(matched)
-	}
-	if len(s.best) < len(x.docs) {
-		s.best = make([]float64, len(x.docs))
-	}
-	groups := s.groups[:0]
-	for _, d := range matched {
-		g, v := x.docs[d].group, s.score[d]
-		if s.best[g] == 0 {
-			groups = append(groups, g)
-		}
-		s.best[g] = max(s.best[g], v)
-	}
-	hits := x.bestLocked(s.best, groups, limit)
-	at := make(map[int32]int, len(hits))
-	for i, h := range hits {
-		at[x.byID[h.ID]] = i
-	}
-	for _, d := range matched {
-		g := x.docs[d].group
-		if i, ok := at[g]; ok && g != d {
-			hits[i].Matched = append(hits[i].Matched, Hit{ID: x.docs[d].id, Score: s.score[d]})
-		}
-	}
-	for i := range hits {
-		slices.SortFunc(hits[i].Matched, compareHits)
-	}
-	for _, g := range groups {
-		s.best[g] = 0
-	}
-	s.groups = groups[:0]
-	return hits, len(groups)
-}
-
-// better orders hits: higher score first, then by id.
-func better(a, b Hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.ID < b.ID
-}
-
-// bestLocked selects the limit best of the matched documents, best first.
-// A heap of limit entries, not a sort of every match: with related stems
-// a query matches most of a large index.
-func (x *Index) bestLocked(score []float64, matched []int32, limit int) []Hit {
-	heap := make([]Hit, 0, min(limit, len(matched))) // heap[0] is the worst kept
-	down := func(i int) {
-		for {
-			w, l, r := i, 2*i+1, 2*i+2
-			if l < len(heap) && better(heap[w], heap[l]) {
-				w = l
-			}
-			if r < len(heap) && better(heap[w], heap[r]) {
-				w = r
-			}
-			if w == i {
-				return
-			}
-			heap[i], heap[w] = heap[w], heap[i]
-			i = w
-		}
-	}
-	for _, d := range matched {
-		h := Hit{ID: x.docs[d].id, Score: score[d]}
-		if len(heap) < limit {
-			heap = append(heap, h)
-			for i := len(heap) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !better(heap[p], heap[i]) {
-					break
-				}
-				heap[i], heap[p] = heap[p], heap[i]
-				i = p
-			}
-			continue
-		}
-		if better(h, heap[0]) {
-			heap[0] = h
-			down(0)
-		}
-	}
-	slices.SortFunc(heap, compareHits)
-	return heap
-}
-
-func compareHits(a, b Hit) int {
-	if better(a, b) {
-		return -1
-	}
-	if better(b, a) {
-		return 1
-	}
-	return 0
 }
 
 // Headings collects a markdown body's heading lines (without the #s).

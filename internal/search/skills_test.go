@@ -144,9 +144,10 @@ func TestSearchResultsAndBudget(t *testing.T) {
 	}
 }
 
-// A reference folds into its skill: the skill is the result, its score
-// the best of its documents', the reference listed under it; limit counts
-// skills. group: false ranks every document on its own.
+// A reference folds into its skill: the skill is the result, scored with
+// its references as a field of its own document (D80), the reference
+// listed under it with its own score; limit counts skills. group: false
+// ranks every document on its own.
 func TestSearchGroupsReferencesUnderTheirSkill(t *testing.T) {
 	r := newSearchRig(t)
 	ctx := t.Context()
@@ -167,18 +168,18 @@ func TestSearchGroupsReferencesUnderTheirSkill(t *testing.T) {
 	if out.Total != 2 || len(out.Results) != 1 {
 		t.Fatalf("grouped: %+v; want 1 of 2 skills", out)
 	}
-	top := out.Results[0]
-	want := []contract.SearchMatch{{ID: "terraform/references/lock", URI: "iii://terraform/references/lock", Title: "State locking", Score: top.Score}}
-	if top.ID != "terraform" || top.Title != "Terraform" || len(top.Matched) != 1 || top.Matched[0] != want[0] {
-		t.Errorf("grouped: %+v; want terraform scored as, and listing, %+v", top, want)
-	}
 	no := false
 	flat, err := r.searcher.Search(ctx, Request{Query: "stale state lock", Limit: 10, Group: &no})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if flat.Total != 2 || len(flat.Results) != 2 || flat.Results[0].ID != "terraform/references/lock" || flat.Results[0].Matched != nil {
-		t.Errorf("flat: %+v", flat)
+		t.Fatalf("flat: %+v", flat)
+	}
+	top := out.Results[0]
+	want := []contract.SearchMatch{{ID: "terraform/references/lock", URI: "iii://terraform/references/lock", Title: "State locking", Score: flat.Results[0].Score}}
+	if top.ID != "terraform" || top.Title != "Terraform" || len(top.Matched) != 1 || top.Matched[0] != want[0] || top.Score <= 0 {
+		t.Errorf("grouped: %+v; want terraform listing %+v", top, want)
 	}
 }
 

@@ -53,3 +53,32 @@ func TestThirdCorpus(t *testing.T) {
 	}
 	checkServedNeeds(t, c, 250)
 }
+
+// TestThirdRanking ranks the third corpus's needs as TestPublicRanking
+// ranks the public one's. The third corpus is validation only
+// (docs/search.md#the-third-corpus-held-out): its figures were read once
+// on the shipped ranker and once on the design chosen on the first two
+// corpora, never while designing.
+func TestThirdRanking(t *testing.T) {
+	c := thirdCorpusFiles.load(t)
+	if c == nil {
+		t.Skipf("no copy of the third corpus's skills in %v (testdata/third/README.md says how to lay one out)", thirdCorpusFiles.dirs())
+	}
+	results := rankAll(c)
+	logTable(t, results)
+	logComparisons(t, c.needs, results)
+	// The figures of the design read once (2026-12-02, D80), rounded down:
+	// floors against a regression, not goals. Issue 30's bar (+0.03
+	// MRR@10 over BM25 on the SKILL.md files, interval above zero) is not
+	// reached here (docs/search.md), so it is not asserted.
+	ship := results[0].res
+	checkFloors(t, "skill::search", []floor{
+		{"all", "recall@1", ship["all"].r1(), 0.69},
+		{"all", "recall@5", ship["all"].r5(), 0.88},
+		{"all", "MRR@10", ship["all"].mrr10(), 0.77},
+		{"paraphrase", "recall@5", ship["paraphrase"].r5(), 0.86},
+		{"paraphrase", "MRR@10", ship["paraphrase"].mrr10(), 0.74},
+		{"easy", "recall@5", ship["easy"].r5(), 1.00},
+	})
+	checkRecall5NotBehind(t, results)
+}
