@@ -112,11 +112,7 @@ func (s *Scope) holds(ver WriteVersion) (held, loading bool, changed <-chan stru
 	if !s.valid {
 		return true, false, nil
 	}
-	en, ok := s.entries[ver.Key]
-	if ver.Deleted {
-		return !ok, false, nil
-	}
-	return ok && en.sum == ver.sum, false, nil
+	return s.entryIs(ver.Key, &ver.sum, ver.Deleted), false, nil
 }
 
 // readNow reads key of s again at once for a read after a version, never

@@ -295,12 +295,19 @@ func (s *Scope) holdsSignalled(key string, sum *valueSum, removed bool) bool {
 	if !s.valid {
 		return false
 	}
+	if sum == nil && !removed {
+		return false // look anyway: the message named no value
+	}
+	return s.entryIs(key, sum, removed)
+}
+
+// entryIs reports whether the scope's entry for key is absent (removed)
+// or holds the value whose hash is *sum: what a signal and a version
+// (read_after.go) both ask of the mirror. Called with s.mu held.
+func (s *Scope) entryIs(key string, sum *valueSum, removed bool) bool {
 	en, ok := s.entries[key]
-	switch {
-	case removed:
+	if removed {
 		return !ok
-	case sum == nil:
-		return false
 	}
 	return ok && en.sum == *sum
 }
