@@ -139,20 +139,9 @@ func TestExpansionNeverOutranksTheExactWord(t *testing.T) {
 		{ID: "f1", Title: "Kubernetes deploy", Body: "Roll out a new image with kubectl and watch the rollout."},
 		{ID: "f2", Title: "Postgres backup", Body: "Take a base backup and archive the write-ahead log."},
 	}
-	// a stem that analyses to itself can stand for a word in a text
-	isWord := func(s string) bool { return slices.Equal(Terms(s), []string{s}) }
 	checked := 0
 	for checked < 300 {
-		word := th.stem(r.IntN(len(th.ends)))
-		if !isWord(word) {
-			continue
-		}
-		var rel []string
-		th.related(word, func(s string, _ float64) {
-			if isWord(s) {
-				rel = append(rel, s)
-			}
-		})
+		word, rel := randomWord(r, th)
 		if len(rel) == 0 {
 			continue
 		}
@@ -167,6 +156,24 @@ func TestExpansionNeverOutranksTheExactWord(t *testing.T) {
 		exactOutranksRelated(t, x, docs, word, other)
 		checked++
 	}
+}
+
+// isWord says whether a stem analyses to itself: then it can stand for a
+// word in a text.
+func isWord(s string) bool { return slices.Equal(Terms(s), []string{s}) }
+
+// randomWord picks a stem of th at random that is a word (isWord), and
+// its related stems that are words too.
+func randomWord(r *rand.Rand, th *thesaurus) (word string, related []string) {
+	for !isWord(word) {
+		word = th.stem(r.IntN(len(th.ends)))
+	}
+	th.related(word, func(s string, _ float64) {
+		if isWord(s) {
+			related = append(related, s)
+		}
+	})
+	return word, related
 }
 
 // exactOutranksRelated adds to docs one document that says word and one

@@ -120,12 +120,15 @@ type Index struct {
 // tuning is what the evaluation's trials vary (docs/search.md); an index
 // of the worker keeps defaultTuning.
 type tuning struct {
-	bodyPivot float64 // 0: the collection's average, as before D80
+	weight    [numFields]float64 // per field
+	b         [numFields]float64 // per field
+	bodyPivot float64            // 0: the collection's average, as before D80
 	refWeight float64
-	noStem    bool // words as written, lower-cased (related stems then rarely meet a term)
+	noStem    bool    // words as written, lower-cased (related stems then rarely meet a term)
+	wordCap   float64 // 0: no cap on a word's related stems, as before D82
 }
 
-var defaultTuning = tuning{bodyPivot: bodyPivot, refWeight: refWeight}
+var defaultTuning = tuning{weight: fieldWeight, b: fieldB, bodyPivot: bodyPivot, refWeight: refWeight, wordCap: wordCap}
 
 // Option configures an Index.
 type Option func(*Index)

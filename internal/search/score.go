@@ -36,6 +36,8 @@ type queryTerm struct {
 	tid    int32
 	weight float64
 	of     int32
+	word   int     // the query word's index among the search's words
+	skill  float64 // the weight a skill ranked by SearchGroups gives it: weight, capped (wordCap)
 }
 
 // expandWeight is how much a related stem of strength 1 counts against
@@ -48,20 +50,32 @@ const expandWeight = 0.5
 // It was 0.5 at first, WordNet's cap; that cost recall@1 (docs/search.md).
 const techWeight = 0.25
 
+// wordCap bounds what the related stems of one query word weigh
+// together: at most the word itself (weight 1), so that a general word
+// with two dozen related stems ("test", "data") cannot carry a skill that
+// says none of the need's words past one that says them all
+// (docs/decisions.md D82). Each related stem's idf is capped at the
+// word's, so with this cap a word's related stems never add more to a
+// skill than the word would.
+const wordCap = 1
+
 // queryTermsLocked turns the query's distinct words into the terms to
 // score: the words the index holds, and the related stems it holds that
 // the query does not say itself, from WordNet and from the tech
 // thesaurus; a stem both relate to a word counts once, as the stronger.
+// Ranked as skills, the related stems of one word together weigh at most
+// tuning.wordCap; a document's own score (Search, and Matched) keeps
+// their weights as they were before D82.
 func (x *Index) queryTermsLocked(words []string) []queryTerm {
 	th, tech := loadThesaurus(), loadTech()
 	var out []queryTerm
-	for _, w := range words {
+	for i, w := range words {
 		if tid, ok := x.termIDLocked(w); ok && len(x.postings[tid]) > 0 {
-			out = append(out, queryTerm{tid, 1, -1})
+			out = append(out, queryTerm{tid, 1, -1, i, 1})
 		}
 	}
 	own := len(out)
-	for _, w := range words {
+	for wi, w := range words {
 		if !x.expansion {
 			break
 		}
@@ -77,7 +91,7 @@ func (x *Index) queryTermsLocked(words []string) []queryTerm {
 			if !ok || len(x.postings[tid]) == 0 {
 				return
 			}
-			q := queryTerm{tid, weight * strength, of}
+			q := queryTerm{tid, weight * strength, of, wi, weight * strength}
 			// a stem related to two words counts once, as the stronger
 			if i := slices.IndexFunc(out[own:], func(o queryTerm) bool { return o.tid == tid }); i >= 0 {
 				if o := &out[own+i]; q.weight > o.weight {
@@ -92,7 +106,24 @@ func (x *Index) queryTermsLocked(words []string) []queryTerm {
 		}
 		tech.related(w, func(r string, strength float64) { add(techWeight, strength, r) })
 	}
+	if c := x.tuning.wordCap; c > 0 {
+		capRelated(out[own:], len(words), c)
+	}
 	return out
+}
+
+// capRelated scales the skill weights of each query word's related stems
+// so that together they weigh at most c (wordCap).
+func capRelated(related []queryTerm, words int, c float64) {
+	sum := make([]float64, words)
+	for _, q := range related {
+		sum[q.word] += q.skill
+	}
+	for i := range related {
+		if s := sum[related[i].word]; s > c {
+			related[i].skill *= c / s
+		}
+	}
 }
 
 // Search ranks the documents for text: the first limit hits, best first
@@ -123,12 +154,12 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 	if x.live == 0 || len(words) == 0 || limit < 1 {
 		return nil, 0
 	}
-	var avg [numFields]float64
+	fs := fieldScale{weight: &x.tuning.weight, b: &x.tuning.b}
 	for f := range numFields {
-		avg[f] = math.Max(float64(x.totalLen[f])/float64(x.live), 1)
+		fs.avg[f] = math.Max(float64(x.totalLen[f])/float64(x.live), 1)
 	}
 	if x.tuning.bodyPivot > 0 {
-		avg[fieldBody] = x.tuning.bodyPivot
+		fs.avg[fieldBody] = x.tuning.bodyPivot
 	}
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
@@ -142,7 +173,7 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 	idf := func(n, df int) float64 {
 		return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 	}
-	refPivot := avg[fieldBody]
+	refPivot := fs.avg[fieldBody]
 	matched := s.touched[:0]
 	groups := s.groups[:0]
 	var groupDF map[int32]int // a word's skill-level df, which caps its related stems' idf
@@ -167,14 +198,17 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 			groupCap = idf(skills, df)
 		}
 		if !folded {
-			matched = x.scoreDocsLocked(s.score, list, scale, &avg, matched)
+			if grouped { // every document is its own skill
+				scale = q.skill * docIDF
+			}
+			matched = x.scoreDocsLocked(s.score, list, scale, &fs, matched)
 			continue
 		}
 		inTerm := s.inTerm[:0]
 		for _, p := range list {
 			slot := p.slot()
 			e := &x.docs[slot]
-			w := ownWeight(p, e, &avg)
+			w := ownWeight(p, e, &fs)
 			if s.score[slot] == 0 {
 				matched = append(matched, slot)
 			}
@@ -200,7 +234,7 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 				groups = append(groups, g)
 			}
 			w := s.acc[g]
-			s.best[g] += q.weight * groupIDF * w / (k1 + w)
+			s.best[g] += q.skill * groupIDF * w / (k1 + w)
 			s.acc[g] = 0
 		}
 		s.inTerm = inTerm[:0]
@@ -224,14 +258,22 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 	return hits, total
 }
 
+// fieldScale is what a search weighs a field's term frequency by: its
+// weight, its length normalisation b and the length it is normalised
+// against (the collection's average, or the body's fixed pivot).
+type fieldScale struct {
+	weight, b *[numFields]float64
+	avg       [numFields]float64
+}
+
 // ownWeight is a posting's weighted term frequency over its document's
 // own fields, each length-normalised (BM25F before saturation).
-func ownWeight(p posting, e *entry, avg *[numFields]float64) float64 {
+func ownWeight(p posting, e *entry, fs *fieldScale) float64 {
 	w := 0.0
 	for f := range numFields {
 		if tf := p.tf(f); tf > 0 {
-			norm := 1 - fieldB[f] + fieldB[f]*float64(e.len[f])/avg[f]
-			w += fieldWeight[f] * float64(tf) / norm
+			norm := 1 - fs.b[f] + fs.b[f]*float64(e.len[f])/fs.avg[f]
+			w += fs.weight[f] * float64(tf) / norm
 		}
 	}
 	return w
@@ -240,10 +282,10 @@ func ownWeight(p posting, e *entry, avg *[numFields]float64) float64 {
 // scoreDocsLocked adds one term's share, scale times its saturated
 // weight, to the score of every document in list, and returns matched
 // with the documents it scored first.
-func (x *Index) scoreDocsLocked(score []float64, list []posting, scale float64, avg *[numFields]float64, matched []int32) []int32 {
+func (x *Index) scoreDocsLocked(score []float64, list []posting, scale float64, fs *fieldScale, matched []int32) []int32 {
 	for _, p := range list {
 		slot := p.slot()
-		w := ownWeight(p, &x.docs[slot], avg)
+		w := ownWeight(p, &x.docs[slot], fs)
 		if score[slot] == 0 {
 			matched = append(matched, slot)
 		}

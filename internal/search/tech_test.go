@@ -110,7 +110,6 @@ func TestTechFindsExpansions(t *testing.T) {
 // frequency in the same fields.
 func TestTechExpansionNeverOutranksTheExactWord(t *testing.T) {
 	th := loadTech()
-	isWord := func(s string) bool { return slices.Equal(Terms(s), []string{s}) }
 	var words []string
 	for s := range th {
 		if isWord(s) {
