@@ -130,15 +130,25 @@ func TestDiagnoseSkillFilesWins(t *testing.T) {
 // d82Trials are the trials of D82 (docs/search.md#d82-trials), each one
 // mechanism changed from the shipped ranker.
 var d82Trials = []ablation{
-	{"shipped", nil},
-	{"no word cap (D80)", []Option{withTuning(func(t *tuning) { t.wordCap = 0 })}},
-	{"word cap 0.5", []Option{withTuning(func(t *tuning) { t.wordCap = 0.5 })}},
-	{"description b 0.5", []Option{withTuning(func(t *tuning) { t.b[fieldDescription] = 0.5 })}},
-	{"description b 0.3", []Option{withTuning(func(t *tuning) { t.b[fieldDescription] = 0.3 })}},
-	{"title and id b 0.75", []Option{withTuning(func(t *tuning) { t.b[fieldTitle], t.b[fieldID] = 0.75, 0.75 })}},
-	{"headings b 0.5", []Option{withTuning(func(t *tuning) { t.b[fieldHeadings] = 0.5 })}},
-	{"body b 0.5", []Option{withTuning(func(t *tuning) { t.b[fieldBody] = 0.5 })}},
-	{"body b 0.9", []Option{withTuning(func(t *tuning) { t.b[fieldBody] = 0.9 })}},
+	{"shipped (D80)", nil},
+	{"word cap 1", []Option{withTuning(capped(1))}},
+	{"word cap 0.5", []Option{withTuning(capped(0.5))}},
+	{"word cap 1, description b 0.5", []Option{withTuning(capped(1, func(t *tuning) { t.b[fieldDescription] = 0.5 }))}},
+	{"word cap 1, description b 0.3", []Option{withTuning(capped(1, func(t *tuning) { t.b[fieldDescription] = 0.3 }))}},
+	{"word cap 1, title and id b 0.75", []Option{withTuning(capped(1, func(t *tuning) { t.b[fieldTitle], t.b[fieldID] = 0.75, 0.75 }))}},
+	{"word cap 1, headings b 0.5", []Option{withTuning(capped(1, func(t *tuning) { t.b[fieldHeadings] = 0.5 }))}},
+	{"word cap 1, body b 0.5", []Option{withTuning(capped(1, func(t *tuning) { t.b[fieldBody] = 0.5 }))}},
+	{"word cap 1, body b 0.9", []Option{withTuning(capped(1, func(t *tuning) { t.b[fieldBody] = 0.9 }))}},
+}
+
+// capped is a trial's change with D82's cap per word c, and more.
+func capped(c float64, more ...func(*tuning)) func(*tuning) {
+	return func(t *tuning) {
+		t.wordCap = c
+		for _, m := range more {
+			m(t)
+		}
+	}
 }
 
 // TestD82Trials (SEARCH_D82=1) ranks the development corpora (never the
@@ -206,6 +216,7 @@ func TestD82FitWeights(t *testing.T) {
 	}
 	whole := func(d evalDoc) string { return d.desc }
 	xs := []*Index{indexCorpus(first, whole), indexCorpus(public, whole)}
+	base := capped(1)
 	cs := []*evalCorpus{first, public}
 	type setting struct {
 		t   tuning
@@ -218,6 +229,7 @@ func TestD82FitWeights(t *testing.T) {
 				for _, head := range []float64{1, 1.5, 2} {
 					for _, db := range []float64{0.5, 0.75} {
 						st := setting{t: defaultTuning}
+						base(&st.t)
 						st.t.weight = [numFields]float64{id, title, desc, head, 1}
 						st.t.b[fieldDescription] = db
 						for i, x := range xs {
@@ -238,7 +250,7 @@ func TestD82FitWeights(t *testing.T) {
 	b.WriteString("\n| setting | weights (id, title, description, headings, body) | description b | first MRR@10 | public MRR@10 |\n|---|---|---|---|---|\n")
 	for _, st := range all {
 		if st.t.weight == fieldWeight && st.t.b == fieldB {
-			show("shipped weights", st)
+			show("shipped weights (word cap 1)", st)
 		}
 	}
 	for i, name := range []string{"best on first", "best on public"} {

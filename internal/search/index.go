@@ -125,10 +125,10 @@ type tuning struct {
 	bodyPivot float64            // 0: the collection's average, as before D80
 	refWeight float64
 	noStem    bool    // words as written, lower-cased (related stems then rarely meet a term)
-	wordCap   float64 // 0: no cap on a word's related stems, as before D82
+	wordCap   float64 // > 0: a word's related stems weigh at most this together, ranked as skills (D82's trial, not kept)
 }
 
-var defaultTuning = tuning{weight: fieldWeight, b: fieldB, bodyPivot: bodyPivot, refWeight: refWeight, wordCap: wordCap}
+var defaultTuning = tuning{weight: fieldWeight, b: fieldB, bodyPivot: bodyPivot, refWeight: refWeight}
 
 // Option configures an Index.
 type Option func(*Index)

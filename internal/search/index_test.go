@@ -123,3 +123,40 @@ func TestSearchGroups(t *testing.T) {
 		t.Errorf("after removing ops: %+v", hits)
 	}
 }
+
+// On every query of the corpus, with related stems, a reference listed
+// under a skill carries the score the flat ranking (group: false) gives
+// it: SearchGroups keeps a document's own score only for the nested ones
+// (D82's speed-up), and it must be that same score.
+func TestMatchedScoresAreTheDocumentsOwn(t *testing.T) {
+	docs, queries := loadCorpus(t)
+	indexed := map[string]bool{}
+	for _, d := range docs {
+		indexed[d.ID] = true
+	}
+	for i := range docs {
+		docs[i].Parent = NearestSkill(docs[i].ID, func(id string) bool { return indexed[id] })
+	}
+	x := New()
+	x.Update(docs, nil)
+	listed := 0
+	for _, q := range queries {
+		every, _ := x.Search(q.Q, len(docs))
+		own := map[string]float64{}
+		for _, h := range every {
+			own[h.ID] = h.Score
+		}
+		groups, _ := x.SearchGroups(q.Q, 10)
+		for _, g := range groups {
+			for _, m := range g.Matched {
+				listed++
+				if s, ok := own[m.ID]; !ok || s != m.Score {
+					t.Fatalf("%q: %s listed under %s with %v; the flat ranking gives it %v (%v)", q.Q, m.ID, g.ID, m.Score, s, ok)
+				}
+			}
+		}
+	}
+	if listed == 0 {
+		t.Error("no query listed a reference under its skill: nothing was checked")
+	}
+}

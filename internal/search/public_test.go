@@ -315,7 +315,7 @@ func rankAll(c *evalCorpus) []rankerResult {
 			{"references 0.15", func(t *tuning) { t.refWeight = 0.15 }},
 			{"references 0.6", func(t *tuning) { t.refWeight = 0.6 }},
 			{"no stemming", func(t *tuning) { t.noStem = true }},
-			{"no cap per word (D80)", func(t *tuning) { t.wordCap = 0 }},
+			{"cap per word (D82, not kept)", func(t *tuning) { t.wordCap = 1 }},
 		} {
 			rankers = append(rankers, ranker{"skill::search, " + v.name, func() searcher {
 				return groupSearcher(index(func(d evalDoc) string { return d.desc }, withTuning(v.t)))
@@ -418,12 +418,11 @@ func TestCorpusReference(t *testing.T) {
 	// Today's figures of the ranker as the worker feeds it, rounded down: floors against a regression, not goals.
 	ship := results[0].res
 	checkFloors(t, "skill::search", []floor{
-		{"all", "recall@1", ship["all"].r1(), 0.77},
+		{"all", "recall@1", ship["all"].r1(), 0.76},
 		{"all", "recall@5", ship["all"].r5(), 0.90},
 		{"all", "MRR@10", ship["all"].mrr10(), 0.82},
 		{"paraphrase", "recall@5", ship["paraphrase"].r5(), 0.78},
 		{"paraphrase", "MRR@10", ship["paraphrase"].mrr10(), 0.62},
-		{"easy", "recall@1", ship["easy"].r1(), 1.00},
 	})
 }
 
@@ -440,17 +439,16 @@ func TestPublicRanking(t *testing.T) {
 	results := rankAll(c)
 	logTable(t, results)
 	vsSkillFiles := logComparisons(t, c.needs, results)
-	// Today's figures (2026-12-02, skill-level BM25F with a cap per word,
-	// D80 and D82), rounded down: floors against a regression, not goals.
+	// Today's figures (2026-12-02, skill-level BM25F, D80), rounded down:
+	// floors against a regression, not goals.
 	ship := results[0].res
 	checkFloors(t, "skill::search", []floor{
-		{"all", "recall@1", ship["all"].r1(), 0.82},
+		{"all", "recall@1", ship["all"].r1(), 0.80},
 		{"all", "recall@5", ship["all"].r5(), 0.96},
-		{"all", "MRR@10", ship["all"].mrr10(), 0.88},
-		{"paraphrase", "recall@1", ship["paraphrase"].r1(), 0.78},
+		{"all", "MRR@10", ship["all"].mrr10(), 0.87},
+		{"paraphrase", "recall@1", ship["paraphrase"].r1(), 0.77},
 		{"paraphrase", "recall@5", ship["paraphrase"].r5(), 0.95},
-		{"paraphrase", "MRR@10", ship["paraphrase"].mrr10(), 0.85},
-		{"easy", "recall@1", ship["easy"].r1(), 0.95},
+		{"paraphrase", "MRR@10", ship["paraphrase"].mrr10(), 0.84},
 		{"easy", "recall@5", ship["easy"].r5(), 1.00},
 		{"hard", "recall@5", ship["hard"].r5(), 0.95},
 	})

@@ -37,7 +37,7 @@ type queryTerm struct {
 	weight float64
 	of     int32
 	word   int     // the query word's index among the search's words
-	skill  float64 // the weight a skill ranked by SearchGroups gives it: weight, capped (wordCap)
+	skill  float64 // the weight a skill ranked by SearchGroups gives it: weight, unless tuning.wordCap caps it
 }
 
 // expandWeight is how much a related stem of strength 1 counts against
@@ -50,22 +50,13 @@ const expandWeight = 0.5
 // It was 0.5 at first, WordNet's cap; that cost recall@1 (docs/search.md).
 const techWeight = 0.25
 
-// wordCap bounds what the related stems of one query word weigh
-// together: at most the word itself (weight 1), so that a general word
-// with two dozen related stems ("test", "data") cannot carry a skill that
-// says none of the need's words past one that says them all
-// (docs/decisions.md D82). Each related stem's idf is capped at the
-// word's, so with this cap a word's related stems never add more to a
-// skill than the word would.
-const wordCap = 1
-
 // queryTermsLocked turns the query's distinct words into the terms to
 // score: the words the index holds, and the related stems it holds that
 // the query does not say itself, from WordNet and from the tech
 // thesaurus; a stem both relate to a word counts once, as the stronger.
-// Ranked as skills, the related stems of one word together weigh at most
-// tuning.wordCap; a document's own score (Search, and Matched) keeps
-// their weights as they were before D82.
+// With tuning.wordCap (a trial of D82, not kept), the related stems of
+// one word together weigh at most that when ranking skills; a document's
+// own score (Search, and Matched) keeps their weights.
 func (x *Index) queryTermsLocked(words []string) []queryTerm {
 	th, tech := loadThesaurus(), loadTech()
 	var out []queryTerm
@@ -113,7 +104,7 @@ func (x *Index) queryTermsLocked(words []string) []queryTerm {
 }
 
 // capRelated scales the skill weights of each query word's related stems
-// so that together they weigh at most c (wordCap).
+// so that together they weigh at most c (tuning.wordCap).
 func capRelated(related []queryTerm, words int, c float64) {
 	sum := make([]float64, words)
 	for _, q := range related {
@@ -154,7 +145,7 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 	if x.live == 0 || len(words) == 0 || limit < 1 {
 		return nil, 0
 	}
-	fs := fieldScale{weight: &x.tuning.weight, b: &x.tuning.b}
+	fs := fieldScale{weight: x.tuning.weight, b: x.tuning.b}
 	for f := range numFields {
 		fs.avg[f] = math.Max(float64(x.totalLen[f])/float64(x.live), 1)
 	}
@@ -209,13 +200,16 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 			slot := p.slot()
 			e := &x.docs[slot]
 			w := ownWeight(p, e, &fs)
-			if s.score[slot] == 0 {
-				matched = append(matched, slot)
-			}
-			s.score[slot] += scale * w / (k1 + w)
-			// The skill's document: its own fields, or its references field.
+			// The skill's document: its own fields, or its references
+			// field. Only a nested document's own score is ever shown
+			// (Matched), so only a nested one keeps it: most postings are
+			// skills', and scoring them twice cost a third of a search.
 			g := e.group
 			if g != slot {
+				if s.score[slot] == 0 {
+					matched = append(matched, slot)
+				}
+				s.score[slot] += scale * w / (k1 + w)
 				tf := 0
 				for f := range numFields {
 					tf += int(p.tf(f))
@@ -262,8 +256,7 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 // weight, its length normalisation b and the length it is normalised
 // against (the collection's average, or the body's fixed pivot).
 type fieldScale struct {
-	weight, b *[numFields]float64
-	avg       [numFields]float64
+	weight, b, avg [numFields]float64
 }
 
 // ownWeight is a posting's weighted term frequency over its document's
@@ -322,7 +315,10 @@ func (x *Index) groupsLocked(s *scratch, matched, groups []int32, limit int) []H
 	}
 	for _, d := range matched {
 		g := x.docs[d].group
-		if i, ok := at[g]; ok && g != d {
+		if g == d {
+			continue
+		}
+		if i, ok := at[g]; ok {
 			hits[i].Matched = append(hits[i].Matched, Hit{ID: x.docs[d].id, Score: s.score[d]})
 		}
 	}
@@ -362,6 +358,9 @@ func (x *Index) bestLocked(score []float64, matched []int32, limit int) []Hit {
 		}
 	}
 	for _, d := range matched {
+		if len(heap) == limit && score[d] < heap[0].Score {
+			continue // cannot be better than the worst kept
+		}
 		h := Hit{ID: x.docs[d].id, Score: score[d]}
 		if len(heap) < limit {
 			heap = append(heap, h)

@@ -56,9 +56,9 @@ func TestThirdCorpus(t *testing.T) {
 
 // TestThirdRanking ranks the third corpus's needs as TestPublicRanking
 // ranks the public one's. The third corpus is validation only
-// (docs/search.md#the-third-corpus-held-out): its figures were read once
-// on the shipped ranker and once on the design chosen on the first two
-// corpora, never while designing.
+// (docs/search.md#the-third-corpus-held-out): its figures were read on
+// the ranker shipped before D80, on D80's design and on D82's cap per word
+// (not kept), each chosen on the first two corpora, never while designing.
 func TestThirdRanking(t *testing.T) {
 	c := thirdCorpusFiles.load(t)
 	if c == nil {
