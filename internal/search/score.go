@@ -203,7 +203,8 @@ func (x *Index) search(text string, limit int, grouped bool) ([]Hit, int) {
 			// The skill's document: its own fields, or its references
 			// field. Only a nested document's own score is ever shown
 			// (Matched), so only a nested one keeps it: most postings are
-			// skills', and scoring them twice cost a third of a search.
+			// skills', and scoring them twice cost about a fifth of a
+			// grouped search (docs/decisions.md D82).
 			g := e.group
 			if g != slot {
 				if s.score[slot] == 0 {
