@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -174,5 +176,162 @@ func TestNotifierFollowsAFileUntilItsWriterClosesIt(t *testing.T) {
 	}
 	if n.Writing() {
 		t.Error("Writing after os.WriteFile returned (it closes the file)")
+	}
+	// Files says the same by path, with the count of the last write, and
+	// Forget drops what a scan has covered.
+	files, dropped := n.Files()
+	a, b := files[filepath.Join(dir, "a.md")], files[filepath.Join(dir, "b.md")]
+	if a.Modify == 0 || !a.Began.IsZero() || b.Modify <= a.Modify || b.Last < b.Modify || dropped != 0 {
+		t.Errorf("Files: a %+v, b %+v, dropped %d; want both written (b after a), neither held open, none lost", a, b, dropped)
+	}
+	n.Forget(a.Last)
+	if files, _ := n.Files(); len(files) != 1 || files[filepath.Join(dir, "b.md")] != b {
+		t.Errorf("after Forget(%d), Files = %+v, want b alone", a.Last, files)
+	}
+}
+
+// A writer that keeps its file open is held only for a while: the
+// watch's loop rescans once the hold may end and lists the file as it is
+// (D81), with no other event to wake it.
+func TestAFileKeptOpenIsListedAfterTheHold(t *testing.T) {
+	w, dir, _ := startWatch(t, WatchOptions{})
+	path := filepath.Join(dir, "skills", "log.md")
+	write(t, path, "# Log\n")
+	w.Fresh(context.Background())
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	if _, err := f.WriteString("one line\n"); err != nil {
+		t.Fatal(err)
+	}
+	if sk, _ := w.Fresh(context.Background()).Skill("log"); sk.Size != 6 {
+		t.Fatalf("while its writer holds it open the log is listed with %d bytes, want the 6 it had", sk.Size)
+	}
+	waitFor(t, w, "the log kept open listed whole after the hold", func(s Snapshot) bool {
+		sk, _ := s.Skill("log")
+		return sk.Size == 15
+	})
+}
+
+// A listing that runs while a file is being written lists the file as it
+// was before the write began, and a file being made not at all, while a
+// file written and closed before the call is listed as it is (D68): so
+// no listing and no on-change announcement ever shows the half-written
+// file, and a write is one change (docs/decisions.md D81).
+func TestFreshListsAFileBeingWrittenAsItWas(t *testing.T) {
+	w, dir, rec := startWatch(t, WatchOptions{})
+	a := filepath.Join(dir, "skills", "a.md")
+	write(t, a, "# A\n\nFirst.")
+	before, ok := w.Fresh(context.Background()).Skill("a")
+	if !ok {
+		t.Fatal("a is not listed")
+	}
+	// Rewrite a in place as os.WriteFile does, but keep it open half way;
+	// make c and keep it open too.
+	f, err := os.OpenFile(a, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("# A, ha"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := os.Create(filepath.Join(dir, "skills", "c.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteString("# C"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "skills", "b.md"), "# B\n")
+	for range 3 {
+		snap := w.Fresh(context.Background())
+		if got, _ := snap.Skill("a"); !got.Same(before) {
+			t.Fatalf("while a is being written it is listed as %+v, want it as it was: %+v", got, before)
+		}
+		if _, ok := snap.Skill("c"); ok {
+			t.Fatal("c is listed while its writer still has it open with its first bytes")
+		}
+		if _, ok := snap.Skill("b"); !ok {
+			t.Fatal("b, written and closed before the call, is not listed while a is being written")
+		}
+	}
+	if _, err := f.WriteString("lf, and whole."); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []*os.File{f, c} {
+		if err := file.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := w.Fresh(context.Background())
+	if got, _ := snap.Skill("a"); got.Size != int64(len("# A, half, and whole.")) {
+		t.Fatalf("after its writer closed it, a is listed with %d bytes, want %d", got.Size, len("# A, half, and whole."))
+	}
+	if _, ok := snap.Skill("c"); !ok {
+		t.Fatal("c is not listed after its writer closed it")
+	}
+	// Every announced snapshot showed a either as it was or whole.
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, s := range rec.seen {
+		if got, ok := s.Skill("a"); ok && got.Size != before.Size && got.Size != snap.Skills[0].Size {
+			t.Errorf("snapshot %d announced a half written: %d bytes", s.Version, got.Size)
+		}
+		if got, ok := s.Skill("c"); ok && got.Size == 0 {
+			t.Errorf("snapshot %d announced c empty", s.Version)
+		}
+	}
+}
+
+// Files are rewritten in place (truncated, then written, then closed, as
+// os.WriteFile does), each write followed by a listing, while other
+// goroutines list without pause: the listing after each write shows it
+// whole (D68), and no listing, whichever moment its scan ran at, and no
+// announced snapshot ever shows the file truncated or half written
+// (D81). Before D81 a listing during a write announced the truncated
+// file, and the write was two changes.
+func TestListingsDuringInPlaceWritesNeverShowAHalfFile(t *testing.T) {
+	w, dir, rec := startWatch(t, WatchOptions{})
+	const rounds = 300
+	path := filepath.Join(dir, "skills", "notes.md")
+	content := func(n int) string { return fmt.Sprintf("# Notes\n\n%s", strings.Repeat("x", 1+n%7)) }
+	sizes := map[int64]bool{}
+	for n := range rounds {
+		sizes[int64(len(content(n)))] = true
+	}
+	write(t, path, content(0))
+	w.Fresh(context.Background())
+	stop := make(chan struct{})
+	var listers sync.WaitGroup
+	for range 2 {
+		listers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if sk, ok := w.Fresh(context.Background()).Skill("notes"); ok && !sizes[sk.Size] {
+					t.Errorf("a listing showed notes with %d bytes, which no write left", sk.Size)
+				}
+			}
+		})
+	}
+	for n := 1; n < rounds; n++ {
+		write(t, path, content(n))
+		if sk, _ := w.Fresh(context.Background()).Skill("notes"); sk.Size != int64(len(content(n))) {
+			t.Errorf("write %d: the listing after it shows %d bytes, want %d", n, sk.Size, len(content(n)))
+		}
+	}
+	close(stop)
+	listers.Wait()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, s := range rec.seen {
+		if sk, ok := s.Skill("notes"); ok && !sizes[sk.Size] {
+			t.Errorf("snapshot %d announced notes with %d bytes, which no write left", s.Version, sk.Size)
+		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/fsnotify/fsnotify"
@@ -18,13 +20,13 @@ const inotifyMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_A
 	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
 	unix.IN_CLOSE_WRITE
 
-// maxWriting bounds the files Writing follows; past it a written file is
-// not followed (the watch rescans after its window, as before D68).
+// maxWriting bounds the files whose events are kept (FileEvents); past it
+// a file's events are lost, and the count says when (Files).
 const maxWriting = 1024
 
-// openWrite names a file written and not yet closed: its directory's
-// watch descriptor and its name.
-type openWrite struct {
+// queuedName names a file as the queue does: its directory's watch
+// descriptor and its name.
+type queuedName struct {
 	wd   int32
 	name string
 }
@@ -43,9 +45,12 @@ type inotify struct {
 	seen   uint64
 	wds    map[string]int // watched path → watch descriptor
 	buf    []byte
-	// writing are the files modified since their writer last closed
-	// them (IN_MODIFY without IN_CLOSE_WRITE yet).
-	writing map[openWrite]struct{}
+	// files is what the queue said of each file lately (FileEvents);
+	// dropped is the count when a file's events could not be kept (the
+	// map full, an overflow).
+	files   map[queuedName]FileEvents
+	dropped uint64
+	now     func() time.Time // time.Now; a test moves it
 
 	wake chan struct{}
 	errs chan error
@@ -64,7 +69,7 @@ func newNotifier() (notifier, error) {
 		return nil, fmt.Errorf("eventfd: %w", err)
 	}
 	n := &inotify{
-		fd: fd, stop: stop, wds: map[string]int{}, writing: map[openWrite]struct{}{},
+		fd: fd, stop: stop, wds: map[string]int{}, files: map[queuedName]FileEvents{}, now: time.Now,
 		buf:  make([]byte, 64*(unix.SizeofInotifyEvent+unix.NAME_MAX+1)),
 		wake: make(chan struct{}, 1), errs: make(chan error, 1), done: make(chan struct{}),
 	}
@@ -125,7 +130,7 @@ func (n *inotify) Seen() uint64 {
 	return seen
 }
 
-// parse counts the events in b, follows the files being written, and
+// parse counts the events in b, keeps what they say of each file, and
 // forgets the watches the kernel dropped (a directory removed); it
 // reports an overflow of the queue.
 func (n *inotify) parse(b []byte) (overflow bool) {
@@ -135,31 +140,47 @@ func (n *inotify) parse(b []byte) (overflow bool) {
 		name := string(bytes.TrimRight(b[off+unix.SizeofInotifyEvent:min(nameEnd, len(b))], "\x00"))
 		off = nameEnd
 		n.seen++
-		key := openWrite{wd: ev.Wd, name: name}
 		switch {
 		case ev.Mask&unix.IN_Q_OVERFLOW != 0:
 			overflow = true
-			clear(n.writing)
+			clear(n.files)
+			n.dropped = n.seen
 		case ev.Mask&unix.IN_IGNORED != 0:
 			for path, wd := range n.wds {
 				if wd == int(ev.Wd) {
 					delete(n.wds, path)
 				}
 			}
-			for w := range n.writing {
-				if w.wd == ev.Wd {
-					delete(n.writing, w)
+			for key := range n.files {
+				if key.wd == ev.Wd {
+					delete(n.files, key)
 				}
 			}
-		case ev.Mask&unix.IN_MODIFY != 0 && name != "":
-			if len(n.writing) < maxWriting {
-				n.writing[key] = struct{}{}
-			}
-		case ev.Mask&(unix.IN_CLOSE_WRITE|unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
-			delete(n.writing, key)
+		case name != "":
+			n.note(queuedName{wd: ev.Wd, name: name}, ev.Mask)
 		}
 	}
 	return overflow
+}
+
+// note keeps what one event says of a file.
+func (n *inotify) note(key queuedName, mask uint32) {
+	f, known := n.files[key]
+	if !known && len(n.files) >= maxWriting {
+		n.dropped = n.seen
+		return
+	}
+	f.Last = n.seen
+	switch {
+	case mask&unix.IN_MODIFY != 0:
+		f.Modify = n.seen
+		if f.Began.IsZero() {
+			f.Began = n.now()
+		}
+	case mask&(unix.IN_CLOSE_WRITE|unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+		f.Began = time.Time{}
+	}
+	n.files[key] = f
 }
 
 // Writing drains the queue, then reports whether a file is still being
@@ -168,7 +189,47 @@ func (n *inotify) Writing() bool {
 	n.Seen()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return len(n.writing) > 0
+	for _, f := range n.files {
+		if !f.Began.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// Files drains the queue, then returns what it said of each file lately,
+// by the file's path under its watched directory, and the count when
+// some file's events were last lost.
+func (n *inotify) Files() (map[string]FileEvents, uint64) {
+	n.Seen()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.files) == 0 {
+		return nil, n.dropped
+	}
+	dirs := make(map[int32][]string, len(n.wds))
+	for dir, wd := range n.wds {
+		dirs[int32(wd)] = append(dirs[int32(wd)], dir) //nolint:gosec // watch descriptors are small
+	}
+	out := make(map[string]FileEvents, len(n.files))
+	for key, f := range n.files {
+		for _, dir := range dirs[key.wd] {
+			out[filepath.Join(dir, key.name)] = f
+		}
+	}
+	return out, n.dropped
+}
+
+// Forget drops what is kept of files whose last event is counted at or
+// before upTo and that no writer holds open.
+func (n *inotify) Forget(upTo uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for key, f := range n.files {
+		if f.Last <= upTo && f.Began.IsZero() {
+			delete(n.files, key)
+		}
+	}
 }
 
 // fail hands err to the watch's loop, unless one is already waiting.

@@ -56,6 +56,9 @@ func (n *fsnotifyNotifier) Seen() uint64            { return n.seen.Load() }
 func (n *fsnotifyNotifier) Exact() bool             { return false }
 func (n *fsnotifyNotifier) Writing() bool           { return false }
 
+func (n *fsnotifyNotifier) Files() (map[string]FileEvents, uint64) { return nil, 0 }
+func (n *fsnotifyNotifier) Forget(uint64)                          {}
+
 func (n *fsnotifyNotifier) Close() error {
 	var err error
 	n.once.Do(func() {

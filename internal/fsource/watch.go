@@ -99,9 +99,11 @@ type Watch struct {
 	changed chan struct{} // closed and replaced when snap changes
 
 	watcher     notifier
-	writing     func() bool // the notifier's Writing; nil in poll mode
-	watchedDirs int         // directories asked to be watched, for the log; under scanMu
-	watchFailed bool        // some directory could not be watched (warned once); under scanMu
+	writing     func() bool     // the notifier's Writing; nil in poll mode
+	held        map[string]held // files listed as an earlier scan saw them (D81); under scanMu
+	holding     chan struct{}   // a rescan held files: the loop rescans once they may be taken
+	watchedDirs int             // directories asked to be watched, for the log; under scanMu
+	watchFailed bool            // some directory could not be watched (warned once); under scanMu
 	cancel      context.CancelFunc
 	done        chan struct{}
 }
@@ -117,7 +119,7 @@ func NewWatch(src *Source, opts WatchOptions) *Watch {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &Watch{src: src, opts: opts, log: opts.Logger, changed: make(chan struct{})}
+	return &Watch{src: src, opts: opts, log: opts.Logger, changed: make(chan struct{}), holding: make(chan struct{}, 1)}
 }
 
 // Start takes the first snapshot and starts following changes. ctx bounds
@@ -262,8 +264,8 @@ func (w *Watch) run(ctx context.Context) {
 // extended, up to maxWriteHold, so the rescan sees the file whole and a
 // write announces one change, not one per half (docs/decisions.md D68).
 func (w *Watch) follow(ctx context.Context, events <-chan struct{}, errs <-chan error, tick <-chan time.Time) {
-	var coalesce *time.Timer
-	var fire <-chan time.Time
+	var coalesce, release *time.Timer
+	var fire, expire <-chan time.Time
 	var opened time.Time // when the current window opened
 	for {
 		select {
@@ -271,7 +273,20 @@ func (w *Watch) follow(ctx context.Context, events <-chan struct{}, errs <-chan 
 			if coalesce != nil {
 				coalesce.Stop()
 			}
+			if release != nil {
+				release.Stop()
+			}
 			return
+		case <-w.holding:
+			// A rescan held files (D81): rescan when the last of them
+			// may be taken, whatever else comes.
+			if expire == nil {
+				release = time.NewTimer(maxWriteHold)
+				expire = release.C
+			}
+		case <-expire:
+			release, expire = nil, nil
+			w.rescan(ctx)
 		case <-tick:
 			w.rescan(ctx)
 		case _, ok := <-events:
@@ -337,8 +352,15 @@ func (w *Watch) rescanLocked(ctx context.Context) {
 		return
 	}
 	w.mu.Lock()
+	old, prev := w.snap, w.covered
+	w.mu.Unlock()
+	if w.watcher != nil {
+		if held := w.unsettled(old, next, covered, prev); held != nil {
+			next = next.holding(old, held)
+		}
+	}
+	w.mu.Lock()
 	w.stamps, w.covered, w.exact = stamps, covered, exact
-	old := w.snap
 	if old.Same(next) {
 		w.mu.Unlock()
 		return
