@@ -14,6 +14,7 @@ import (
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/skillmd"
+	"github.com/iii-hq/skills-go/internal/usage"
 )
 
 // The view (docs/data-path.md#the-content-view) is the one merged picture
@@ -134,6 +135,9 @@ type ViewConfig struct {
 	// Flagged is what the view does with content the lint flags
 	// (lint.flagged, docs/decisions.md D65); "" is lint.DefaultMode.
 	Flagged lint.Mode
+	// Usage counts what the surfaces serve, by id and stage (D84); nil
+	// gives the view a counter of its own.
+	Usage *usage.Counter
 }
 
 // View merges the stored skills with the files. It is safe for
@@ -149,6 +153,7 @@ type View struct {
 	bodies                *fileBodies
 	fileDigests           *Generations[keptDigest] // FileDigest's, by path
 	reads                 readCounts
+	usage                 *usage.Counter
 	flagged               lint.Mode
 
 	mu      sync.Mutex
@@ -170,6 +175,7 @@ func NewView(cfg ViewConfig) *View {
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
 		fileDigests: NewGenerations[keptDigest](),
 		flagged:     cmp.Or(cfg.Flagged, lint.DefaultMode),
+		usage:       cmp.Or(cfg.Usage, usage.NewCounter(nil)),
 	}
 }
 

@@ -31,6 +31,7 @@ func (x *Extension) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (m
 		return mcpSkillsListOutput{}, err
 	}
 	out := mcpSkillsListOutput{Skills: make([]mcpSkill, 0, end-start), NextCursor: next}
+	listed := make([]string, 0, end-start)
 	// A page also ends before it would pass the response budget (D26),
 	// with a cursor to the rest: a catalog of any size lists, a page at a
 	// time, without page_size.
@@ -48,7 +49,9 @@ func (x *Extension) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (m
 			break
 		}
 		out.Skills = append(out.Skills, entry)
+		listed = append(listed, src.id)
 	}
+	x.view.Usage().Listed(nil, func() []string { return listed }) // D84
 	if start == 0 { // a listing starts: the digests' next generation (D64)
 		x.synth.turn()
 		x.view.TurnFileDigests()
@@ -111,6 +114,7 @@ func (x *Extension) mcpSkillsRead(ctx context.Context, in mcpSkillsGetInput) (mc
 				return mcpSkillsReadOutput{}, err
 			}
 			x.view.NoteRead(id)
+			x.view.Usage().Read(id) // D84
 			return mcpSkillsReadOutput{Contents: []mcpSkillsReadContent{{URI: uri, MimeType: contract.MIMEMarkdown, Text: string(b)}}}, nil
 		} else if err != nil && !isNotFound(err) {
 			return mcpSkillsReadOutput{}, err

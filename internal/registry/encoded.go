@@ -33,7 +33,11 @@ func (r *Registry) encodedList(ctx context.Context, in readInput) (iii.Encoded, 
 	if err != nil {
 		return nil, err
 	}
-	return r.encodedOnce(&r.listAnswer, l, func(b Budgets) any { return r.listOf(l, b) })
+	answer, err := r.encodedOnce(&r.listAnswer, l, func(b Budgets) any { return r.listOf(l, b) })
+	if err == nil {
+		r.view.NoteListed(listedBySkillsList, l) // D84
+	}
+	return answer, err
 }
 
 // encodedRead is the skills::resources-read handler: the index's answer
@@ -58,6 +62,7 @@ func (r *Registry) encodedRead(ctx context.Context, in readResourceInput) (any, 
 	if err := iii.HoldBytes(ctx, len(answer)); err != nil {
 		return nil, err
 	}
+	r.view.NoteListed(listedByIndex, l) // D84
 	return answer, nil
 }
 

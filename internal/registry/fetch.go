@@ -111,6 +111,9 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		b.WriteString("\n\n")
 		b.WriteString(texts[uri])
 	}
+	for uri := range texts { // once per answer, however often named (D84)
+		r.noteRead(ctx, uri, stageFetched)
+	}
 	return b.String(), nil
 }
 

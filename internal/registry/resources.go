@@ -111,6 +111,9 @@ func (r *Registry) resourcesList(ctx context.Context, in listInput) (resourcesLi
 	out, err := r.allResources(ctx)
 	pageSize := r.Budgets().PageSize
 	if err != nil || pageSize == 0 {
+		if err == nil {
+			r.noteListedResources(out.Resources) // D84
+		}
 		return out, err
 	}
 	keys := make([]string, len(out.Resources))
@@ -121,6 +124,7 @@ func (r *Registry) resourcesList(ctx context.Context, in listInput) (resourcesLi
 	if err != nil {
 		return resourcesListOutput{}, err
 	}
+	r.noteListedResources(out.Resources[start:end]) // D84
 	return resourcesListOutput{Resources: out.Resources[start:end], NextCursor: next}, nil
 }
 
@@ -163,6 +167,7 @@ func (r *Registry) resourcesRead(ctx context.Context, in readResourceInput) (rea
 	if err != nil {
 		return readResourceOutput{}, err
 	}
+	r.noteRead(ctx, uri, stageRead) // D84
 	return readResourceOutput{Contents: []resourceContent{{URI: uri, MimeType: mime, Text: text}}}, nil
 }
 

@@ -67,7 +67,15 @@ func (s *Searcher) Function() iii.Function {
 			if err != nil {
 				return nil, err
 			}
-			return s.Search(ctx, in)
+			out, err := s.Search(ctx, in)
+			if err == nil {
+				// Each result at its rank, once per answer (docs/decisions.md D84).
+				usage := s.view.Usage()
+				for i, res := range out.Results {
+					usage.Searched(res.ID, i+1)
+				}
+			}
+			return out, err
 		},
 	}
 }

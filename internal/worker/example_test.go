@@ -41,6 +41,7 @@ func ExampleNew_functions() {
 	// skills::mcp-skills-get
 	// skills::mcp-skills-read
 	// skills::mcp-skills-dir
+	// skills::usage
 }
 
 // The boot log line, derived from the function table: the reference
@@ -51,7 +52,7 @@ func ExampleNew_bootLine() {
 	defer w.Close()
 	fmt.Println("skills registered " + describeFunctions(w.functions))
 	// Output:
-	// skills registered 15 skills::*, 2 skill::* and 5 prompts::* functions
+	// skills registered 16 skills::*, 2 skill::* and 5 prompts::* functions
 }
 
 // unstarted is a worker with the default config that never runs.

@@ -77,6 +77,7 @@ type Worker struct {
 	watch        *fsource.Watch // nil without globs or roots
 	tools        *toolset.Set   // nil unless tools.enabled (D34)
 	live         *liveConfig    // follows the engine's configuration entry, where there is one
+	usage        usageParts     // usage by stage, flushed to state (D84)
 	changes      *changeQueue
 	functions    []iii.Function
 	triggerTypes int
@@ -119,7 +120,8 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	promptsChanged := w.client.ProvideTriggerType(triggerTypes[1])
 	w.triggerTypes = len(triggerTypes)
 	// Replicas on one engine take over from each other (docs/decisions.md D72).
-	w.client.FollowReplicas("skills::replica::" + iii.UniqueSuffix())
+	replica := iii.UniqueSuffix()
+	w.client.FollowReplicas("skills::replica::" + replica)
 	w.client.OnTakeOver(func() { w.cat.CatchUp() })
 	skillsScope := catalog.NewSkillsScope(cfg.Scopes.Skills, int64(cfg.CacheBytes))
 	w.skills = skillsScope
@@ -166,7 +168,9 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	w.cat.SetReconcileInterval(cfg.Reconcile())
 	w.cat.OnChange(announceStored(w.reg, cfg.Scopes))
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
-	w.functions = w.surfaces.functions()
+	// Each replica's usage under its own key, so none overwrites another's (D84).
+	w.usage = newUsage(cfg, w.client, view, opts.Name+"-"+replica, log.Named("usage"))
+	w.functions = append(w.surfaces.functions(), w.usage.reporter.Function())
 	w.live = newLiveConfig(w.client, cfg, log.Named("config"), w.applyLive)
 	return w, nil
 }
@@ -255,6 +259,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.skills.UseBodyStore(bodies)
 	w.client.Start()
 	w.cat.Start()
+	w.usage.flusher.Start()
 	w.live.start(ctx)
 
 	readyCtx, cancelReady := context.WithCancel(ctx)
@@ -280,6 +285,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.log.Info("skills shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	// The last usage counts, while the connection is up (D84).
+	if err := w.usage.flusher.Close(shutdownCtx); err != nil {
+		w.log.Warn("usage counts since the last flush not written", zap.Error(err))
+	}
 	// In-flight handlers finish against a catalog that still follows the
 	// engine; the catalog stops after them, then the files.
 	if err := w.client.Shutdown(shutdownCtx); err != nil && !errors.Is(err, iii.ErrClosed) {

@@ -1,0 +1,133 @@
+package usage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Caller reaches the engine's state: state::set to write a replica's
+// record, state::list to read every replica's.
+type Caller interface {
+	Call(ctx context.Context, functionID string, data any) (json.RawMessage, error)
+}
+
+// FlushInterval is how often a Flusher writes its replica's record
+// when something was counted since the last write (docs/decisions.md
+// D84): usage is for an operator looking back, so seconds of delay cost
+// nothing and one state::set per interval is all counting costs the
+// engine.
+const FlushInterval = 5 * time.Second
+
+// FlusherConfig is what a Flusher needs.
+type FlusherConfig struct {
+	Counter *Counter // required
+	Caller  Caller   // required
+	// Scope is the state scope of the replicas' records; Replica is this
+	// replica's key in it, its own so no replica overwrites another's.
+	Scope, Replica string
+	// Interval between writes (default FlushInterval); Timeout bounds one
+	// write.
+	Interval, Timeout time.Duration
+	Logger            *zap.Logger
+}
+
+// Flusher writes its Counter's totals to state from one goroutine it
+// owns: Start starts it, Close stops it after a last write. A write that
+// fails leaves the totals in memory, marked changed, and the next one
+// writes them; no read ever waits on it.
+type Flusher struct {
+	cfg FlusherConfig
+	mu  sync.Mutex // one write at a time
+
+	life    sync.Mutex
+	started bool
+	closed  bool
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// NewFlusher returns a Flusher over cfg; it panics without a Counter or
+// a Caller, a wiring mistake caught at start-up.
+func NewFlusher(cfg FlusherConfig) *Flusher {
+	if cfg.Counter == nil || cfg.Caller == nil {
+		panic("usage: FlusherConfig.Counter and Caller are required")
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = FlushInterval
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	return &Flusher{cfg: cfg, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Start starts the goroutine that writes every Interval; once, and not
+// after Close.
+func (f *Flusher) Start() {
+	f.life.Lock()
+	defer f.life.Unlock()
+	if f.started || f.closed {
+		return
+	}
+	f.started = true
+	go func() {
+		defer close(f.done)
+		t := time.NewTicker(f.cfg.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-f.stop:
+				return
+			case <-t.C:
+				if err := f.Flush(context.Background()); err != nil {
+					f.cfg.Logger.Debug("usage counts kept in memory, written at the next flush", zap.Error(err))
+				}
+			}
+		}
+	}()
+}
+
+// Close stops the goroutine Start started and waits for it, then writes
+// what was counted since the last write, within ctx (a worker calls it
+// while its engine connection is still up). The error is that write's.
+func (f *Flusher) Close(ctx context.Context) error {
+	f.life.Lock()
+	if !f.closed {
+		f.closed = true
+		close(f.stop)
+	}
+	started := f.started
+	f.life.Unlock()
+	if started {
+		<-f.done
+	}
+	return f.Flush(ctx)
+}
+
+// Flush writes the record now when anything was counted since the last
+// successful write; a failed write marks the counts changed again.
+func (f *Flusher) Flush(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.cfg.Counter
+	if !c.changed.Swap(false) {
+		return nil
+	}
+	rec := c.Record(f.cfg.Replica)
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	defer cancel()
+	_, err := f.cfg.Caller.Call(ctx, "state::set", map[string]any{"scope": f.cfg.Scope, "key": f.cfg.Replica, "value": rec})
+	if err != nil {
+		c.changed.Store(true)
+		return fmt.Errorf("usage: state::set of %s/%s: %w", f.cfg.Scope, f.cfg.Replica, err)
+	}
+	return nil
+}
