@@ -52,7 +52,7 @@ func (x *Extension) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (m
 		listed = append(listed, src.id)
 	}
 	x.view.Usage().Listed(nil, func() []string { return listed }) // D84
-	if start == 0 { // a listing starts: the digests' next generation (D64)
+	if start == 0 {                                               // a listing starts: the digests' next generation (D64)
 		x.synth.turn()
 		x.view.TurnFileDigests()
 	}
