@@ -51,8 +51,9 @@ func (x *Extension) mcpSkillsList(ctx context.Context, in mcpSkillsListInput) (m
 		out.Skills = append(out.Skills, entry)
 		listed = append(listed, src.id)
 	}
-	x.view.Usage().Listed(nil, func() []string { return listed }) // D84
-	if start == 0 {                                               // a listing starts: the digests' next generation (D64)
+	// Once per answer, the skills on its page (docs/decisions.md D84).
+	x.view.Usage().Listed(nil, func() []string { return listed })
+	if start == 0 { // a listing starts: the digests' next generation (D64)
 		x.synth.turn()
 		x.view.TurnFileDigests()
 	}
