@@ -10,7 +10,7 @@ import (
 // workerParts name, in a goroutine's stack, the worker and the parts it
 // starts.
 var workerParts = []string{"internal/worker.", "internal/fsource.(*Watch)", "internal/toolset.(*Set)",
-	"internal/catalog.(*Catalog)", "internal/iii.(*Client)", "internal/iii.(*conn)", "internal/tools.(*Runner)"}
+	"internal/catalog.(*Catalog)", "internal/iii.(*Client)", "internal/iii.(*conn)", "internal/tools.(*Runner)", "internal/usage.(*Flusher)"}
 
 // goroutinesGone waits until no goroutine whose stack names one of
 // owners is running, and returns the stacks of those still running at
