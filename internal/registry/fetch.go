@@ -72,6 +72,7 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		return "", err
 	}
 	texts := make(map[string]string, len(count))
+	named := make(map[string]URI, len(count)) // what each uri read, for the usage counts (D84)
 	// The response is one JSON string: its quotes, the separators, and per
 	// uri its heading and text as they will be escaped on the wire.
 	wire := 2 + (len(uris)-1)*jsonTextLen(fetchSeparator)
@@ -80,7 +81,7 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		if _, done := texts[uri]; done {
 			continue
 		}
-		_, text, err := r.read(ctx, uri)
+		_, text, read, err := r.read(ctx, uri)
 		if err != nil {
 			if written[i] != uri {
 				err = linkNotFound(err, written[i], *in.Base, uri)
@@ -89,6 +90,7 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		}
 		text = strings.TrimRightFunc(text, unicode.IsSpace)
 		texts[uri] = text
+		named[uri] = read
 		head := "# " + uri + "\n\n"
 		size += count[uri] * (len(head) + len(text))
 		wire += count[uri] * (jsonTextLen(head) + jsonTextLen(text))
@@ -111,8 +113,8 @@ func (r *Registry) fetch(ctx context.Context, in fetchSkillInput) (string, error
 		b.WriteString("\n\n")
 		b.WriteString(texts[uri])
 	}
-	for uri := range texts { // once per answer, however often named (D84)
-		r.noteRead(ctx, uri, stageFetched)
+	for _, read := range named { // once per answer, however often named (D84)
+		r.noteRead(ctx, read, stageFetched)
 	}
 	return b.String(), nil
 }

@@ -163,11 +163,11 @@ func (r *Registry) resourcesRead(ctx context.Context, in readResourceInput) (rea
 		return readResourceOutput{}, contract.Invalidf("missing field `uri`: pass the iii:// URI to read, e.g. iii://skills or iii://{skill_id}")
 	}
 	uri := *in.URI
-	mime, text, err := r.read(ctx, uri)
+	mime, text, read, err := r.read(ctx, uri)
 	if err != nil {
 		return readResourceOutput{}, err
 	}
-	r.noteRead(ctx, uri, stageRead) // D84
+	r.noteRead(ctx, read, stageRead) // D84
 	return readResourceOutput{Contents: []resourceContent{{URI: uri, MimeType: mime, Text: text}}}, nil
 }
 
@@ -176,25 +176,32 @@ func (r *Registry) resourcesTemplates(context.Context, emptyInput) (resourceTemp
 }
 
 // read resolves an iii:// URI (docs/reference.md#uri-resolution), or one
-// written as a link by what it names (links.go).
-func (r *Registry) read(ctx context.Context, uri string) (mime, text string, err error) {
+// written as a link by what it names (links.go); read is what it named,
+// for the usage counts (D84).
+func (r *Registry) read(ctx context.Context, uri string) (mime, text string, read URI, err error) {
 	target, linked, err := readTarget(uri)
 	if err != nil {
-		return "", "", err
+		return "", "", URI{}, err
 	}
-	mime, text, err = r.readURI(ctx, target)
+	mime, text, read, err = r.readURI(ctx, target)
 	if linked {
 		err = linkNotFound(err, uri, "", target)
 	}
-	return mime, text, err
+	return mime, text, read, err
 }
 
-// readURI reads an iii:// URI as 0.2 does.
-func (r *Registry) readURI(ctx context.Context, uri string) (mime, text string, err error) {
-	u, err := Parse(uri)
+// readURI reads an iii:// URI as 0.2 does, and says what it named.
+func (r *Registry) readURI(ctx context.Context, uri string) (mime, text string, u URI, err error) {
+	u, err = Parse(uri)
 	if err != nil {
-		return "", "", err
+		return "", "", URI{}, err
 	}
+	mime, text, err = r.readOf(ctx, u)
+	return mime, text, u, err
+}
+
+// readOf reads what the parsed URI u names.
+func (r *Registry) readOf(ctx context.Context, u URI) (mime, text string, err error) {
 	switch u.Kind {
 	case KindIndex:
 		text := r.index(ctx)

@@ -177,7 +177,7 @@ func TestSectionOutput(t *testing.T) {
 func TestSectionJSONKeepsLineSeparators(t *testing.T) {
 	f := newFixture(t, nil)
 	f.engine.returns("demo::sep", "{\"a\":\"x\u2028y\u2029z\"}")
-	mime, text, err := f.reg.read(f.ctx, "iii://fn/demo/sep")
+	mime, text, _, err := f.reg.read(f.ctx, "iii://fn/demo/sep")
 	if err != nil {
 		t.Fatal(err)
 	}

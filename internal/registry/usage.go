@@ -23,19 +23,11 @@ const (
 	stageFetched readStage = true
 )
 
-// noteRead counts one answer that served uri, once per answer, by what
+// noteRead counts one answer that served u, once per answer, by what
 // it names (D84): a skill's body is read or fetched, an iii://fn/…
 // section served, the index a listing. It runs once the answer is
 // built, so a failed read counts nothing.
-func (r *Registry) noteRead(ctx context.Context, uri string, stage readStage) {
-	target, _, err := readTarget(uri)
-	if err != nil {
-		return
-	}
-	u, err := Parse(target)
-	if err != nil {
-		return
-	}
+func (r *Registry) noteRead(ctx context.Context, u URI, stage readStage) {
 	counter := r.view.Usage()
 	switch u.Kind {
 	case KindIndex:

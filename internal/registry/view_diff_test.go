@@ -430,8 +430,8 @@ func (d *diffWorld) check(step string, want []string) {
 	}
 	for _, e := range list.Skills {
 		uri := Scheme + e.ID
-		_, wantText, wantErr := fresh.read(ctx, uri)
-		_, gotText, gotErr := d.f.reg.read(ctx, uri)
+		_, wantText, _, wantErr := fresh.read(ctx, uri)
+		_, gotText, _, gotErr := d.f.reg.read(ctx, uri)
 		if wantText != gotText || fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
 			t.Fatalf("%s: resources-read %s = %q, %v; a rebuild reads %q, %v", step, uri, gotText, gotErr, wantText, wantErr)
 		}
