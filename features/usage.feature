@@ -8,6 +8,8 @@ Feature: Usage by stage
   in batches.
 
   Scenario: after a scripted agent session skills::usage reports exactly its counts
+    The list and the index each list both skills; the read of the index is a
+    listing, not a read of a skill.
     Given the skill "pg/backup" is registered with body:
       """
       # Postgres backups
@@ -21,6 +23,10 @@ Feature: Usage by stage
       Read EXPLAIN ANALYZE output before a postgres backup index is added.
       """
     When I call "skills::list"
+    And I call "skills::resources-read" with:
+      """
+      {"uri": "iii://skills"}
+      """
     And I call "skill::search" with:
       """
       {"query": "postgres backup with pg_basebackup"}
@@ -39,8 +45,8 @@ Feature: Usage by stage
     Then the keys at "skills.pg/backup" are, in order, "fetched, first_used, last_used, listed, rank_1, read, searched"
     And the result contains:
       """
-      {"skills": {"pg/backup": {"listed": 1, "searched": 1, "rank_1": 1, "read": 1, "fetched": 1},
-                  "pg/tuning": {"listed": 1, "searched": 1, "rank_2_3": 1}},
+      {"skills": {"pg/backup": {"listed": 2, "searched": 1, "rank_1": 1, "read": 1, "fetched": 1},
+                  "pg/tuning": {"listed": 2, "searched": 1, "rank_2_3": 1}},
        "sections": {"bdd::str-section": {"served": 1}},
        "never_opened": ["pg/tuning"],
        "replicas": 1}

@@ -13,6 +13,13 @@ func (v *View) Usage() *usage.Counter { return v.usage }
 // counter however many skills it lists; surface tells the surfaces'
 // listings apart.
 func (v *View) NoteListed(surface string, l Listing) {
+	v.NoteListedOf(surface, l, l.IDs)
+}
+
+// NoteListedOf counts one answer rendered from l that listed the ids
+// ids returns (a part of l's: the index leaves out what its budget
+// cuts), read once per listing version as NoteListed reads them.
+func (v *View) NoteListedOf(surface string, l Listing, ids func() []string) {
 	type listed struct {
 		surface string
 		version any
@@ -21,7 +28,7 @@ func (v *View) NoteListed(surface string, l Listing) {
 	if version, ok := l.Version(); ok {
 		key = listed{surface, version}
 	}
-	v.usage.Listed(key, l.IDs)
+	v.usage.Listed(key, ids)
 }
 
 // IDs are the ids of the skills l serves, sorted.

@@ -62,7 +62,7 @@ func (r *Registry) encodedRead(ctx context.Context, in readResourceInput) (any, 
 	if err := iii.HoldBytes(ctx, len(answer)); err != nil {
 		return nil, err
 	}
-	r.view.NoteListed(listedByIndex, l) // D84
+	r.noteIndexed(l) // D84
 	return answer, nil
 }
 

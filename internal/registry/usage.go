@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
 )
 
@@ -32,7 +33,7 @@ func (r *Registry) noteRead(ctx context.Context, u URI, stage readStage) {
 	switch u.Kind {
 	case KindIndex:
 		if l, err := r.skillListing(ctx); err == nil {
-			r.view.NoteListed(listedByIndex, l)
+			r.noteIndexed(l)
 		}
 	case KindSection:
 		counter.Section(u.FunctionID)
@@ -60,4 +61,29 @@ func (r *Registry) noteListedResources(page []resource) {
 		}
 		return out
 	})
+}
+
+// noteIndexed counts one index answer rendered from l: the skills it
+// has a bullet for, which the budgets may make fewer than l's (D44,
+// D26). A folded group's skills are left out: the index names only
+// their parent.
+func (r *Registry) noteIndexed(l catalog.Listing) {
+	r.view.NoteListedOf(listedByIndex, l, func() []string { return indexedIDs(r.indexOf(l, nil), l) })
+}
+
+// indexedIDs are the ids of l's skills that have a bullet in the index
+// text, each line's `- [`id`](iii://id)`, in the order of the text.
+func indexedIDs(text string, l catalog.Listing) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		rest, ok := strings.CutPrefix(strings.TrimLeft(line, " "), "- [`")
+		if !ok {
+			continue
+		}
+		id, _, ok := strings.Cut(rest, "`](")
+		if _, served := l.Skill(id); ok && served {
+			out = append(out, id)
+		}
+	}
+	return out
 }
