@@ -49,6 +49,8 @@ func OversizeHint(functionID string) string {
 		return "set page_size in the worker's config to answer it a page at a time"
 	case FnSkillsList:
 		return "find skills with skill::search, or read iii://skills (cut to the budget)"
+	case FnSkillsUsage:
+		return "pass id for one skill's usage, or since for the skills used lately"
 	}
 	return ""
 }

@@ -45,6 +45,7 @@ func TestOversizeHint(t *testing.T) {
 		FnSkillsResourcesList: "set page_size in the worker's config",
 		FnPromptsMCPList:      "set page_size in the worker's config",
 		FnSkillsList:          "skill::search",
+		FnSkillsUsage:         "pass id",
 		FnSkillFetch:          "",
 	} {
 		if got := OversizeHint(fn); want == "" && got != "" || !strings.Contains(got, want) {
