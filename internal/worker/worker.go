@@ -285,8 +285,15 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.log.Info("skills shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	// The last usage counts, while the connection is up (D84).
-	if err := w.usage.flusher.Close(shutdownCtx); err != nil {
+	// The last usage counts, while the connection is up (D84); with no
+	// connection the stop is not held up for them.
+	flushCtx := shutdownCtx
+	if w.client.Connection() == "" {
+		var cancelFlush context.CancelFunc
+		flushCtx, cancelFlush = context.WithCancel(shutdownCtx)
+		cancelFlush()
+	}
+	if err := w.usage.flusher.Close(flushCtx); err != nil {
 		w.log.Warn("usage counts since the last flush not written", zap.Error(err))
 	}
 	// In-flight handlers finish against a catalog that still follows the
