@@ -19,6 +19,10 @@ type SkillRow struct {
 	ID           string `json:"id"`
 	Skill        string `json:"skill"`
 	RegisteredAt string `json:"registered_at"`
+	// Revision is the body's revision number (docs/decisions.md D83):
+	// additive, left out when 0, as on rows written before D83 or by the
+	// Rust worker.
+	Revision int64 `json:"revision,omitempty"`
 }
 
 // PromptRow is a stored prompt: scope prompts, key = name.
@@ -48,6 +52,7 @@ type skillWire struct {
 	ID           *string `json:"id"`
 	Skill        *string `json:"skill"`
 	RegisteredAt *string `json:"registered_at"`
+	Revision     int64   `json:"revision"` // absent: 0 (D83)
 }
 
 type promptWire struct {
@@ -69,7 +74,7 @@ func (w *skillWire) row() (SkillRow, error) {
 	if err := requireFields(field{"id", w.ID}, field{"skill", w.Skill}, field{"registered_at", w.RegisteredAt}); err != nil {
 		return SkillRow{}, err
 	}
-	return SkillRow{ID: *w.ID, Skill: *w.Skill, RegisteredAt: *w.RegisteredAt}, nil
+	return SkillRow{ID: *w.ID, Skill: *w.Skill, RegisteredAt: *w.RegisteredAt, Revision: w.Revision}, nil
 }
 
 func (w *promptWire) row() (PromptRow, error) {

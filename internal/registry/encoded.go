@@ -25,7 +25,7 @@ func answeringWith[Out any](fn iii.Function) iii.Function {
 
 // encodedList is the skills::list handler: listSkills's answer, encoded
 // once per listing version.
-func (r *Registry) encodedList(ctx context.Context, in readInput) (iii.Encoded, error) {
+func (r *Registry) encodedList(ctx context.Context, in listSkillsInput) (iii.Encoded, error) {
 	if err := r.view.ReadAfter(ctx, in.After); err != nil {
 		return nil, err
 	}
@@ -33,7 +33,10 @@ func (r *Registry) encodedList(ctx context.Context, in readInput) (iii.Encoded, 
 	if err != nil {
 		return nil, err
 	}
-	return r.encodedOnce(&r.listAnswer, l, func(b Budgets) any { return r.listOf(l, b) })
+	if in.Revision {
+		return r.encodedOnce(&r.listRevisionAnswer, l, func(b Budgets) any { return r.listOf(l, b, true) })
+	}
+	return r.encodedOnce(&r.listAnswer, l, func(b Budgets) any { return r.listOf(l, b, false) })
 }
 
 // encodedRead is the skills::resources-read handler: the index's answer
