@@ -154,18 +154,8 @@ func TestUnchangedReRegisterIsOneStateSet(t *testing.T) {
 	srv := iiitest.NewServer(t)
 	client := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
 	calls := &callLog{Client: client}
-	skills := catalog.NewSkillsScope("skills", 1<<20)
-	prompts := catalog.NewPromptsScope("prompts")
-	cat := catalog.New(calls, 5*time.Second, nil, skills, prompts)
-	reg := New(Config{Caller: calls, SkillsMirror: skills, PromptsMirror: prompts, RevisionsKept: 3})
-	client.Start()
-	cat.Start()
-	t.Cleanup(func() {
-		cat.Close()
-		client.Close()
-	})
-	waitScope(t, skills, "load", skills.Valid)
-	waitScope(t, prompts, "load", prompts.Valid)
+	r := newReplicaOver(t, client, calls, 1<<20)
+	reg := New(Config{Caller: calls, SkillsMirror: r.skills, PromptsMirror: r.prompts, RevisionsKept: 3})
 	calls.take()
 	ctx := context.Background()
 	for _, step := range []struct {
