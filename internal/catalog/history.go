@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"slices"
+	"sync"
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
@@ -19,6 +21,20 @@ import (
 
 // maxRevisionRecords bounds the records kept per id, oldest dropped first.
 const maxRevisionRecords = 1000
+
+// historyLocks order the history writes of one id within the process,
+// so that two concurrent changes on one replica never take one number;
+// across replicas, writes are last-writer-wins (D83). Ids share the
+// locks by a hash: a change waits at most for changes of other ids
+// that landed on the same lock.
+type historyLocks struct {
+	seed  maphash.Seed
+	locks [64]sync.Mutex
+}
+
+func (h *historyLocks) of(id string) *sync.Mutex {
+	return &h.locks[maphash.String(h.seed, id)%uint64(len(h.locks))]
+}
 
 // HistoryScopeSuffix is appended to the skills scope to name the scope of
 // their history (D83): "skills" keeps its history in "skills.history".
@@ -68,6 +84,9 @@ func (v *View) PutSkillRevision(ctx context.Context, w SkillWrite) (int64, Write
 	meta := MetaOf(row.ID, row.Skill)
 	rev, same := v.storedRevision(row.ID, meta.SHA256)
 	if !same || w.Force {
+		mu := v.historyLocks.of(row.ID)
+		mu.Lock()
+		defer mu.Unlock() // until the row is written: the next change reads its history after it
 		n, err := v.appendRevision(ctx, row, meta, w)
 		if err != nil {
 			return 0, WriteVersion{}, err

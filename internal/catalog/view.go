@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -149,6 +150,7 @@ type View struct {
 	skillRows, promptRows store
 	historyRows           store // the skills' history scope (history.go, D83)
 	revisionsKept         int
+	historyLocks          *historyLocks
 	src                   *fsource.Source
 	watch                 *fsource.Watch
 	readThrough           *rowCache
@@ -175,8 +177,8 @@ func NewView(cfg ViewConfig) *View {
 		skillRows:     store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
 		promptRows:    store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
 		historyRows:   store{caller: cfg.Caller, scope: cfg.SkillsScope + HistoryScopeSuffix, timeout: cfg.Timeout},
-		revisionsKept: cfg.RevisionsKept,
-		src:           cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
+		revisionsKept: cfg.RevisionsKept, historyLocks: &historyLocks{seed: maphash.MakeSeed()},
+		src: cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
 		fileDigests: NewGenerations[keptDigest](),
 		flagged:     cmp.Or(cfg.Flagged, lint.DefaultMode),

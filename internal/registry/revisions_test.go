@@ -3,7 +3,9 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,3 +187,39 @@ func TestUnchangedReRegisterIsOneStateSet(t *testing.T) {
 
 // sha256Of is the hex digest a revision records for body.
 func sha256Of(body string) string { return catalog.MetaOf("x", body).SHA256 }
+
+// Concurrent changes of one id on one replica each get a number of their
+// own: no two records share one (through a real engine, whose calls
+// interleave).
+func TestConcurrentChangesTakeDistinctRevisions(t *testing.T) {
+	srv := iiitest.NewServer(t)
+	client := iii.New(iii.Options{URL: srv.URL(), Name: "skills"})
+	r := newReplicaOver(t, client, client, 1<<20)
+	reg := New(Config{Caller: client, SkillsMirror: r.skills, PromptsMirror: r.prompts, RevisionsKept: 20})
+	ctx := context.Background()
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if _, err := reg.registerSkill(ctx, registerSkillInput{ID: "acme", Skill: fmt.Sprintf("# Body %d", i)}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	out, err := reg.skillHistory(ctx, historyInput{ID: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, r := range out.Revisions {
+		got = append(got, r.Revision)
+	}
+	want := make([]int64, n)
+	for i := range want {
+		want[i] = int64(n - i)
+	}
+	if !cmp.Equal(got, want) {
+		t.Errorf("revisions after %d concurrent changes = %v, want %v", n, got, want)
+	}
+}
