@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -148,9 +147,7 @@ type ViewConfig struct {
 type View struct {
 	skills, prompts       *Scope
 	skillRows, promptRows store
-	historyRows           store // the skills' history scope (history.go, D83)
-	revisionsKept         int
-	historyLocks          *historyLocks
+	skillLog, promptLog   *revisionLog // the history scopes (history.go, D83)
 	src                   *fsource.Source
 	watch                 *fsource.Watch
 	readThrough           *rowCache
@@ -174,11 +171,11 @@ type View struct {
 func NewView(cfg ViewConfig) *View {
 	return &View{
 		skills: cfg.Skills, prompts: cfg.Prompts,
-		skillRows:     store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
-		promptRows:    store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
-		historyRows:   store{caller: cfg.Caller, scope: cfg.SkillsScope + HistoryScopeSuffix, timeout: cfg.Timeout},
-		revisionsKept: cfg.RevisionsKept, historyLocks: &historyLocks{seed: maphash.MakeSeed()},
-		src: cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
+		skillRows:  store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
+		promptRows: store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
+		skillLog:   newRevisionLog(cfg.Caller, cfg.SkillsScope, cfg, "skill"),
+		promptLog:  newRevisionLog(cfg.Caller, cfg.PromptsScope, cfg, "prompt"),
+		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
 		fileDigests: NewGenerations[keptDigest](),
 		flagged:     cmp.Or(cfg.Flagged, lint.DefaultMode),
