@@ -110,3 +110,32 @@ Feature: Revisions and rollback of stored skills
       """
     Then the call fails with code "invalid_argument"
     And the error message contains "got 0"
+
+  Scenario: a prompt's changed definition is a new revision, an unchanged one is not
+    When I call "prompts::register" with:
+      """
+      {"name": "greet", "description": "Say hello", "function_id": "bdd::prompt-string"}
+      """
+    And I call "prompts::register" with:
+      """
+      {"name": "greet", "description": "Say hello", "function_id": "bdd::prompt-string"}
+      """
+    And I call "prompts::register" with:
+      """
+      {"name": "greet", "description": "Say hello warmly", "function_id": "bdd::prompt-string"}
+      """
+    And I call "prompts::history" with:
+      """
+      {"name": "greet"}
+      """
+    Then the result at "revisions" has 2 items
+    And the result contains:
+      """
+      {"name": "greet", "revisions": [{"revision": 2, "kept": true}, {"revision": 1, "kept": true}]}
+      """
+    When I call "prompts::history" with:
+      """
+      {"name": "ghost"}
+      """
+    Then the call fails with code "not_found"
+    And the error message contains "Prompt not found: ghost"

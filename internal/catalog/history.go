@@ -178,3 +178,17 @@ func (l *revisionLog) body(ctx context.Context, key string, n int64) (string, er
 	}
 	return *revs[i].Body, nil
 }
+
+// vouched is the summary the mirror s holds at key, when it can vouch for
+// it without reading its body; nil otherwise (no mirror, not loaded, no
+// such key, a row that does not decode).
+func vouched(s *Scope, key string) any {
+	if s == nil {
+		return nil
+	}
+	e, _, found, authoritative := s.get(key)
+	if !found || !authoritative || e.Err != nil {
+		return nil
+	}
+	return e.Summary
+}

@@ -44,14 +44,7 @@ func (v *View) PutSkillRevision(ctx context.Context, w SkillWrite) (int64, Write
 // when the mirror can vouch that its body has digest sum and it has a
 // revision.
 func (v *View) storedSkillRevision(id, sum string) (rev int64, same bool) {
-	if v.skills == nil {
-		return 0, false
-	}
-	e, _, found, authoritative := v.skills.get(id)
-	if !found || !authoritative || e.Err != nil {
-		return 0, false
-	}
-	s, ok := e.Summary.(StateSkill)
+	s, ok := vouched(v.skills, id).(StateSkill)
 	if !ok || s.Revision == 0 || s.SHA256 != sum {
 		return 0, false
 	}

@@ -32,6 +32,9 @@ type PromptRow struct {
 	Arguments    []PromptArg `json:"arguments"`
 	FunctionID   string      `json:"function_id"`
 	RegisteredAt string      `json:"registered_at"`
+	// Revision is the definition's revision number (docs/decisions.md
+	// D83), as SkillRow's.
+	Revision int64 `json:"revision,omitempty"`
 }
 
 // PromptArg is one declared prompt argument. Description is omitted
@@ -68,6 +71,7 @@ type promptWire struct {
 	} `json:"arguments"` // optional: absent or null is no arguments
 	FunctionID   *string `json:"function_id"`
 	RegisteredAt *string `json:"registered_at"`
+	Revision     int64   `json:"revision"` // absent: 0 (D83)
 }
 
 func (w *skillWire) row() (SkillRow, error) {
@@ -87,6 +91,7 @@ func (w *promptWire) row() (PromptRow, error) {
 		Arguments:    make([]PromptArg, 0, len(w.Arguments)),
 		FunctionID:   *w.FunctionID,
 		RegisteredAt: *w.RegisteredAt,
+		Revision:     w.Revision,
 	}
 	for i, a := range w.Arguments {
 		if a.Name == nil {

@@ -37,6 +37,15 @@ type revisionEntry struct {
 	Kept     bool   `json:"kept" jsonschema_description:"Whether the body is still kept, so skills::rollback can restore it (revisions_kept)."`
 }
 
+type promptHistoryInput struct {
+	Name string `json:"name" jsonschema_description:"Name of the stored prompt."`
+}
+
+type promptHistoryOutput struct {
+	Name      string          `json:"name"`
+	Revisions []revisionEntry `json:"revisions" jsonschema_description:"Newest first."`
+}
+
 type rollbackInput struct {
 	ID       string `json:"id" jsonschema_description:"Id of the stored skill."`
 	Revision int64  `json:"revision" jsonschema:"minimum=1" jsonschema_description:"The revision to restore, as skills::history lists it."`
@@ -51,13 +60,35 @@ type rollbackOutput struct {
 	RegisteredAt string `json:"registered_at"`
 }
 
-// RevisionFunctions are skills::history and skills::rollback, registered
-// after the other surfaces' functions.
+// RevisionFunctions are skills::history, skills::rollback and
+// prompts::history, registered after the other surfaces' functions.
 func (r *Registry) RevisionFunctions() []iii.Function {
 	return []iii.Function{
 		iii.NewFunction(contract.FnSkillsHistory, contract.SkillsHistoryDescription, r.skillHistory),
 		iii.NewFunction(contract.FnSkillsRollback, contract.SkillsRollbackDescription, r.rollbackSkill),
+		iii.NewFunction(contract.FnPromptsHistory, contract.PromptsHistoryDescription, r.promptHistory),
 	}
+}
+
+// revisionEntries are the records as the history functions answer them:
+// bodies left out, kept saying which could be restored.
+func revisionEntries(revs []catalog.Revision) []revisionEntry {
+	out := make([]revisionEntry, len(revs))
+	for i, v := range revs {
+		out[i] = revisionEntry{Revision: v.Revision, At: v.At, SHA256: v.SHA256, Bytes: v.Bytes, Worker: v.Worker, Kept: v.Body != nil}
+	}
+	return out
+}
+
+func (r *Registry) promptHistory(ctx context.Context, in promptHistoryInput) (promptHistoryOutput, error) {
+	if err := ids.ValidatePromptName(in.Name); err != nil {
+		return promptHistoryOutput{}, contract.Invalid(err)
+	}
+	revs, err := r.view.PromptHistory(ctx, in.Name)
+	if err != nil {
+		return promptHistoryOutput{}, err
+	}
+	return promptHistoryOutput{Name: in.Name, Revisions: revisionEntries(revs)}, nil
 }
 
 func (r *Registry) skillHistory(ctx context.Context, in historyInput) (historyOutput, error) {
@@ -68,11 +99,7 @@ func (r *Registry) skillHistory(ctx context.Context, in historyInput) (historyOu
 	if err != nil {
 		return historyOutput{}, err
 	}
-	out := historyOutput{ID: in.ID, Revisions: make([]revisionEntry, len(revs))}
-	for i, v := range revs {
-		out.Revisions[i] = revisionEntry{Revision: v.Revision, At: v.At, SHA256: v.SHA256, Bytes: v.Bytes, Worker: v.Worker, Kept: v.Body != nil}
-	}
-	return out, nil
+	return historyOutput{ID: in.ID, Revisions: revisionEntries(revs)}, nil
 }
 
 // rollbackSkill writes a kept body again as a new revision: a register of

@@ -223,3 +223,34 @@ func TestConcurrentChangesTakeDistinctRevisions(t *testing.T) {
 		t.Errorf("revisions after %d concurrent changes = %v, want %v", n, got, want)
 	}
 }
+
+// A prompt's definition is numbered as a skill's body: a re-register of
+// the same definition makes no revision, a changed description does; an
+// unknown name is not_found naming it.
+func TestPromptHistoryNumbersChangedDefinitions(t *testing.T) {
+	f := newHistoryFixture(t, 2)
+	for _, in := range []registerPromptInput{
+		{Name: "greet", Description: "Say hello", FunctionID: "w::greet", CallerWorker: "w1"},
+		{Name: "greet", Description: "Say hello", FunctionID: "w::greet", CallerWorker: "w1"},
+		{Name: "greet", Description: "Say hello warmly", FunctionID: "w::greet", CallerWorker: "w2"},
+	} {
+		if _, err := f.reg.registerPrompt(f.ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := f.reg.promptHistory(f.ctx, promptHistoryInput{Name: "greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range out.Revisions {
+		got = append(got, fmt.Sprintf("%d %s %v", r.Revision, r.Worker, r.Kept))
+	}
+	if want := []string{"2 w2 true", "1 w1 true"}; !cmp.Equal(got, want) {
+		t.Errorf("prompts::history = %v, want %v", got, want)
+	}
+	msg, code := errText(func() error { _, err := f.reg.promptHistory(f.ctx, promptHistoryInput{Name: "ghost"}); return err }())
+	if code != contract.CodeNotFound || !strings.Contains(msg, "Prompt not found: ghost") {
+		t.Errorf("history of an unknown prompt = %q (%s), want not_found naming it", msg, code)
+	}
+}

@@ -43,6 +43,7 @@ func ExampleNew_functions() {
 	// skills::mcp-skills-dir
 	// skills::history
 	// skills::rollback
+	// prompts::history
 }
 
 // The boot log line, derived from the function table: the reference
@@ -54,7 +55,7 @@ func ExampleNew_bootLine() {
 	defer w.Close()
 	fmt.Println("skills registered " + describeFunctions(w.functions))
 	// Output:
-	// skills registered 17 skills::*, 2 skill::* and 5 prompts::* functions
+	// skills registered 17 skills::*, 2 skill::* and 6 prompts::* functions
 }
 
 // unstarted is a worker with the default config that never runs.
