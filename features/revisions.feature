@@ -7,6 +7,7 @@ Feature: Revisions and rollback of stored skills
   skills::rollback restores a kept body as a new revision.
 
   Scenario: three revisions, rolled back to the first, are seen on every surface with a new revision and one on-change
+    The MCP Skills extension's entries carry the revision in _meta.
     When I call "skills::register" with:
       """
       {"id": "acme", "skill": "# Acme\n\nFirst version."}
@@ -65,6 +66,11 @@ Feature: Revisions and rollback of stored skills
       """
     When I call "skills::list"
     Then the result has no "skills.0.revision"
+    When I call "skills::mcp-skills-list"
+    Then the result contains:
+      """
+      {"skills": [{"uri": "skill://acme/SKILL.md", "_meta": {"dev.iii.skills/revision": 4}}]}
+      """
     When I call "skills::resources-read" with:
       """
       {"uri": "iii://acme"}
