@@ -66,6 +66,14 @@ Feature: Revisions and rollback of stored skills
       """
     When I call "skills::list"
     Then the result has no "skills.0.revision"
+    When I call "skill::search" with:
+      """
+      {"query": "acme"}
+      """
+    Then the result contains:
+      """
+      {"results": [{"id": "acme", "revision": 4}]}
+      """
     When I call "skills::mcp-skills-list"
     Then the result contains:
       """
