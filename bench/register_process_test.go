@@ -23,10 +23,11 @@ import (
 )
 
 var (
-	processSkills   = flag.Int("process-skills", 10_000, "skills of 4 KiB BenchmarkRegisterProcess registers through skills::register before reading the worker's memory")
-	processCallers  = flag.Int("process-callers", 16, "concurrent callers BenchmarkRegisterProcess registers them with")
-	processRounds   = flag.Int("process-rounds", 2000, "pairs of an echo and a register BenchmarkRegisterProcess's sequential phase times (more give its CPU profiles more samples)")
-	processProfiles = flag.String("process-profiles", "", "a directory where BenchmarkRegisterProcess saves the worker's heap profiles (after the writes, after the index reads) and a CPU profile of each process during the sequential registers")
+	processSkills    = flag.Int("process-skills", 10_000, "skills of 4 KiB BenchmarkRegisterProcess registers through skills::register before reading the worker's memory")
+	processCallers   = flag.Int("process-callers", 16, "concurrent callers BenchmarkRegisterProcess registers them with")
+	processRounds    = flag.Int("process-rounds", 2000, "pairs of an echo and a register BenchmarkRegisterProcess's sequential phase times (more give its CPU profiles more samples)")
+	processRevisions = flag.Int("process-revisions-kept", -1, "revisions_kept in the worker's config (docs/decisions.md D83); -1 leaves the key out (the default, 10); 0 keeps no history")
+	processProfiles  = flag.String("process-profiles", "", "a directory where BenchmarkRegisterProcess saves the worker's heap profiles (after the writes, after the index reads) and a CPU profile of each process during the sequential registers")
 )
 
 // processRig is issue 28's deployment in miniature: the local engine as a
@@ -59,7 +60,11 @@ func newProcessRig(b *testing.B, bin, store string) *processRig {
 	r.engineURL = engineURLFrom(b, r.engine)
 
 	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte("state_timeout_ms: 600000\n"), 0o644); err != nil {
+	config := "state_timeout_ms: 600000\n"
+	if *processRevisions >= 0 {
+		config += fmt.Sprintf("revisions_kept: %d\n", *processRevisions)
+	}
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	workerPprof := freeLoopback(b)

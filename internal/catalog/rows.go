@@ -19,6 +19,10 @@ type SkillRow struct {
 	ID           string `json:"id"`
 	Skill        string `json:"skill"`
 	RegisteredAt string `json:"registered_at"`
+	// Revision is the body's revision number (docs/decisions.md D83):
+	// additive, left out when 0, as on rows written before D83 or by the
+	// Rust worker.
+	Revision int64 `json:"revision,omitempty"`
 }
 
 // PromptRow is a stored prompt: scope prompts, key = name.
@@ -28,6 +32,9 @@ type PromptRow struct {
 	Arguments    []PromptArg `json:"arguments"`
 	FunctionID   string      `json:"function_id"`
 	RegisteredAt string      `json:"registered_at"`
+	// Revision is the definition's revision number (docs/decisions.md
+	// D83), as SkillRow's.
+	Revision int64 `json:"revision,omitempty"`
 }
 
 // PromptArg is one declared prompt argument. Description is omitted
@@ -48,6 +55,7 @@ type skillWire struct {
 	ID           *string `json:"id"`
 	Skill        *string `json:"skill"`
 	RegisteredAt *string `json:"registered_at"`
+	Revision     int64   `json:"revision"` // absent: 0 (D83)
 }
 
 type promptWire struct {
@@ -63,13 +71,14 @@ type promptWire struct {
 	} `json:"arguments"` // optional: absent or null is no arguments
 	FunctionID   *string `json:"function_id"`
 	RegisteredAt *string `json:"registered_at"`
+	Revision     int64   `json:"revision"` // absent: 0 (D83)
 }
 
 func (w *skillWire) row() (SkillRow, error) {
 	if err := requireFields(field{"id", w.ID}, field{"skill", w.Skill}, field{"registered_at", w.RegisteredAt}); err != nil {
 		return SkillRow{}, err
 	}
-	return SkillRow{ID: *w.ID, Skill: *w.Skill, RegisteredAt: *w.RegisteredAt}, nil
+	return SkillRow{ID: *w.ID, Skill: *w.Skill, RegisteredAt: *w.RegisteredAt, Revision: w.Revision}, nil
 }
 
 func (w *promptWire) row() (PromptRow, error) {
@@ -82,6 +91,7 @@ func (w *promptWire) row() (PromptRow, error) {
 		Arguments:    make([]PromptArg, 0, len(w.Arguments)),
 		FunctionID:   *w.FunctionID,
 		RegisteredAt: *w.RegisteredAt,
+		Revision:     w.Revision,
 	}
 	for i, a := range w.Arguments {
 		if a.Name == nil {

@@ -64,14 +64,14 @@ func decodePromptEntry(raw json.RawMessage) (Decoded, bool) {
 // the same id and time, and a body with the same digest.
 func sameSkill(a, b any) bool {
 	x, y := a.(StateSkill), b.(StateSkill)
-	return x.ID == y.ID && x.RegisteredAt == y.RegisteredAt && x.Size == y.Size && x.SHA256 == y.SHA256
+	return x.ID == y.ID && x.RegisteredAt == y.RegisteredAt && x.Size == y.Size && x.SHA256 == y.SHA256 && x.Revision == y.Revision
 }
 
 // summarize is what the view keeps of a stored skill row: everything a
 // listing needs, read once when the row arrives (its frontmatter parsed
 // as any file's, docs/decisions.md D47).
 func summarize(row SkillRow) StateSkill {
-	return StateSkill{ID: row.ID, RegisteredAt: row.RegisteredAt, Meta: MetaOf(row.ID, row.Skill)}
+	return StateSkill{ID: row.ID, RegisteredAt: row.RegisteredAt, Revision: row.Revision, Meta: MetaOf(row.ID, row.Skill)}
 }
 
 // PutSkill stores row under its id (state::set), replacing any previous

@@ -69,6 +69,9 @@ type Skill struct {
 	// RegisteredAt is the row's registered_at, or for a file its mtime
 	// in the same layout ("" when unknown).
 	RegisteredAt string
+	// Revision is a stored skill's revision (docs/decisions.md D83); 0
+	// for a file or a row written before D83.
+	Revision int64
 	Meta
 	// File is the listed file of an fs entry (its path, root and Stamp).
 	File fsource.Skill
@@ -138,6 +141,9 @@ type ViewConfig struct {
 	// Usage counts what the surfaces serve, by id and stage (D84); nil
 	// gives the view a counter of its own.
 	Usage *usage.Counter
+	// RevisionsKept is how many bodies per stored skill its history keeps
+	// (revisions_kept, docs/decisions.md D83); 0 keeps no history.
+	RevisionsKept int
 }
 
 // View merges the stored skills with the files. It is safe for
@@ -145,6 +151,7 @@ type ViewConfig struct {
 type View struct {
 	skills, prompts       *Scope
 	skillRows, promptRows store
+	skillLog, promptLog   *revisionLog // the history scopes (history.go, D83)
 	src                   *fsource.Source
 	watch                 *fsource.Watch
 	readThrough           *rowCache
@@ -171,6 +178,8 @@ func NewView(cfg ViewConfig) *View {
 		skills: cfg.Skills, prompts: cfg.Prompts,
 		skillRows:  store{caller: cfg.Caller, scope: cfg.SkillsScope, timeout: cfg.Timeout, mirror: cfg.Skills},
 		promptRows: store{caller: cfg.Caller, scope: cfg.PromptsScope, timeout: cfg.Timeout, mirror: cfg.Prompts},
+		skillLog:   newRevisionLog(cfg.Caller, cfg.SkillsScope, cfg, "skill"),
+		promptLog:  newRevisionLog(cfg.Caller, cfg.PromptsScope, cfg, "prompt"),
 		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
 		fileDigests: NewGenerations[keptDigest](),
@@ -238,7 +247,7 @@ func sameSkills(a, b []Skill) bool {
 	return slices.EqualFunc(a, b, func(x, y Skill) bool {
 		mx, my := x.Meta, y.Meta
 		mx.Lint, my.Lint = nil, nil
-		return x.ID == y.ID && x.Origin == y.Origin && x.RegisteredAt == y.RegisteredAt && mx == my && x.File.Same(y.File)
+		return x.ID == y.ID && x.Origin == y.Origin && x.RegisteredAt == y.RegisteredAt && x.Revision == y.Revision && mx == my && x.File.Same(y.File)
 	})
 }
 
@@ -262,7 +271,7 @@ func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
 	for i < len(rows) || j < len(served) {
 		if j == len(served) || (i < len(rows) && rows[i].ID < served[j].ID) {
 			r := rows[i]
-			l.Skills = append(l.Skills, Skill{ID: r.ID, Origin: OriginState, RegisteredAt: r.RegisteredAt, Meta: r.Meta})
+			l.Skills = append(l.Skills, Skill{ID: r.ID, Origin: OriginState, RegisteredAt: r.RegisteredAt, Revision: r.Revision, Meta: r.Meta})
 			i++
 			continue
 		}

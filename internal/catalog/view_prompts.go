@@ -118,11 +118,17 @@ func (v *View) Prompt(ctx context.Context, name string) (Prompt, bool, error) {
 
 // promptDigest is the hex SHA-256 of what defines a stored prompt.
 func promptDigest(row PromptRow) string {
+	return sha256Hex(promptDefinition(row))
+}
+
+// promptDefinition is what defines a stored prompt, as JSON: what its
+// digest covers, and the body its history keeps (D83).
+func promptDefinition(row PromptRow) []byte {
 	b, _ := json.Marshal(struct {
 		Name        string      `json:"name"`
 		Description string      `json:"description"`
 		Arguments   []PromptArg `json:"arguments"`
 		FunctionID  string      `json:"function_id"`
 	}{row.Name, row.Description, row.Arguments, row.FunctionID})
-	return sha256Hex(b)
+	return b
 }

@@ -17,6 +17,7 @@ import (
 type StateSkill struct {
 	ID           string
 	RegisteredAt string
+	Revision     int64 // the row's revision, 0 when it has none (D83)
 	Meta
 }
 

@@ -48,6 +48,9 @@ const (
 	// with the state store, for writes no state event announced (a write
 	// through another engine sharing the store; docs/decisions.md D73).
 	DefaultReconcileMS = 5000
+	// DefaultRevisionsKept is how many bodies per stored skill its history
+	// keeps for skills::rollback (docs/decisions.md D83).
+	DefaultRevisionsKept = 10
 	// DefaultEmbedTimeoutMS bounds one call to search.embedder
 	// (docs/decisions.md D50).
 	DefaultEmbedTimeoutMS = 2000
@@ -145,6 +148,9 @@ type Config struct {
 	// holds, with a nextCursor for the rest; 0 returns everything at once,
 	// as 0.2 did (docs/decisions.md D43).
 	PageSize int `yaml:"page_size"`
+	// RevisionsKept is how many bodies per stored skill its history keeps,
+	// the current one included, for skills::rollback (docs/decisions.md D83).
+	RevisionsKept int `yaml:"revisions_kept"`
 	// Tools configures the typed tools of SKILL.md files
 	// (docs/decisions.md D34–D39); off unless Tools.Enabled.
 	Tools Tools `yaml:"tools"`
@@ -265,6 +271,7 @@ func Default() Config {
 		CacheBytes:       DefaultCacheBytes,
 		FSPollMS:         DefaultFSPollMS,
 		ReconcileMS:      DefaultReconcileMS,
+		RevisionsKept:    DefaultRevisionsKept,
 	}
 }
 

@@ -24,6 +24,7 @@ func TestDefault(t *testing.T) {
 		CacheBytes:       256 << 20,
 		FSPollMS:         2000,
 		ReconcileMS:      5000,
+		RevisionsKept:    10,
 		Search:           Search{EmbedTimeoutMS: 2000},
 		MCP:              MCP{SectionsAllow: []string{}},
 		Lint:             Lint{Flagged: "note"},
@@ -69,6 +70,7 @@ allow_paths: [/srv/shared-skills, ../vendor]
 roots: [./skills, ~/.claude/skills]
 tools: {enabled: true, workdir: /srv/work, env_allow: [GIT_*, EDITOR], max_concurrent: 2}
 page_size: 100
+revisions_kept: 25
 index_max_tokens: 2000
 max_files: 5000
 max_response_bytes: 1048576
@@ -92,6 +94,7 @@ lint: {flagged: withhold}
 				RootsSet:       true,
 				Tools:          Tools{Enabled: true, Workdir: "/srv/work", EnvAllow: []string{"GIT_*", "EDITOR"}, MaxConcurrent: 2},
 				PageSize:       100,
+				RevisionsKept:  25,
 				IndexMaxTokens: 2000,
 				MaxFiles:       5000,
 
@@ -220,7 +223,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, reconcile_ms, search, mcp, lint), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, revisions_kept, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, reconcile_ms, search, mcp, lint), got a list",
 		},
 		{
 			name: "mcp of the wrong types",
@@ -468,6 +471,11 @@ func TestValidate(t *testing.T) {
 			name: "page_size out of range",
 			cfg:  with(func(c *Config) { c.PageSize = -1 }),
 			want: "`page_size` must be a whole number of entries from 0 (everything in one answer) to 100000 (default 0), got -1",
+		},
+		{
+			name: "revisions_kept out of range",
+			cfg:  with(func(c *Config) { c.RevisionsKept = 1001 }),
+			want: "`revisions_kept` must be a whole number of bodies per skill from 0 (keep no history) to 1000 (default 10), got 1001",
 		},
 		{
 			name: "tools.max_concurrent out of range",

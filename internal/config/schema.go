@@ -57,6 +57,7 @@ var settings = []setting{
 	}},
 	{"index_max_tokens", intSchema(indexMaxTokensRule), func(c *Config) any { return c.IndexMaxTokens }},
 	{"page_size", intSchema(pageSizeRule), func(c *Config) any { return c.PageSize }},
+	{"revisions_kept", intSchema(revisionsKeptRule), func(c *Config) any { return c.RevisionsKept }},
 	{"tools.enabled", map[string]any{"type": "boolean", "description": "Serve approved SKILL.md tools as functions."}, func(c *Config) any { return c.Tools.Enabled }},
 	{"tools.workdir", stringSchema("The working directory of every tool command; empty: the skill's folder.", false), func(c *Config) any { return c.Tools.Workdir }},
 	{"tools.env_allow", listSchema("Environment variables passed to tool commands; a trailing * matches any suffix. A credential passes only when named exactly, without *.", true), func(c *Config) any { return c.Tools.EnvAllow }},

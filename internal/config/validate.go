@@ -28,6 +28,8 @@ var (
 		text: "`index_max_tokens` must be a whole number of tokens from 0 (no bound) to 100000000 (default 0)"}
 	pageSizeRule = intRule{key: "page_size", min: 0, max: 100000,
 		text: "`page_size` must be a whole number of entries from 0 (everything in one answer) to 100000 (default 0)"}
+	revisionsKeptRule = intRule{key: "revisions_kept", min: 0, max: 1000, text: fmt.Sprintf(
+		"`revisions_kept` must be a whole number of bodies per skill from 0 (keep no history) to 1000 (default %d)", DefaultRevisionsKept)}
 	toolsConcurrencyRule = intRule{key: "tools.max_concurrent", min: 1, max: 64, text: fmt.Sprintf(
 		"`tools.max_concurrent` must be a whole number of commands from 1 to 64 (default %d)", DefaultToolsMaxConcurrent)}
 	embedTimeoutRule = intRule{key: "search.embed_timeout_ms", min: 10, max: 60000, text: fmt.Sprintf(
@@ -72,6 +74,7 @@ var intRules = []struct {
 	{reconcileRule, func(c *Config) int64 { return int64(c.ReconcileMS) }},
 	{toolsConcurrencyRule, func(c *Config) int64 { return int64(c.Tools.MaxConcurrent) }},
 	{pageSizeRule, func(c *Config) int64 { return int64(c.PageSize) }},
+	{revisionsKeptRule, func(c *Config) int64 { return int64(c.RevisionsKept) }},
 	{indexMaxTokensRule, func(c *Config) int64 { return int64(c.IndexMaxTokens) }},
 	{embedTimeoutRule, func(c *Config) int64 { return int64(c.Search.EmbedTimeoutMS) }},
 }

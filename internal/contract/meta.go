@@ -8,3 +8,9 @@ package contract
 // is reverse DNS, as MCP asks of _meta keys, and not one MCP reserves
 // (those whose second label is modelcontextprotocol or mcp).
 const MetaKeyLint = "dev.iii.skills/lint"
+
+// MetaKeyRevision is the _meta key under which the MCP Skills extension's
+// skills/list and skills/get name a stored skill's revision, as
+// skills::history numbers them (docs/decisions.md D83); absent for files
+// and for rows written with no history.
+const MetaKeyRevision = "dev.iii.skills/revision"

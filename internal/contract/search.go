@@ -12,6 +12,9 @@ type SearchResult struct {
 	Score       float64       `json:"score"`
 	Tokens      int           `json:"tokens"`
 	Matched     []SearchMatch `json:"matched,omitempty"`
+	// Revision is a stored skill's revision (docs/decisions.md D83);
+	// absent for files and rows written with no history.
+	Revision int64 `json:"revision,omitempty"`
 }
 
 // SearchMatch is a document nested under a search result (a reference

@@ -14,7 +14,7 @@ func (s mcpSkill) jsonBound() int {
 	for _, f := range s.Resources {
 		n += len(`{"uri":,"digest":,"size":},`) + jsonStringBound(f.URI) + jsonStringBound(f.Digest) + 20
 	}
-	if s.Meta != nil { // a flagged skill's notes: a few rules and lines
+	if s.Meta != nil { // a flagged skill's notes (a few rules and lines), a revision
 		b, _ := json.Marshal(s.Meta) // notes always marshal
 		n += len(`,"_meta":`) + len(b)
 	}

@@ -22,14 +22,21 @@ import (
 )
 
 // mcpSkillEntry builds a skill's entry: its frontmatter, every file with
-// its digest and, on a flagged skill under lint.flagged: note, the
-// content checks' notes in _meta (docs/decisions.md D65).
+// its digest and, in _meta, on a flagged skill under lint.flagged: note,
+// the content checks' notes (docs/decisions.md D65), and on a stored
+// skill with a revision, that revision (D83).
 func (x *Extension) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill, error) {
 	entry, err := x.filesEntry(ctx, src)
 	if err != nil {
 		return mcpSkill{}, err
 	}
 	entry.Meta = x.view.LintMeta(src.lint)
+	if src.revision > 0 {
+		if entry.Meta == nil {
+			entry.Meta = map[string]any{}
+		}
+		entry.Meta[contract.MetaKeyRevision] = src.revision
+	}
 	return entry, nil
 }
 

@@ -156,6 +156,7 @@ type skillSource struct {
 	// path) and what the synthesised frontmatter says.
 	origin      string
 	textSHA     string // hex SHA-256 of a stored skill's text, from the view
+	revision    int64  // a stored skill's revision (D83); 0 for files and rows without one
 	description string
 	unserved    string // why the skill is not an MCP skill; "" when it is
 

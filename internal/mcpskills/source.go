@@ -87,6 +87,7 @@ func (x *Extension) viewSkillSource(sk catalog.Skill) (skillSource, bool) {
 	src := skillSource{id: sk.ID, origin: sk.Origin, path: f.Path, description: synthDescription(sk.Summary), lint: sk.Lint}
 	if sk.Origin == catalog.OriginState {
 		src.textSHA = sk.SHA256
+		src.revision = sk.Revision
 	}
 	src.unserved = nameProblem(sk.ID)
 	return src, true

@@ -44,7 +44,7 @@ func TestConcurrentHandlers(t *testing.T) {
 			errs <- err
 			_, err = f.reg.fetch(f.ctx, fetchSkillInput{URIs: []string{"iii://" + id, "iii://skills"}})
 			errs <- err
-			_, err = f.reg.listSkills(f.ctx, readInput{})
+			_, err = f.reg.listSkills(f.ctx, listSkillsInput{})
 			errs <- err
 			_, err = f.reg.getPrompt(f.ctx, promptGetInput{Name: "p"})
 			errs <- err

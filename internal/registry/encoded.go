@@ -25,7 +25,7 @@ func answeringWith[Out any](fn iii.Function) iii.Function {
 
 // encodedList is the skills::list handler: listSkills's answer, encoded
 // once per listing version.
-func (r *Registry) encodedList(ctx context.Context, in readInput) (iii.Encoded, error) {
+func (r *Registry) encodedList(ctx context.Context, in listSkillsInput) (iii.Encoded, error) {
 	if err := r.view.ReadAfter(ctx, in.After); err != nil {
 		return nil, err
 	}
@@ -33,7 +33,11 @@ func (r *Registry) encodedList(ctx context.Context, in readInput) (iii.Encoded, 
 	if err != nil {
 		return nil, err
 	}
-	answer, err := r.encodedOnce(&r.listAnswer, l, func(b Budgets) any { return r.listOf(l, b) })
+	cache := &r.listAnswer
+	if in.Revision {
+		cache = &r.listRevisionAnswer
+	}
+	answer, err := r.encodedOnce(cache, l, func(b Budgets) any { return r.listOf(l, b, in.Revision) })
 	if err == nil {
 		r.view.NoteListed(listedBySkillsList, l) // D84
 	}

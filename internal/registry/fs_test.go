@@ -60,7 +60,7 @@ func TestFSSkillsList(t *testing.T) {
 	f, _ := fsFixture(t, files)
 	f.mustRegisterSkill(t, "dual", "# from state")
 	f.mustRegisterSkill(t, "gamma", "g")
-	got, err := f.reg.listSkills(f.ctx, readInput{})
+	got, err := f.reg.listSkills(f.ctx, listSkillsInput{})
 	if err != nil {
 		t.Fatal(err)
 	}

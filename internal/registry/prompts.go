@@ -19,6 +19,9 @@ type registerPromptInput struct {
 	Arguments   []promptArgument `json:"arguments,omitempty" jsonschema_description:"Arguments the client asks the user for; the handler receives them as its payload."`
 	// Version is additive: 0.2's answer is unchanged unless asked (D78).
 	Version bool `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
+	// CallerWorker is the engine's _caller_worker_id: the writer a new
+	// revision records (D83). Not part of the schema: the engine adds it.
+	CallerWorker string `json:"_caller_worker_id,omitempty" jsonschema:"-"`
 }
 
 type promptArgument struct {
@@ -110,7 +113,7 @@ func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (
 	// description and function_id are stored as given, as the Rust worker
 	// stores them; only their validation trims.
 	row := catalog.PromptRow{Name: in.Name, Description: in.Description, Arguments: args, FunctionID: in.FunctionID, RegisteredAt: catalog.Timestamp(r.now())}
-	ver, err := r.view.PutPromptVersion(ctx, row)
+	_, ver, err := r.view.PutPromptRevision(ctx, row, in.CallerWorker)
 	if err != nil {
 		return registerPromptOutput{}, err
 	}

@@ -20,7 +20,7 @@ import (
 // included (D15). FuzzRegisterInputDecodeFast holds what it accepts to
 // encoding/json's result.
 func (in *registerSkillInput) DecodeFast(data []byte) bool {
-	var id, skill *string
+	var id, skill, worker *string
 	err := wire.EachMember(data, func(key string, value []byte) error {
 		var dst **string
 		switch {
@@ -28,7 +28,10 @@ func (in *registerSkillInput) DecodeFast(data []byte) bool {
 			dst = &id
 		case key == "skill":
 			dst = &skill
-		case strings.EqualFold(key, "id"), strings.EqualFold(key, "skill"), strings.EqualFold(key, "version"):
+		case key == callerWorkerKey:
+			dst = &worker // the writer of the revision (D83)
+		case strings.EqualFold(key, "id"), strings.EqualFold(key, "skill"), strings.EqualFold(key, "version"),
+			strings.EqualFold(key, callerWorkerKey):
 			// encoding/json matches keys without regard to case
 			// (Unicode's simple folding: "ſkill" is "skill" to it);
 			// version (D78) is rare and decided there too.
@@ -54,6 +57,9 @@ func (in *registerSkillInput) DecodeFast(data []byte) bool {
 	}
 	if skill != nil {
 		in.Skill = *skill
+	}
+	if worker != nil {
+		in.CallerWorker = *worker
 	}
 	return true
 }

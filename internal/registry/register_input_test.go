@@ -22,6 +22,7 @@ func TestRegisterInputUsualPayloadIsDecodedFast(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		in.CallerWorker = "3f1c2b4e-7d9a-4c1e-9b2f-0a6e8d5c4b3a" // a revision's writer (D83)
 		var got registerSkillInput
 		if !got.DecodeFast(raw) {
 			t.Errorf("DecodeFast refused %s", raw)

@@ -66,6 +66,10 @@ type Config struct {
 	// first; 0 is no bound (D44).
 	IndexMaxTokens int
 
+	// RevisionsKept is how many bodies per stored skill the history keeps
+	// for the view built when View is nil; 0 keeps no history (D83).
+	RevisionsKept int
+
 	// PageSize is how many entries a resources-list or mcp-list answer
 	// holds; 0 is everything (D43).
 	PageSize int
@@ -112,9 +116,11 @@ type Registry struct {
 	indexCache     versionCache[string]
 	indexAnswer    versionCache[iii.Encoded] // the iii://skills read, encoded (encoded.go)
 	listAnswer     versionCache[iii.Encoded] // skills::list, encoded
-	resourcesCache versionCache[resourcesListOutput]
-	mcpListCache   versionCache[mcpListOutput]
-	limits         atomic.Pointer[Budgets] // SetBudgets's; never nil
+	// listRevisionAnswer is skills::list with revisions (D83), encoded.
+	listRevisionAnswer versionCache[iii.Encoded]
+	resourcesCache     versionCache[resourcesListOutput]
+	mcpListCache       versionCache[mcpListOutput]
+	limits             atomic.Pointer[Budgets] // SetBudgets's; never nil
 }
 
 // New returns a Registry for cfg. It panics if cfg.Caller is nil: that is
@@ -145,7 +151,7 @@ func New(cfg Config) *Registry {
 		cfg.View = catalog.NewView(catalog.ViewConfig{
 			Skills: cfg.SkillsMirror, Prompts: cfg.PromptsMirror, Caller: cfg.Caller,
 			SkillsScope: cfg.SkillsScope, PromptsScope: cfg.PromptsScope, Timeout: cfg.StateTimeout,
-			Source: cfg.FS, Watch: cfg.FSWatch, BodyCacheBytes: cfg.FSCacheBytes,
+			Source: cfg.FS, Watch: cfg.FSWatch, BodyCacheBytes: cfg.FSCacheBytes, RevisionsKept: cfg.RevisionsKept,
 		})
 	}
 	r := &Registry{

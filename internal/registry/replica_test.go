@@ -98,7 +98,7 @@ func TestReplicasServeEachOthersWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitScope(t, a.skills, "a row written by another worker", func() bool { _, found, _ := a.skills.Get("legacy"); return found })
-	list, err := a.reg.listSkills(ctx, readInput{})
+	list, err := a.reg.listSkills(ctx, listSkillsInput{})
 	if err != nil || len(list.Skills) != 1 || list.Skills[0].ID != "legacy" || list.Skills[0].RegisteredAt != "2026-05-04T19:22:41.123456789+00:00" {
 		t.Errorf("replica A lists %+v, %v", list, err)
 	}
@@ -129,7 +129,7 @@ func TestReadsBeyondTheBodyBudgetGoToTheEngine(t *testing.T) {
 		if used > budget || misses == 0 {
 			t.Errorf("budget %d: %d bytes kept, %d misses; want within the budget and reads that missed", budget, used, misses)
 		}
-		list, err := r.reg.listSkills(ctx, readInput{})
+		list, err := r.reg.listSkills(ctx, listSkillsInput{})
 		if err != nil || len(list.Skills) != 2 {
 			t.Errorf("budget %d: list = %+v, %v", budget, list, err)
 		}

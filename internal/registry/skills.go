@@ -33,11 +33,22 @@ type readInput struct {
 	After catalog.After `json:"after,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): a version a write answered with, or a list of them; the answer includes those writes or newer values."`
 }
 
+// listSkillsInput is skills::list's payload: readInput's, and whether to
+// name each stored entry's revision.
+type listSkillsInput struct {
+	readInput
+	// Revision is opt-in so that a 0.2 caller gets 0.2's bytes (D83).
+	Revision bool `json:"revision,omitempty" jsonschema_description:"Additive (docs/decisions.md D83): true to have each stored skill's entry name its revision (as skills::history numbers them)."`
+}
+
 type registerSkillInput struct {
 	ID    string `json:"id" jsonschema_description:"Unique skill id: one or more '/'-separated segments of lowercase ASCII letters, digits, '-' and '_' (max 64 chars per segment, 1024 in total); the first segment may not be 'fn'."`
 	Skill string `json:"skill" jsonschema_description:"Markdown body served at iii://{id}."`
 	// Version is additive: 0.2's answer is unchanged unless asked (D78).
 	Version bool `json:"version,omitempty" jsonschema_description:"Additive (docs/decisions.md D78): true to have the answer name this write's version, to pass as after to a later read on any replica."`
+	// CallerWorker is the engine's _caller_worker_id: the writer a new
+	// revision records (D83). Not part of the schema: the engine adds it.
+	CallerWorker string `json:"_caller_worker_id,omitempty" jsonschema:"-"`
 }
 
 type registerSkillOutput struct {
@@ -69,6 +80,7 @@ type skillEntry struct {
 	Tokens       int64              `json:"tokens" jsonschema:"minimum=0" jsonschema_description:"What reading it costs an agent: bytes/4, rounded up."`
 	SHA256       string             `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the bytes counted by bytes (the body; for fs entries the whole file). Absent for a file that cannot be read."`
 	Lint         []catalog.LintNote `json:"lint,omitempty" jsonschema_description:"Only on entries the content checks flagged, under lint.flagged: note: each rule and the line it flagged. skills::diagnostics has the details."`
+	Revision     int64              `json:"revision,omitempty" jsonschema_description:"Only when the request asked for it (revision: true), and only on stored entries with one: the body's revision (docs/decisions.md D83)."`
 }
 
 // skillChange is the skills::on-change payload.
@@ -89,7 +101,7 @@ func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (re
 		return registerSkillOutput{}, contract.Invalidf("skill body too large (%d bytes; max %d)", len(in.Skill), catalog.MaxBodyBytes)
 	}
 	row := catalog.SkillRow{ID: in.ID, Skill: in.Skill, RegisteredAt: catalog.Timestamp(r.now())}
-	ver, err := r.view.PutSkillVersion(ctx, row)
+	_, ver, err := r.view.PutSkillRevision(ctx, catalog.SkillWrite{Row: row, Worker: in.CallerWorker})
 	if err != nil {
 		return registerSkillOutput{}, err
 	}
@@ -126,20 +138,24 @@ func versionIf(asked bool, ver catalog.WriteVersion) string {
 // listSkills renders skills::list anew; the function answers through
 // encodedList, which keeps this answer encoded per listing version and
 // reads after the input's versions first.
-func (r *Registry) listSkills(ctx context.Context, _ readInput) (listSkillsOutput, error) {
+func (r *Registry) listSkills(ctx context.Context, in listSkillsInput) (listSkillsOutput, error) {
 	l, err := r.skillListing(ctx)
 	if err != nil {
 		return listSkillsOutput{}, err
 	}
-	return r.listOf(l, r.Budgets()), nil
+	return r.listOf(l, r.Budgets(), in.Revision), nil
 }
 
-// listOf is the skills::list answer for listing l within budgets b.
-func (r *Registry) listOf(l catalog.Listing, b Budgets) listSkillsOutput {
+// listOf is the skills::list answer for listing l within budgets b, with
+// each stored entry's revision when withRevision (D83).
+func (r *Registry) listOf(l catalog.Listing, b Budgets, withRevision bool) listSkillsOutput {
 	out := listSkillsOutput{Skills: make([]skillEntry, len(l.Skills))}
 	for i, s := range l.Skills {
 		out.Skills[i] = skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: s.RegisteredAt, Origin: s.Origin,
 			Tokens: tokensOf(s.Size), SHA256: s.SHA256, Lint: r.lintNotes(s.Lint)}
+		if withRevision {
+			out.Skills[i].Revision = s.Revision
+		}
 	}
 	if listBytes(out.Skills) > b.MaxResponseBytes {
 		// D41's digests are additive: a listing that fitted the budget
@@ -157,8 +173,8 @@ func (r *Registry) listOf(l catalog.Listing, b Budgets) listSkillsOutput {
 func listBytes(rows []skillEntry) int {
 	n := len(`{"skills":[]}`)
 	for _, e := range rows {
-		n += len(`{"id":"","bytes":,"registered_at":"","origin":"","tokens":,"sha256":""},`) +
-			2*len(e.ID) + len(e.RegisteredAt) + len(e.Origin) + len(e.SHA256) + 40 + lintNotesBytes(e.Lint)
+		n += len(`{"id":"","bytes":,"registered_at":"","origin":"","tokens":,"sha256":"","revision":},`) +
+			2*len(e.ID) + len(e.RegisteredAt) + len(e.Origin) + len(e.SHA256) + 60 + lintNotesBytes(e.Lint)
 	}
 	return n
 }

@@ -139,7 +139,7 @@ func TestListSkills(t *testing.T) {
 		f.mustRegisterSkill(t, id, "body of "+id)
 	}
 	f.engine.put("skills", "broken", `{"id":"broken"}`) // skipped, as by the Rust worker
-	got, err := f.reg.listSkills(f.ctx, readInput{})
+	got, err := f.reg.listSkills(f.ctx, listSkillsInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,14 +157,14 @@ func TestListSkills(t *testing.T) {
 	}
 
 	f.engine.failWith("state::list", &iii.Error{Code: "LIST_ERROR", Message: "x"})
-	if _, err := f.reg.listSkills(f.ctx, readInput{}); err == nil {
+	if _, err := f.reg.listSkills(f.ctx, listSkillsInput{}); err == nil {
 		t.Error("a state::list failure must fail skills::list")
 	}
 }
 
 func TestListSkillsEmptyIsArray(t *testing.T) {
 	f := newFixture(t, nil)
-	got, err := f.reg.listSkills(f.ctx, readInput{})
+	got, err := f.reg.listSkills(f.ctx, listSkillsInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestListSkillsDropsDigestsRatherThanFail(t *testing.T) {
 	for i := range 40 {
 		f.mustRegisterSkill(t, fmt.Sprintf("skill-%02d", i), "body")
 	}
-	all, err := f.reg.listSkills(f.ctx, readInput{})
+	all, err := f.reg.listSkills(f.ctx, listSkillsInput{})
 	if err != nil || all.Skills[0].SHA256 == "" {
 		t.Fatalf("a small listing: %+v, %v", all.Skills[0], err)
 	}
@@ -190,7 +190,7 @@ func TestListSkillsDropsDigestsRatherThanFail(t *testing.T) {
 		t.Fatalf("listBytes %d underestimates the %d bytes of the response", est, len(withDigests))
 	}
 	setBudget(f.reg, func(b *Budgets) { b.MaxResponseBytes = len(withDigests) - 1 }) // one byte short of room for the digests
-	out, err := f.reg.listSkills(f.ctx, readInput{})
+	out, err := f.reg.listSkills(f.ctx, listSkillsInput{})
 	if err != nil || len(out.Skills) != 40 || out.Skills[0].SHA256 != "" || out.Skills[0].Tokens != 1 {
 		t.Fatalf("a listing over the budget with digests: %+v, %v", out.Skills[0], err)
 	}

@@ -21,7 +21,7 @@ func TestListSkillsToleratesStateListEnvelopes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, nil)
 			f.engine.returns("state::list", tt.list)
-			out, err := f.reg.listSkills(f.ctx, readInput{})
+			out, err := f.reg.listSkills(f.ctx, listSkillsInput{})
 			if err != nil {
 				t.Fatal(err)
 			}

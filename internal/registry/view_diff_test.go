@@ -358,8 +358,8 @@ func (d *diffWorld) check(step string, want []string) {
 	ctx := d.f.ctx
 	if d.kernel {
 		// The next listing after the change, with no rescan before it.
-		gotL, gotErr := d.f.reg.listSkills(ctx, readInput{})
-		wantL, wantErr := fresh.listSkills(ctx, readInput{})
+		gotL, gotErr := d.f.reg.listSkills(ctx, listSkillsInput{})
+		wantL, wantErr := fresh.listSkills(ctx, listSkillsInput{})
 		if gotErr != nil || wantErr != nil {
 			t.Fatalf("%s: skills::list: %v; of the rebuild: %v", step, gotErr, wantErr)
 		}
@@ -381,7 +381,7 @@ func (d *diffWorld) check(step string, want []string) {
 		name string
 		get  func(r *Registry) (any, error)
 	}{
-		{"skills::list", func(r *Registry) (any, error) { return r.listSkills(ctx, readInput{}) }},
+		{"skills::list", func(r *Registry) (any, error) { return r.listSkills(ctx, listSkillsInput{}) }},
 		{"the index", func(r *Registry) (any, error) { return r.index(ctx), nil }},
 		{"resources-list", func(r *Registry) (any, error) { return r.resourcesList(ctx, listInput{}) }},
 		{"the MCP skills list", func(r *Registry) (any, error) {
@@ -424,7 +424,7 @@ func (d *diffWorld) check(step string, want []string) {
 			t.Fatalf("%s: %s differs from a rebuild (-rebuild +worker):\n%s", step, s.name, diff)
 		}
 	}
-	list, err := fresh.listSkills(ctx, readInput{})
+	list, err := fresh.listSkills(ctx, listSkillsInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +443,7 @@ func (d *diffWorld) check(step string, want []string) {
 		id, payload string
 		fresh       func() (any, error)
 	}{
-		{contract.FnSkillsList, `{}`, func() (any, error) { return fresh.listSkills(ctx, readInput{}) }},
+		{contract.FnSkillsList, `{}`, func() (any, error) { return fresh.listSkills(ctx, listSkillsInput{}) }},
 		{contract.FnSkillsResourcesRead, `{"uri":"iii://skills"}`, func() (any, error) {
 			return fresh.resourcesRead(ctx, readResourceInput{URI: &index})
 		}},

@@ -185,7 +185,7 @@ func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResul
 	for _, h := range hits {
 		e, _ := s.entry(h.ID)
 		out.Results = append(out.Results, contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
-			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4})
+			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4, Revision: e.fingerprint.revision})
 	}
 	budget := resultTokens * len(out.Results)
 	if in.MaxTokens > 0 {
@@ -378,6 +378,7 @@ type fingerprint struct {
 	origin, path, sha256 string
 	size                 int64
 	parent               string
+	revision             int64 // a stored skill's (D83): a rollback to the same body is a new one
 }
 
 // refresh brings the index up to date with the view: when the view is at
@@ -419,7 +420,7 @@ func (s *Searcher) refresh(ctx context.Context) error {
 		// The parent is part of the fingerprint: a skill served above a
 		// document later folds it in without the document changing.
 		parent := NearestSkill(sk.ID, func(id string) bool { return isSkill(l, id) })
-		fp := fingerprint{origin: sk.Origin, path: sk.File.Path, sha256: sk.SHA256, size: sk.Size, parent: parent}
+		fp := fingerprint{origin: sk.Origin, path: sk.File.Path, sha256: sk.SHA256, size: sk.Size, parent: parent, revision: sk.Revision}
 		var old *indexed
 		if k < len(known) && known[k].id == sk.ID {
 			old = &known[k]

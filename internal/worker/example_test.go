@@ -41,18 +41,22 @@ func ExampleNew_functions() {
 	// skills::mcp-skills-get
 	// skills::mcp-skills-read
 	// skills::mcp-skills-dir
+	// skills::history
+	// skills::rollback
+	// prompts::history
 	// skills::usage
 }
 
 // The boot log line, derived from the function table: the reference
 // worker's (v0.3.0, with its three skills::roots::* functions) plus
-// skill::search, diagnostics and the MCP Skills extension.
+// skill::search, diagnostics, the MCP Skills extension and the
+// revisions (D83).
 func ExampleNew_bootLine() {
 	w := unstarted()
 	defer w.Close()
 	fmt.Println("skills registered " + describeFunctions(w.functions))
 	// Output:
-	// skills registered 16 skills::*, 2 skill::* and 5 prompts::* functions
+	// skills registered 18 skills::*, 2 skill::* and 6 prompts::* functions
 }
 
 // unstarted is a worker with the default config that never runs.

@@ -44,10 +44,11 @@ func newSurfaces(reg *registry.Registry, cfg config.Config, client caller, log *
 }
 
 // functions are the surfaces' functions in registration order: 0.2's,
-// the roots functions, search, diagnostics, then the MCP Skills
-// extension's (ExampleNew_functions lists them).
+// the roots functions, search, diagnostics, the MCP Skills extension's,
+// then the revisions' (D83; ExampleNew_functions lists them).
 func (s surfaces) functions() []iii.Function {
 	fns := append(s.reg.Functions(), s.roots.Functions()...)
 	fns = append(fns, s.search.Function(), s.diag.Function())
-	return append(fns, s.mcp.Functions()...)
+	fns = append(fns, s.mcp.Functions()...)
+	return append(fns, s.reg.RevisionFunctions()...)
 }

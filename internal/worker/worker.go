@@ -143,7 +143,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		Skills: skillsScope, Prompts: promptsScope, Caller: w.client,
 		SkillsScope: cfg.Scopes.Skills, PromptsScope: cfg.Scopes.Prompts, Timeout: cfg.StateTimeout(),
 		Source: src, Watch: w.watch, BodyCacheBytes: int64(cfg.CacheBytes),
-		Flagged: lint.Mode(cfg.Lint.Flagged),
+		Flagged: lint.Mode(cfg.Lint.Flagged), RevisionsKept: cfg.RevisionsKept,
 	})
 	w.reg = registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,
