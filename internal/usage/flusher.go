@@ -49,6 +49,7 @@ type Flusher struct {
 	closed  bool
 	stop    chan struct{}
 	done    chan struct{}
+	cancel  context.CancelFunc // ends the goroutine's write in flight; set by Start
 }
 
 // NewFlusher returns a Flusher over cfg; it panics without a Counter or
@@ -78,8 +79,13 @@ func (f *Flusher) Start() {
 		return
 	}
 	f.started = true
+	// The goroutine's writes live as long as it does: Close ends one in
+	// flight (its counts stay marked changed) and writes them itself.
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
 	go func() {
 		defer close(f.done)
+		defer cancel()
 		t := time.NewTicker(f.cfg.Interval)
 		defer t.Stop()
 		for {
@@ -87,7 +93,7 @@ func (f *Flusher) Start() {
 			case <-f.stop:
 				return
 			case <-t.C:
-				if err := f.Flush(context.Background()); err != nil {
+				if err := f.Flush(ctx); err != nil {
 					f.cfg.Logger.Debug("usage counts kept in memory, written at the next flush", zap.Error(err))
 				}
 			}
@@ -103,6 +109,9 @@ func (f *Flusher) Close(ctx context.Context) error {
 	if !f.closed {
 		f.closed = true
 		close(f.stop)
+		if f.cancel != nil {
+			f.cancel()
+		}
 	}
 	started := f.started
 	f.life.Unlock()
