@@ -31,12 +31,7 @@ func (v *View) PutSkillRevision(ctx context.Context, w SkillWrite) (int64, Write
 	rec := Revision{At: row.RegisteredAt, SHA256: meta.SHA256, Bytes: meta.Size, Worker: w.Worker, Body: &body}
 	return v.skillLog.write(ctx, row.ID, stored, same, w.Force, rec, func(rev int64) (WriteVersion, error) {
 		row.Revision = rev
-		var own *Decoded
-		if v.skills != nil {
-			own = &Decoded{Key: row.ID, Body: row.Skill,
-				Summary: StateSkill{ID: row.ID, RegisteredAt: row.RegisteredAt, Revision: rev, Meta: meta}}
-		}
-		return v.skillRows.set(ctx, row.ID, row, own)
+		return v.PutSkillVersion(ctx, row)
 	})
 }
 
