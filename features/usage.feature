@@ -53,7 +53,9 @@ Feature: Usage by stage
       """
     And the keys at "skills.pg/tuning" are, in order, "first_used, last_used, listed, rank_2_3, searched"
     And the keys at "skills" are, in order, "pg/backup, pg/tuning"
-    And the result at "skills.pg/backup.last_used" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$"
+    And the result at "skills.pg/backup.first_used" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
+    And the result at "skills.pg/backup.last_used" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
+    And the result at "sections.bdd::str-section.last_used" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
     When I call "skills::usage" with:
       """
       {"id": "pg/tuning"}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/lint"
 	"github.com/iii-hq/skills-go/internal/skillmd"
@@ -337,10 +338,9 @@ func (v *View) Refresh(ctx context.Context) {
 	}
 }
 
-// timestampLayout renders registered_at (docs/decisions.md D11): RFC 3339
-// in UTC with a "+00:00" offset and exactly nine fractional digits, as
-// the Rust worker writes it.
-const timestampLayout = "2006-01-02T15:04:05.000000000+00:00"
+// timestampLayout renders registered_at (docs/decisions.md D11), the
+// layout of every time the registry answers with (contract.TimestampLayout).
+const timestampLayout = contract.TimestampLayout
 
 // Timestamp formats t as a registered_at value; the zero time (a file
 // whose mtime is unknown) is "".

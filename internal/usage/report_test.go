@@ -109,7 +109,8 @@ func TestUsageBadInput(t *testing.T) {
 			t.Errorf("%s: error %v; want invalid_argument containing %q", tc.payload, err, tc.want)
 		}
 	}
-	for _, ok := range []string{``, `null`, `{}`, `{"_caller_worker_id":"w1","since":"2026-12-01T00:00:00Z","id":"a/b"}`} {
+	for _, ok := range []string{``, `null`, `{}`, `{"_caller_worker_id":"w1","since":"2026-12-01T00:00:00Z","id":"a/b"}`,
+		`{"since":"2026-12-01T00:00:00.000000000+00:00"}`, `{"since":"2026-12-01T01:00:00+01:00"}`} {
 		if _, err := fn.Handler(t.Context(), iii.Request{Data: json.RawMessage(ok)}); err != nil {
 			t.Errorf("%s: %v; want an answer", ok, err)
 		}
