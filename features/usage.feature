@@ -3,7 +3,8 @@ Feature: Usage by stage
   skills::usage (docs/decisions.md D84) reports, per skill id, how often it
   was listed, returned by skill::search (by rank), read and fetched, and each
   iii://fn section served, with first and last use, merged across the
-  worker's replicas; and the skills served that nobody opened. A read never
+  worker's replicas; and the skills served that nobody opened. since counts
+  the uses from the start of its UTC hour on, at most 48 hours back (D87). A read never
   waits on the counting: the counts are kept in memory and written to state
   in batches.
 
@@ -56,6 +57,26 @@ Feature: Usage by stage
     And the result at "skills.pg/backup.first_used" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
     And the result at "skills.pg/backup.last_used" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
     And the result at "sections.bdd::str-section.last_used" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
+    When I call "skills::usage" with:
+      """
+      {"since": "2000-01-01T00:00:00Z"}
+      """
+    Then the result contains:
+      """
+      {"skills": {"pg/backup": {"listed": 2, "searched": 1, "rank_1": 1, "read": 1, "fetched": 1},
+                  "pg/tuning": {"listed": 2, "searched": 1, "rank_2_3": 1}},
+       "sections": {"bdd::str-section": {"served": 1}},
+       "never_opened": ["pg/tuning"]}
+      """
+    And the result at "counted_since" matches "^\d{4}-\d\d-\d\dT\d\d:00:00\.000000000\+00:00$"
+    When I call "skills::usage" with:
+      """
+      {"since": "2999-01-01T00:30:00+01:00"}
+      """
+    Then the result at "skills" is {}
+    And the result at "sections" is {}
+    And the result at "never_opened" is ["pg/backup", "pg/tuning"]
+    And the result at "counted_since" is "2998-12-31T23:00:00.000000000+00:00"
     When I call "skills::usage" with:
       """
       {"id": "pg/tuning"}

@@ -26,6 +26,9 @@ const (
 type cell struct {
 	n           [stages]atomic.Uint64
 	first, last atomic.Int64 // unix nanoseconds; 0 before any use
+	// base is n when the current hour began (D87): n - base is the
+	// hour's counts. Guarded by Counter.hoursMu.
+	base Counts
 }
 
 func (c *cell) add(st stage, n uint64, at int64) {
@@ -47,13 +50,11 @@ func (c *cell) add(st stage, n uint64, at int64) {
 }
 
 func (c *cell) row() Row {
-	r := Row{
-		Listed: c.n[stageListed].Load(),
-		Rank1:  c.n[stageRank1].Load(), Rank2to3: c.n[stageRank2to3].Load(),
-		Rank4to10: c.n[stageRank4to10].Load(), RankBelow: c.n[stageRankBelow].Load(),
-		Read: c.n[stageRead].Load(), Fetched: c.n[stageFetched].Load(), Served: c.n[stageServed].Load(),
+	var k Counts
+	for st := range k {
+		k[st] = c.n[st].Load()
 	}
-	r.Searched = r.Rank1 + r.Rank2to3 + r.Rank4to10 + r.RankBelow
+	r := k.row()
 	if f := c.first.Load(); f != 0 {
 		r.FirstUsed = time.Unix(0, f).UTC()
 	}
@@ -84,6 +85,12 @@ type Counter struct {
 
 	mu       sync.Mutex
 	listings map[any]*listing
+
+	// hour is the UTC hour counts are being made in (0 before the first
+	// use); closed the hours before it that are kept, oldest first (D87).
+	hour    atomic.Int64
+	hoursMu sync.Mutex
+	closed  []Hour
 }
 
 // NewCounter returns an empty counter reading the time from now (nil:
@@ -110,7 +117,9 @@ func (c *Counter) mark() {
 }
 
 func (c *Counter) count(m *sync.Map, id string, st stage) {
-	cellOf(m, id).add(st, 1, c.now().UnixNano())
+	at := c.now().UnixNano()
+	c.enterHour(at)
+	cellOf(m, id).add(st, 1, at)
 	c.mark()
 }
 
@@ -120,6 +129,7 @@ func (c *Counter) count(m *sync.Map, id string, st stage) {
 // a nil key calls it at once.
 func (c *Counter) Listed(key any, ids func() []string) {
 	at := c.now().UnixNano()
+	c.enterHour(at)
 	c.mu.Lock()
 	if key == nil {
 		key = new(int) // unique: never coalesced
@@ -160,7 +170,8 @@ func (c *Counter) Fetched(id string) { c.count(&c.skills, id, stageFetched) }
 func (c *Counter) Section(functionID string) { c.count(&c.sections, functionID, stageServed) }
 
 // fold adds the listings counted since the last fold to their ids'
-// cells.
+// cells. Called with hoursMu held, so a listing lands in the hour it was
+// answered in.
 func (c *Counter) fold() {
 	c.mu.Lock()
 	pending := c.listings
@@ -176,10 +187,12 @@ func (c *Counter) fold() {
 }
 
 // Record is the counter's totals as replica's record, listings folded
-// in first.
+// in first, with the hours kept (D87).
 func (c *Counter) Record(replica string) Record {
+	c.hoursMu.Lock()
+	defer c.hoursMu.Unlock()
 	c.fold()
-	rec := Record{Replica: replica, UpdatedAt: c.now().UTC(), Skills: map[string]Row{}, Sections: map[string]Row{}}
+	rec := Record{Replica: replica, UpdatedAt: c.now().UTC(), Skills: map[string]Row{}, Sections: map[string]Row{}, Hours: c.hoursLocked()}
 	for _, m := range []struct {
 		from *sync.Map
 		to   map[string]Row

@@ -58,7 +58,10 @@ func TestCounterCountsEachStage(t *testing.T) {
 		"b": {Listed: 2, FirstUsed: t0, LastUsed: t0},
 	}, Sections: map[string]Row{
 		"acme::status": {Served: 1, FirstUsed: t0.Add(2 * time.Minute), LastUsed: t0.Add(2 * time.Minute)},
-	}}
+	}, Hours: []Hour{{Start: t0,
+		Skills:   map[string]Counts{"a": {2, 1, 2, 7, 2, 1, 2}, "b": {2}},
+		Sections: map[string]Counts{"acme::status": {stageServed: 1}},
+	}}}
 	if diff := cmp.Diff(want, rec); diff != "" {
 		t.Errorf("record (-want +got):\n%s", diff)
 	}
@@ -86,6 +89,16 @@ func TestCounterConcurrent(t *testing.T) {
 	c := NewCounter(nil)
 	const workers, each = 8, 1000
 	var wg sync.WaitGroup
+	countConcurrently(&wg, c, workers, each)
+	wg.Wait()
+	if r := c.Record("r").Skills["a"]; r.Read != workers*each || r.Listed != workers*each {
+		t.Errorf("read %d, listed %d; want %d each", r.Read, r.Listed, workers*each)
+	}
+}
+
+// countConcurrently starts workers goroutines on wg, each counting each
+// reads of "a" and as many listings of it.
+func countConcurrently(wg *sync.WaitGroup, c *Counter, workers, each int) {
 	for range workers {
 		wg.Go(func() {
 			for range each {
@@ -93,10 +106,6 @@ func TestCounterConcurrent(t *testing.T) {
 				c.Listed("v", func() []string { return []string{"a"} })
 			}
 		})
-	}
-	wg.Wait()
-	if r := c.Record("r").Skills["a"]; r.Read != workers*each || r.Listed != workers*each {
-		t.Errorf("read %d, listed %d; want %d each", r.Read, r.Listed, workers*each)
 	}
 }
 

@@ -25,6 +25,10 @@ type Report struct {
 	NeverOpened []string `json:"never_opened"`
 	// Replicas is how many replicas' records were merged.
 	Replicas int `json:"replicas"`
+	// CountedSince, with since, is when the counts start: the start of
+	// the UTC hour since falls in, or of the oldest hour kept
+	// (HoursKept) when since is older (docs/decisions.md D87).
+	CountedSince string `json:"counted_since,omitempty"`
 	// Unavailable says why the other replicas' records could not be read:
 	// the answer then holds this replica's counts alone.
 	Unavailable string `json:"unavailable,omitempty"`
@@ -54,7 +58,7 @@ func NewReporter(cfg ReporterConfig) *Reporter {
 
 // Query is a skills::usage request.
 type Query struct {
-	Since *string `json:"since,omitempty" jsonschema_description:"An RFC 3339 time (e.g. 2026-12-01T00:00:00Z): only the ids last used at or after it. Counts are totals since first use."`
+	Since *string `json:"since,omitempty" jsonschema_description:"An RFC 3339 time (e.g. 2026-12-01T00:00:00Z): the uses counted from the start of the UTC hour it falls in (at most 48 hours back, see counted_since), and only the ids used then."`
 	ID    *string `json:"id,omitempty" jsonschema_description:"One skill id: only its row."`
 }
 
@@ -114,9 +118,9 @@ func (r *Reporter) Function() iii.Function {
 }
 
 // Usage merges every replica's stored record, with this replica's own
-// taken from its counter (newer than any it wrote), keeps the rows last
-// used at or after since (all when zero) and of id (all when ""), and
-// lists the served skills never opened.
+// taken from its counter (newer than any it wrote), and lists the served
+// skills never opened. With since (zero: all time) the counts are those
+// of the hours from since's on (D87); id keeps its row alone.
 func (r *Reporter) Usage(ctx context.Context, since time.Time, id string) (Report, error) {
 	records := []Record{r.cfg.Counter.Record(r.cfg.Replica)}
 	var rep Report
@@ -133,12 +137,18 @@ func (r *Reporter) Usage(ctx context.Context, since time.Time, id string) (Repor
 	}
 	merged := Merge(records...)
 	rep.Replicas = len(records)
+	skills, sections := merged.Skills, merged.Sections
+	if !since.IsZero() {
+		from := r.countedSince(since)
+		rep.CountedSince = stamp(from)
+		skills, sections = inHours(records, from, merged)
+	}
 	served, err := r.cfg.Served(ctx)
 	if err != nil {
 		return Report{}, err
 	}
 	for _, s := range served {
-		if (id == "" || s == id) && !merged.Skills[s].Opened() {
+		if (id == "" || s == id) && !skills[s].Opened() {
 			rep.NeverOpened = append(rep.NeverOpened, s)
 		}
 	}
@@ -146,23 +156,56 @@ func (r *Reporter) Usage(ctx context.Context, since time.Time, id string) (Repor
 	if rep.NeverOpened == nil {
 		rep.NeverOpened = []string{}
 	}
-	rep.Skills = keep(merged.Skills, since, id)
+	rep.Skills = skills
+	if id != "" {
+		rep.Skills = map[string]Row{}
+		if row, ok := skills[id]; ok {
+			rep.Skills[id] = row
+		}
+	}
 	rep.Sections = map[string]Row{}
 	if id == "" {
-		rep.Sections = keep(merged.Sections, since, "")
+		rep.Sections = sections
 	}
 	return rep, nil
 }
 
-// keep is rows without those last used before since, or not of id.
-func keep(rows map[string]Row, since time.Time, id string) map[string]Row {
-	out := make(map[string]Row, len(rows))
-	for k, row := range rows {
-		if (id == "" || k == id) && !row.LastUsed.Before(since) {
-			out[k] = row
+// countedSince is the start of since's UTC hour, or of the oldest hour
+// a record keeps when since is older.
+func (r *Reporter) countedSince(since time.Time) time.Time {
+	oldest := hourOf(r.cfg.Counter.now().UnixNano()) - HoursKept + 1
+	return hourStart(max(hourOfTime(since), oldest))
+}
+
+// inHours adds up the records' hours that start at or after from, id by
+// id, with each id's first and last use of all time (from merged). A
+// record written before D87 has no hours and adds nothing.
+func inHours(records []Record, from time.Time, merged Record) (skills, sections map[string]Row) {
+	sk, sec := map[string]Counts{}, map[string]Counts{}
+	for _, rec := range records {
+		for _, h := range rec.Hours {
+			if h.Start.Before(from) {
+				continue
+			}
+			for _, m := range []struct{ to, from map[string]Counts }{{sk, h.Skills}, {sec, h.Sections}} {
+				for k, n := range m.from {
+					sum := m.to[k]
+					sum.add(n)
+					m.to[k] = sum
+				}
+			}
 		}
 	}
-	return out
+	rows := func(counts map[string]Counts, all map[string]Row) map[string]Row {
+		out := make(map[string]Row, len(counts))
+		for k, n := range counts {
+			row := n.row()
+			row.FirstUsed, row.LastUsed = all[k].FirstUsed, all[k].LastUsed
+			out[k] = row
+		}
+		return out
+	}
+	return rows(sk, merged.Skills), rows(sec, merged.Sections)
 }
 
 // String is the report in one line, for logs and test failures.

@@ -71,7 +71,7 @@ func TestUsageWithStateUnavailable(t *testing.T) {
 	}
 }
 
-// since keeps the ids last used at or after it; id keeps one id.
+// since keeps the ids used in its hour or later; id keeps one id.
 func TestUsageFilters(t *testing.T) {
 	clk := newClock()
 	t0 := clk.now()
@@ -81,7 +81,7 @@ func TestUsageFilters(t *testing.T) {
 	c.Read("new")
 	c.Section("acme::status")
 	r := reporter(c, nil, nil, "old", "new", "never")
-	rep, _ := r.Usage(t.Context(), t0.Add(time.Minute), "")
+	rep, _ := r.Usage(t.Context(), t0.Add(time.Hour+time.Minute), "")
 	if _, ok := rep.Skills["old"]; ok || rep.Skills["new"].Read != 1 || rep.Sections["acme::status"].Served != 1 {
 		t.Errorf("since: skills %v, sections %v; want new alone and the section", rep.Skills, rep.Sections)
 	}

@@ -58,6 +58,10 @@ type Record struct {
 	UpdatedAt time.Time      `json:"updated_at"`
 	Skills    map[string]Row `json:"skills"`
 	Sections  map[string]Row `json:"sections"`
+	// Hours are the counts of the last HoursKept UTC hours with a use,
+	// oldest first, the current one last (docs/decisions.md D87); a
+	// record written before D87 has none.
+	Hours []Hour `json:"hours,omitempty"`
 }
 
 // Merge adds every record's rows into one record (Replica empty), so
