@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,12 +188,24 @@ func (c *Counter) fold() {
 }
 
 // Record is the counter's totals as replica's record, listings folded
-// in first, with the hours kept (D87).
+// in first, with every hour kept, oldest first (D87).
 func (c *Counter) Record(replica string) Record {
+	rec, closed := c.snapshot(replica)
+	rec.Hours = append(closed, rec.Hours...)
+	return rec
+}
+
+// snapshot is the counter's totals as replica's record with the current
+// hour alone, and the closed hours kept, oldest first: the Flusher
+// writes a closed hour once, under its own key (D87).
+func (c *Counter) snapshot(replica string) (Record, []Hour) {
 	c.hoursMu.Lock()
 	defer c.hoursMu.Unlock()
 	c.fold()
-	rec := Record{Replica: replica, UpdatedAt: c.now().UTC(), Skills: map[string]Row{}, Sections: map[string]Row{}, Hours: c.hoursLocked()}
+	rec := Record{Replica: replica, UpdatedAt: c.now().UTC(), Skills: map[string]Row{}, Sections: map[string]Row{}}
+	if open := c.openHourLocked(); !open.empty() {
+		rec.Hours = []Hour{open}
+	}
 	for _, m := range []struct {
 		from *sync.Map
 		to   map[string]Row
@@ -202,5 +215,5 @@ func (c *Counter) Record(replica string) Record {
 			return true
 		})
 	}
-	return rec
+	return rec, slices.Clone(c.closed)
 }

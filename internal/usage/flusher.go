@@ -43,6 +43,9 @@ type FlusherConfig struct {
 type Flusher struct {
 	cfg FlusherConfig
 	mu  sync.Mutex // one write at a time
+	// written are the closed hours stored under their own keys (D87),
+	// deleted once the counter no longer keeps them. Guarded by mu.
+	written map[int64]bool
 
 	life    sync.Mutex
 	started bool
@@ -67,7 +70,7 @@ func NewFlusher(cfg FlusherConfig) *Flusher {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	return &Flusher{cfg: cfg, stop: make(chan struct{}), done: make(chan struct{})}
+	return &Flusher{cfg: cfg, written: map[int64]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Start starts the goroutine that writes every Interval; once, and not
@@ -122,7 +125,10 @@ func (f *Flusher) Close(ctx context.Context) error {
 }
 
 // Flush writes the record now when anything was counted since the last
-// successful write; a failed write marks the counts changed again.
+// successful write, after the hours closed since (each once, under its
+// own key), then deletes the closed hours the counter no longer keeps
+// (D87); a failed write marks the counts changed again, and the next
+// Flush writes what is still to write.
 func (f *Flusher) Flush(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -130,13 +136,53 @@ func (f *Flusher) Flush(ctx context.Context) error {
 	if !c.changed.Swap(false) {
 		return nil
 	}
-	rec := c.Record(f.cfg.Replica)
+	rec, closed := c.snapshot(f.cfg.Replica)
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
-	_, err := f.cfg.Caller.Call(ctx, "state::set", map[string]any{"scope": f.cfg.Scope, "key": f.cfg.Replica, "value": rec})
-	if err != nil {
+	if err := f.write(ctx, rec, closed); err != nil {
 		c.changed.Store(true)
-		return fmt.Errorf("usage: state::set of %s/%s: %w", f.cfg.Scope, f.cfg.Replica, err)
+		return err
+	}
+	return nil
+}
+
+func (f *Flusher) write(ctx context.Context, rec Record, closed []Hour) error {
+	kept := make(map[int64]bool, len(closed))
+	for _, h := range closed {
+		n := hourOfTime(h.Start)
+		kept[n] = true
+		if f.written[n] {
+			continue
+		}
+		if err := f.call(ctx, "state::set", hourKey(f.cfg.Replica, n), ClosedHour{Of: f.cfg.Replica, Hour: h}); err != nil {
+			return err
+		}
+		f.written[n] = true
+	}
+	if err := f.call(ctx, "state::set", f.cfg.Replica, rec); err != nil {
+		return err
+	}
+	for n := range f.written {
+		if kept[n] {
+			continue
+		}
+		if err := f.call(ctx, "state::delete", hourKey(f.cfg.Replica, n), nil); err != nil {
+			return err
+		}
+		delete(f.written, n)
+	}
+	return nil
+}
+
+// call is one state::set (value non-nil) or state::delete of key in the
+// usage scope.
+func (f *Flusher) call(ctx context.Context, fn, key string, value any) error {
+	req := map[string]any{"scope": f.cfg.Scope, "key": key}
+	if value != nil {
+		req["value"] = value
+	}
+	if _, err := f.cfg.Caller.Call(ctx, fn, req); err != nil {
+		return fmt.Errorf("usage: %s of %s/%s: %w", fn, f.cfg.Scope, key, err)
 	}
 	return nil
 }

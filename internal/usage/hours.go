@@ -154,14 +154,11 @@ func (c *Counter) sinceBaseLocked(h int64, advance bool) Hour {
 	return out
 }
 
-// hoursLocked are the hours kept, oldest first, the current one last
-// when anything was counted in it. Called with hoursMu held.
-func (c *Counter) hoursLocked() []Hour {
-	out := append([]Hour(nil), c.closed...)
+// openHourLocked is the current hour's counts so far (empty before the
+// first use). Called with hoursMu held.
+func (c *Counter) openHourLocked() Hour {
 	if cur := c.hour.Load(); cur != 0 {
-		if open := c.sinceBaseLocked(cur, false); !open.empty() {
-			out = append(out, open)
-		}
+		return c.sinceBaseLocked(cur, false)
 	}
-	return out
+	return Hour{}
 }

@@ -122,26 +122,20 @@ func (r *Reporter) Function() iii.Function {
 // skills never opened. With since (zero: all time) the counts are those
 // of the hours from since's on (D87); id keeps its row alone.
 func (r *Reporter) Usage(ctx context.Context, since time.Time, id string) (Report, error) {
-	records := []Record{r.cfg.Counter.Record(r.cfg.Replica)}
 	var rep Report
-	stored, err := r.cfg.Stored(ctx)
+	values, err := r.cfg.Stored(ctx)
 	if err != nil {
 		rep.Unavailable = err.Error()
 	}
-	for _, raw := range stored {
-		var rec Record
-		if json.Unmarshal(raw, &rec) != nil || rec.Replica == "" || rec.Replica == r.cfg.Replica {
-			continue
-		}
-		records = append(records, rec)
-	}
+	others, closed := stored(values, r.cfg.Replica)
+	records := append([]Record{r.cfg.Counter.Record(r.cfg.Replica)}, others...)
 	merged := Merge(records...)
 	rep.Replicas = len(records)
 	skills, sections := merged.Skills, merged.Sections
 	if !since.IsZero() {
 		from := r.countedSince(since)
 		rep.CountedSince = stamp(from)
-		skills, sections = inHours(records, from, merged)
+		skills, sections = inHours(hoursOf(records, closed), from, merged)
 	}
 	served, err := r.cfg.Served(ctx)
 	if err != nil {
@@ -177,22 +171,20 @@ func (r *Reporter) countedSince(since time.Time) time.Time {
 	return hourStart(max(hourOfTime(since), oldest))
 }
 
-// inHours adds up the records' hours that start at or after from, id by
-// id, with each id's first and last use of all time (from merged). A
-// record written before D87 has no hours and adds nothing.
-func inHours(records []Record, from time.Time, merged Record) (skills, sections map[string]Row) {
+// inHours adds up the hours that start at or after from, id by id, with
+// each id's first and last use of all time (from merged). A record
+// written before D87 has no hours and adds nothing.
+func inHours(hours map[replicaHour]Hour, from time.Time, merged Record) (skills, sections map[string]Row) {
 	sk, sec := map[string]Counts{}, map[string]Counts{}
-	for _, rec := range records {
-		for _, h := range rec.Hours {
-			if h.Start.Before(from) {
-				continue
-			}
-			for _, m := range []struct{ to, from map[string]Counts }{{sk, h.Skills}, {sec, h.Sections}} {
-				for k, n := range m.from {
-					sum := m.to[k]
-					sum.add(n)
-					m.to[k] = sum
-				}
+	for _, h := range hours {
+		if h.Start.Before(from) {
+			continue
+		}
+		for _, m := range []struct{ to, from map[string]Counts }{{sk, h.Skills}, {sec, h.Sections}} {
+			for k, n := range m.from {
+				sum := m.to[k]
+				sum.add(n)
+				m.to[k] = sum
 			}
 		}
 	}
