@@ -88,10 +88,11 @@ type Counter struct {
 	listings map[any]*listing
 
 	// hour is the UTC hour counts are being made in (0 before the first
-	// use); closed the hours before it that are kept, oldest first (D87).
-	hour    atomic.Int64
-	hoursMu sync.Mutex
-	closed  []Hour
+	// use), hourEnd when it ends (unix nanoseconds); closed the hours
+	// before it that are kept, oldest first (D87).
+	hour, hourEnd atomic.Int64
+	hoursMu       sync.Mutex
+	closed        []Hour
 }
 
 // NewCounter returns an empty counter reading the time from now (nil:

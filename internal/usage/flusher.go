@@ -30,6 +30,11 @@ type FlusherConfig struct {
 	// Scope is the state scope of the replicas' records; Replica is this
 	// replica's key in it, its own so no replica overwrites another's.
 	Scope, Replica string
+	// Stored returns every value in Scope (as skills::usage reads them);
+	// with it, once an hour the Flusher deletes the closed hours of every
+	// replica, stopped ones too, that are older than the hours kept
+	// (D87). Optional.
+	Stored func(ctx context.Context) ([]json.RawMessage, error)
 	// Interval between writes (default FlushInterval); Timeout bounds one
 	// write.
 	Interval, Timeout time.Duration
@@ -44,8 +49,10 @@ type Flusher struct {
 	cfg FlusherConfig
 	mu  sync.Mutex // one write at a time
 	// written are the closed hours stored under their own keys (D87),
-	// deleted once the counter no longer keeps them. Guarded by mu.
+	// deleted once the counter no longer keeps them; swept is the hour
+	// the other replicas' old hours were last swept in. Guarded by mu.
 	written map[int64]bool
+	swept   int64
 
 	life    sync.Mutex
 	started bool
@@ -170,6 +177,32 @@ func (f *Flusher) write(ctx context.Context, rec Record, closed []Hour) error {
 			return err
 		}
 		delete(f.written, n)
+	}
+	if cur := f.cfg.Counter.hour.Load(); f.cfg.Stored != nil && cur != f.swept {
+		if err := f.sweep(ctx, cur); err != nil {
+			return err
+		}
+		f.swept = cur
+	}
+	return nil
+}
+
+// sweep deletes every other replica's closed hours older than the hours
+// kept: no answer counts them any more, so deleting one twice (two
+// replicas sweeping at once) or late changes nothing. A replica that
+// stopped leaves its record, not its hours (D87).
+func (f *Flusher) sweep(ctx context.Context, cur int64) error {
+	values, err := f.cfg.Stored(ctx)
+	if err != nil {
+		return fmt.Errorf("usage: listing %s: %w", f.cfg.Scope, err)
+	}
+	_, closed := stored(values, f.cfg.Replica)
+	for k := range closed {
+		if n := floorDiv(k.start, 3600); n <= cur-HoursKept {
+			if err := f.call(ctx, "state::delete", hourKey(k.replica, n), nil); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -247,4 +248,45 @@ func TestStoredClosedHourWins(t *testing.T) {
 	if rep, _ = r.Usage(t.Context(), time.Time{}, ""); rep.Skills["a"].Read != 7 {
 		t.Errorf("all time: a read %d; want 7", rep.Skills["a"].Read)
 	}
+}
+
+// Once an hour a flush deletes the closed hours of the other replicas,
+// a stopped one's too, older than the hours kept, and nothing else
+// (docs/decisions.md D87).
+func TestFlusherSweepsOldHoursOfStoppedReplicas(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newStateStub()
+		start := time.Now().UTC()
+		h0 := hourOfTime(start)
+		gone := Record{Replica: "gone", Skills: map[string]Row{"a": {Read: 6, FirstUsed: start, LastUsed: start.Add(5 * time.Hour)}}}
+		_, _ = st.Call(t.Context(), "state::set", map[string]any{"scope": "u", "key": "gone", "value": gone})
+		for h := range int64(6) {
+			_, _ = st.Call(t.Context(), "state::set", map[string]any{"scope": "u", "key": hourKey("gone", h0+h),
+				"value": ClosedHour{Of: "gone", Hour: Hour{Start: hourStart(h0 + h), Skills: map[string]Counts{"a": {stageRead: 1}}}}})
+		}
+		c := NewCounter(nil)
+		f := NewFlusher(FlusherConfig{Counter: c, Caller: st, Scope: "u", Replica: "r1", Interval: time.Minute,
+			Stored: func(context.Context) ([]json.RawMessage, error) { v, _ := st.stored("u"); return v, nil }})
+		f.Start()
+		t.Cleanup(func() { _ = f.Close(context.Background()) })
+		keys := func() []string {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			return slices.Sorted(maps.Keys(st.values))
+		}
+		c.Read("a")
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := len(keys()); got != 8 {
+			t.Fatalf("after the first flush %d keys: %v; want gone's record, its 6 hours and r1", got, keys())
+		}
+		time.Sleep(50*time.Hour - time.Minute)
+		c.Read("a")
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		want := []string{"u/gone", "u/" + hourKey("gone", h0+3), "u/" + hourKey("gone", h0+4), "u/" + hourKey("gone", h0+5), "u/r1"}
+		if diff := cmp.Diff(want, keys()); diff != "" {
+			t.Errorf("keys at hour 50 (-want +got):\n%s", diff)
+		}
+	})
 }

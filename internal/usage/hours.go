@@ -92,10 +92,10 @@ func (h Hour) empty() bool { return len(h.Skills)+len(h.Sections) == 0 }
 // enterHour moves the counter to at's hour when at is in a later one:
 // the counts since the last move are closed into the hour they were made
 // in. A use racing the move may land in the next hour; none is lost or
-// counted twice. The read path pays one atomic load for it.
+// counted twice. The read path pays one atomic load and a compare for it.
 func (c *Counter) enterHour(at int64) {
-	if h := hourOf(at); h > c.hour.Load() {
-		c.roll(h)
+	if at >= c.hourEnd.Load() {
+		c.roll(hourOf(at))
 	}
 }
 
@@ -113,6 +113,7 @@ func (c *Counter) roll(h int64) {
 		}
 	}
 	c.hour.Store(h)
+	c.hourEnd.Store((h + 1) * hourNanos)
 	keep := c.closed[:0]
 	for _, old := range c.closed {
 		if hourOfTime(old.Start) > h-HoursKept {

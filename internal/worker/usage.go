@@ -44,7 +44,7 @@ func newUsage(cfg config.Config, client usage.Caller, view *catalog.View, replic
 	}
 	return usageParts{
 		flusher: usage.NewFlusher(usage.FlusherConfig{Counter: view.Usage(), Caller: client, Scope: scope, Replica: replica,
-			Timeout: cfg.StateTimeout(), Logger: log}),
+			Stored: stored, Timeout: cfg.StateTimeout(), Logger: log}),
 		reporter: usage.NewReporter(usage.ReporterConfig{Counter: view.Usage(), Replica: replica, Stored: stored, Served: served}),
 	}
 }
