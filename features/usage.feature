@@ -85,6 +85,29 @@ Feature: Usage by stage
     And the result at "never_opened" is ["pg/tuning"]
     And the result at "sections" is {}
 
+  Scenario: with page_size set skills::usage answers a page at a time
+    Rows first, then sections, then never_opened (D87, D43).
+    Given the worker config has:
+      """
+      {"page_size": 1}
+      """
+    And the skills "pg/backup, pg/tuning" are registered
+    When I call "skills::resources-read" with:
+      """
+      {"uri": "iii://pg/backup"}
+      """
+    And I call "skills::usage"
+    Then the keys at "skills" are, in order, "pg/backup"
+    And the result at "never_opened" is []
+    And I remember the result at "nextCursor" as "next"
+    When I call "skills::usage" with:
+      """
+      {"cursor": {{next}}}
+      """
+    Then the result at "skills" is {}
+    And the result at "never_opened" is ["pg/tuning"]
+    And the result has no "nextCursor"
+
   Scenario Outline: a bad skills::usage request is refused, saying what is allowed
     When I call "skills::usage" with:
       """
@@ -96,4 +119,4 @@ Feature: Usage by stage
     Examples:
       | payload                 | message                                                                                  |
       | {"since": "yesterday"}  | since "yesterday" is not a time; allowed: an RFC 3339 time such as 2026-12-01T00:00:00Z |
-      | {"skill": "pg/backup"}  | unknown field "skill" in skills::usage; allowed: since (an RFC 3339 time), id (a skill id) |
+      | {"skill": "pg/backup"}  | unknown field "skill" in skills::usage; allowed: since (an RFC 3339 time), id (a skill id), cursor (a nextCursor) |

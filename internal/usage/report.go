@@ -29,6 +29,9 @@ type Report struct {
 	// the UTC hour since falls in, or of the oldest hour kept
 	// (HoursKept) when since is older (docs/decisions.md D87).
 	CountedSince string `json:"counted_since,omitempty"`
+	// NextCursor, with page_size set, is the cursor of the next page
+	// when more entries follow (D43, D87).
+	NextCursor string `json:"nextCursor,omitempty"`
 	// Unavailable says why the other replicas' records could not be read:
 	// the answer then holds this replica's counts alone.
 	Unavailable string `json:"unavailable,omitempty"`
@@ -42,6 +45,9 @@ type ReporterConfig struct {
 	Stored func(ctx context.Context) ([]json.RawMessage, error)
 	// Served returns the ids of the skills served now; required.
 	Served func(ctx context.Context) ([]string, error)
+	// PageSize returns the page_size in force (D43; 0 or nil: the
+	// answer is whole).
+	PageSize func() int
 }
 
 // Reporter serves skills::usage.
@@ -58,46 +64,47 @@ func NewReporter(cfg ReporterConfig) *Reporter {
 
 // Query is a skills::usage request.
 type Query struct {
-	Since *string `json:"since,omitempty" jsonschema_description:"An RFC 3339 time (e.g. 2026-12-01T00:00:00Z): the uses counted from the start of the UTC hour it falls in (at most 48 hours back, see counted_since), and only the ids used then."`
-	ID    *string `json:"id,omitempty" jsonschema_description:"One skill id: only its row."`
+	Since  *string `json:"since,omitempty" jsonschema_description:"An RFC 3339 time (e.g. 2026-12-01T00:00:00Z): the uses counted from the start of the UTC hour it falls in (at most 48 hours back, see counted_since), and only the ids used then."`
+	ID     *string `json:"id,omitempty" jsonschema_description:"One skill id: only its row."`
+	Cursor *string `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page, when the worker's page_size is set."`
 }
 
 // queryFields are the fields a request may carry; the engine adds
 // _caller_worker_id to every payload.
-var queryFields = []string{"since", "id", "_caller_worker_id"}
+var queryFields = []string{"since", "id", "cursor", "_caller_worker_id"}
 
 // parseQuery reads a request strictly: an unknown field, a since that
 // is not a time or an invalid id is an invalid_argument saying what is
-// allowed.
-func parseQuery(data json.RawMessage) (since time.Time, id string, err error) {
+// allowed. A cursor is checked when a page is cut.
+func parseQuery(data json.RawMessage) (since time.Time, id string, cursor *string, err error) {
 	if len(bytes.TrimSpace(data)) == 0 || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		return time.Time{}, "", nil
+		return time.Time{}, "", nil, nil
 	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(data, &fields) != nil {
-		return time.Time{}, "", contract.Invalidf("invalid payload for %s: want an object with since and id, both optional", contract.FnSkillsUsage)
+		return time.Time{}, "", nil, contract.Invalidf("invalid payload for %s: want an object with since, id and cursor, all optional", contract.FnSkillsUsage)
 	}
 	for k := range fields {
 		if !slices.Contains(queryFields, k) {
-			return time.Time{}, "", contract.Invalidf("unknown field %s in %s; allowed: since (an RFC 3339 time), id (a skill id)", ids.Quote(k), contract.FnSkillsUsage)
+			return time.Time{}, "", nil, contract.Invalidf("unknown field %s in %s; allowed: since (an RFC 3339 time), id (a skill id), cursor (a nextCursor)", ids.Quote(k), contract.FnSkillsUsage)
 		}
 	}
 	var q Query
 	if err := json.Unmarshal(data, &q); err != nil {
-		return time.Time{}, "", contract.Invalidf("invalid payload for %s: since and id must be strings", contract.FnSkillsUsage)
+		return time.Time{}, "", nil, contract.Invalidf("invalid payload for %s: since, id and cursor must be strings", contract.FnSkillsUsage)
 	}
 	if q.Since != nil {
 		if since, err = time.Parse(time.RFC3339Nano, *q.Since); err != nil {
-			return time.Time{}, "", contract.Invalidf("since %s is not a time; allowed: an RFC 3339 time such as 2026-12-01T00:00:00Z", ids.Quote(*q.Since))
+			return time.Time{}, "", nil, contract.Invalidf("since %s is not a time; allowed: an RFC 3339 time such as 2026-12-01T00:00:00Z", ids.Quote(*q.Since))
 		}
 	}
 	if q.ID != nil {
 		if err := ids.ValidateSkillID(*q.ID); err != nil {
-			return time.Time{}, "", contract.Invalidf("id %s is not a skill id: %v", ids.Quote(*q.ID), err)
+			return time.Time{}, "", nil, contract.Invalidf("id %s is not a skill id: %v", ids.Quote(*q.ID), err)
 		}
 		id = *q.ID
 	}
-	return since, id, nil
+	return since, id, q.Cursor, nil
 }
 
 // Function is skills::usage.
@@ -108,11 +115,15 @@ func (r *Reporter) Function() iii.Function {
 		RequestFormat:  iii.SchemaOf[Query](),
 		ResponseFormat: iii.SchemaOf[Report](),
 		Handler: func(ctx context.Context, req iii.Request) (any, error) {
-			since, id, err := parseQuery(req.Data)
+			since, id, cursor, err := parseQuery(req.Data)
 			if err != nil {
 				return nil, err
 			}
-			return r.Usage(ctx, since, id)
+			rep, err := r.Usage(ctx, since, id)
+			if err != nil || r.cfg.PageSize == nil {
+				return rep, err
+			}
+			return page(rep, cursor, r.cfg.PageSize())
 		},
 	}
 }

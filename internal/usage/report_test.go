@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/iii"
+	"github.com/iii-hq/skills-go/internal/paging"
 )
 
 // reporter is a Reporter for replica "me" over c, with other replicas'
@@ -99,8 +101,9 @@ func TestUsageBadInput(t *testing.T) {
 		{`{"since":"yesterday"}`, `since "yesterday" is not a time; allowed: an RFC 3339 time`},
 		{`{"id":"fn/x"}`, `id "fn/x" is not a skill id`},
 		{`{"id":""}`, `id "" is not a skill id`},
-		{`{"ids":["a"]}`, `unknown field "ids" in skills::usage; allowed: since (an RFC 3339 time), id (a skill id)`},
-		{`{"since":5}`, `since and id must be strings`},
+		{`{"ids":["a"]}`, `unknown field "ids" in skills::usage; allowed: since (an RFC 3339 time), id (a skill id), cursor (a nextCursor)`},
+		{`{"since":5}`, `since, id and cursor must be strings`},
+		{`{"cursor":5}`, `since, id and cursor must be strings`},
 		{`[1]`, `want an object`},
 	} {
 		_, err := fn.Handler(t.Context(), iii.Request{Data: json.RawMessage(tc.payload)})
@@ -115,4 +118,98 @@ func TestUsageBadInput(t *testing.T) {
 			t.Errorf("%s: %v; want an answer", ok, err)
 		}
 	}
+}
+
+// With page_size set, skills::usage answers its entries page by page:
+// the skills' rows, then the sections', then never_opened, each page in
+// its fields, and the pages together are the whole answer
+// (docs/decisions.md D87, D43). Bad cursors are refused as D43's lists
+// refuse them.
+func TestUsagePages(t *testing.T) {
+	clk := newClock()
+	c := NewCounter(clk.now)
+	for _, id := range []string{"c", "a", "b"} {
+		c.Listed(nil, func() []string { return []string{id} })
+	}
+	c.Read("a")
+	c.Section("acme::status")
+	size := 2
+	r := reporter(c, nil, nil, "a", "b", "c", "d")
+	r.cfg.PageSize = func() int { return size }
+	fn := r.Function()
+	call := func(payload string) (Report, error) {
+		res, err := fn.Handler(t.Context(), iii.Request{Data: json.RawMessage(payload)})
+		if err != nil {
+			return Report{}, err
+		}
+		return res.(Report), nil
+	}
+
+	whole, _ := r.Usage(t.Context(), time.Time{}, "")
+	var pages []Report
+	for payload := `{}`; ; {
+		rep, err := call(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, rep)
+		if rep.NextCursor == "" || len(pages) > 10 {
+			break
+		}
+		payload = `{"cursor":"` + rep.NextCursor + `"}`
+	}
+	type entries struct {
+		Skills, Sections, NeverOpened []string
+	}
+	got := make([]entries, len(pages))
+	joined := Report{Skills: map[string]Row{}, Sections: map[string]Row{}, NeverOpened: []string{}, Replicas: 1}
+	for i, p := range pages {
+		got[i] = entries{keysOf(p.Skills), keysOf(p.Sections), p.NeverOpened}
+		for k, v := range p.Skills {
+			joined.Skills[k] = v
+		}
+		for k, v := range p.Sections {
+			joined.Sections[k] = v
+		}
+		joined.NeverOpened = append(joined.NeverOpened, p.NeverOpened...)
+	}
+	want := []entries{
+		{[]string{"a", "b"}, []string{}, []string{}},
+		{[]string{"c"}, []string{"acme::status"}, []string{}},
+		{[]string{}, []string{}, []string{"b", "c"}},
+		{[]string{}, []string{}, []string{"d"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(whole, joined); diff != "" {
+		t.Errorf("the pages joined against the whole answer (-whole +pages):\n%s", diff)
+	}
+
+	for _, tc := range []struct{ cursor, want string }{
+		{paging.Cursor(pageList, "skill:gone"), `stale cursor: "skill:gone" is no longer in the list`},
+		{"%%%", `cursor "%%%" is not one this worker gave out`},
+		{paging.Cursor("resources", "iii://a"), "cursor is for the resources list, not the usage list"},
+	} {
+		_, err := call(`{"cursor":"` + tc.cursor + `"}`)
+		ce, ok := errors.AsType[*contract.Error](err)
+		if !ok || ce.Code != contract.CodeInvalidArgument || !strings.Contains(ce.Message, tc.want) {
+			t.Errorf("cursor %s: %v; want invalid_argument containing %q", tc.cursor, err, tc.want)
+		}
+	}
+
+	size = 0 // page_size 0: the whole answer, a cursor ignored (D43)
+	rep, err := call(`{"cursor":"` + paging.Cursor(pageList, "skill:gone") + `"}`)
+	if err != nil || len(rep.Skills) != 3 || rep.NextCursor != "" {
+		t.Errorf("page_size 0: %v, %v; want the whole answer", rep, err)
+	}
+}
+
+func keysOf(m map[string]Row) []string {
+	out := []string{}
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

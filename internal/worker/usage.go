@@ -25,8 +25,9 @@ type usageParts struct {
 }
 
 // newUsage wires usage counting over view's counter for one replica
-// (replica: a key no other replica has).
-func newUsage(cfg config.Config, client usage.Caller, view *catalog.View, replica string, log *zap.Logger) usageParts {
+// (replica: a key no other replica has); pageSize is the page_size in
+// force (live, D43), which pages skills::usage (D87).
+func newUsage(cfg config.Config, client usage.Caller, view *catalog.View, replica string, log *zap.Logger, pageSize func() int) usageParts {
 	scope := cfg.Scopes.Skills + UsageScopeSuffix
 	stored := func(ctx context.Context) ([]json.RawMessage, error) {
 		ctx, cancel := context.WithTimeout(ctx, cfg.StateTimeout())
@@ -45,6 +46,7 @@ func newUsage(cfg config.Config, client usage.Caller, view *catalog.View, replic
 	return usageParts{
 		flusher: usage.NewFlusher(usage.FlusherConfig{Counter: view.Usage(), Caller: client, Scope: scope, Replica: replica,
 			Stored: stored, Timeout: cfg.StateTimeout(), Logger: log}),
-		reporter: usage.NewReporter(usage.ReporterConfig{Counter: view.Usage(), Replica: replica, Stored: stored, Served: served}),
+		reporter: usage.NewReporter(usage.ReporterConfig{Counter: view.Usage(), Replica: replica, Stored: stored, Served: served,
+			PageSize: pageSize}),
 	}
 }

@@ -169,7 +169,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	w.cat.OnChange(announceStored(w.reg, cfg.Scopes))
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	// Each replica's usage under its own key, so none overwrites another's (D84).
-	w.usage = newUsage(cfg, w.client, view, opts.Name+"-"+replica, log.Named("usage"))
+	w.usage = newUsage(cfg, w.client, view, opts.Name+"-"+replica, log.Named("usage"), func() int { return w.reg.Budgets().PageSize })
 	w.functions = append(w.surfaces.functions(), w.usage.reporter.Function())
 	w.live = newLiveConfig(w.client, cfg, log.Named("config"), w.applyLive)
 	return w, nil
