@@ -27,10 +27,11 @@ func countsOf(r usage.Row) counts {
 	return counts{r.Listed, r.Searched, r.Rank1, r.Read, r.Fetched, r.Served}
 }
 
-// usageOf is skills::usage through r: the skills' and sections' counts.
-func usageOf(ctx context.Context, t *testing.T, r *replica) (skills, sections map[string]counts, rep usage.Report) {
+// usageOf is skills::usage through r with query: the skills' and
+// sections' counts.
+func usageOf(ctx context.Context, t *testing.T, r *replica, query map[string]any) (skills, sections map[string]counts, rep usage.Report) {
 	t.Helper()
-	if err := json.Unmarshal(call(ctx, t, r, contract.FnSkillsUsage, map[string]any{}), &rep); err != nil {
+	if err := json.Unmarshal(call(ctx, t, r, contract.FnSkillsUsage, query), &rep); err != nil {
 		t.Fatal(err)
 	}
 	skills, sections = map[string]counts{}, map[string]counts{}
@@ -83,7 +84,7 @@ func TestUsageMergesTwoReplicas(t *testing.T) {
 	for _, r := range []*replica{a, b} {
 		deadline := time.Now().Add(usageWithin)
 		for {
-			skills, sections, rep := usageOf(ctx, t, r)
+			skills, sections, rep := usageOf(ctx, t, r, map[string]any{})
 			if cmp.Equal(wantSkills, skills) && cmp.Equal(wantSections, sections) && rep.Replicas == 2 {
 				break
 			}
@@ -99,12 +100,23 @@ func TestUsageMergesTwoReplicas(t *testing.T) {
 		}
 	}
 
+	// The same counts by the hour, from both replicas' hours (D87): every
+	// use was made in the last day.
+	since := time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)
+	for _, r := range []*replica{a, b} {
+		skills, sections, rep := usageOf(ctx, t, r, map[string]any{"since": since})
+		if !cmp.Equal(wantSkills, skills) || !cmp.Equal(wantSections, sections) || rep.CountedSince == "" {
+			t.Errorf("skills::usage since %s through %s: %v, counted since %q\nskills (-want +got):\n%s\nsections (-want +got):\n%s", since, r.name, rep, rep.CountedSince,
+				cmp.Diff(wantSkills, skills), cmp.Diff(wantSections, sections))
+		}
+	}
+
 	// A read on B, then B stops: its last count is written as it stops.
 	call(ctx, t, b, contract.FnSkillsResourcesRead, map[string]string{"uri": "iii://pg/tuning"})
 	if err := wb.Close(); err != nil {
 		t.Fatal(err)
 	}
-	skills, _, rep := usageOf(ctx, t, a)
+	skills, _, rep := usageOf(ctx, t, a, map[string]any{})
 	if got := skills["pg/tuning"].Read; got != 2 || rep.Replicas != 2 {
 		t.Errorf("after B stopped, A reports pg/tuning read %d times from %d replicas; want 2 from 2", got, rep.Replicas)
 	}
