@@ -161,8 +161,8 @@ type ViewConfig struct {
 	// skill's requirements are judged (D85); nil judges none unavailable.
 	Functions *offered.Functions
 	// Unavailable is what the view does with a skill whose requirements
-	// are not met; "" is UnavailableMark.
-	Unavailable UnavailableMode
+	// are not met (the config key unavailable); "" is requires.Mark.
+	Unavailable requires.Mode
 }
 
 // View merges the stored skills with the files. It is safe for
@@ -182,7 +182,7 @@ type View struct {
 	usage                 *usage.Counter
 	flagged               lint.Mode
 	functions             *offered.Functions
-	unavailable           UnavailableMode
+	unavailable           requires.Mode
 
 	mu      sync.Mutex
 	last    Listing // the last keyed listing, reused while its key holds
@@ -205,7 +205,7 @@ func NewView(cfg ViewConfig) *View {
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
 		fileDigests: NewGenerations[keptDigest](),
 		flagged:     cmp.Or(cfg.Flagged, lint.DefaultMode),
-		functions:   cfg.Functions, unavailable: cmp.Or(cfg.Unavailable, UnavailableMark),
+		functions:   cfg.Functions, unavailable: cmp.Or(cfg.Unavailable, requires.DefaultMode),
 		usage: cmp.Or(cfg.Usage, usage.NewCounter(nil)),
 	}
 }
@@ -307,8 +307,8 @@ func (v *View) merge(rows []StateSkill, files fsource.Snapshot, fns offered.Snap
 	if v.flagged == lint.Withhold {
 		l.Skills, l.Withheld = withhold(l.Skills, func(s Skill) bool { return s.Lint != nil })
 	}
-	judgeAvailability(l.Skills, fns)
-	if v.unavailable == UnavailableHide {
+	JudgeAvailability(l.Skills, fns)
+	if v.unavailable == requires.Hide {
 		l.Skills, l.Hidden = withhold(l.Skills, func(s Skill) bool { return s.Unavailable != nil })
 	}
 	return l

@@ -2,13 +2,13 @@ package catalog
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
 	"github.com/iii-hq/skills-go/internal/offered"
+	"github.com/iii-hq/skills-go/internal/requires"
 )
 
 // Skills checked against the live engine (docs/decisions.md D85): each
@@ -18,38 +18,14 @@ import (
 // becomes: marked on every surface, or left out of them (Listing.Hidden
 // keeps it for diagnostics) with a point read refused.
 
-// UnavailableMode is the config key unavailable: what the view does with
-// a skill whose requirements are not met.
-type UnavailableMode string
-
-// The modes.
-const (
-	// UnavailableMark serves the skill and marks it, with what it lacks,
-	// in the index, the listings and search results. The default.
-	UnavailableMark UnavailableMode = "mark"
-	// UnavailableHide leaves it out of every listing and refuses a point
-	// read with unavailable, naming what it lacks.
-	UnavailableHide UnavailableMode = "hide"
-)
-
-// UnavailableModes are the values unavailable accepts.
-var UnavailableModes = []UnavailableMode{UnavailableMark, UnavailableHide}
-
-// CheckUnavailableMode returns the problem with an unavailable value, or "".
-func CheckUnavailableMode(m string) string {
-	if slices.Contains(UnavailableModes, UnavailableMode(m)) {
-		return ""
-	}
-	return fmt.Sprintf("`unavailable` must be mark or hide (default %s), got %q", UnavailableMark, m)
-}
-
-// judgeAvailability sets each entry's Unavailable. skills is sorted by id.
+// JudgeAvailability sets each entry's Unavailable. skills is sorted by id.
+// Every listing judges its entries with it; skills doctor judges files.
 // A required skill counts as missing when no entry serves it or its own
 // requirements are unmet, so a skill is available only when everything
 // it reaches through its requirements is; the judgement runs until it
 // settles (it only ever adds what is missing, so it ends, cycles
 // included: two skills requiring each other are judged by the rest).
-func judgeAvailability(skills []Skill, fns offered.Snapshot) {
+func JudgeAvailability(skills []Skill, fns offered.Snapshot) {
 	var chained []int // entries that require other skills
 	for i := range skills {
 		r := skills[i].Requires
@@ -99,7 +75,7 @@ func judgeAvailability(skills []Skill, fns offered.Snapshot) {
 // hide when the current listing hides it, else nil. Only that mode pays
 // for the listing; a listing that fails judges nothing.
 func (v *View) refuseHidden(ctx context.Context, id string) error {
-	if v.unavailable != UnavailableHide {
+	if v.unavailable != requires.Hide {
 		return nil
 	}
 	l, err := v.Skills(ctx)
@@ -110,12 +86,15 @@ func (v *View) refuseHidden(ctx context.Context, id string) error {
 	if !ok {
 		return nil
 	}
-	return contract.Unavailablef("Skill %s is unavailable: it requires %s, which the engine does not offer now; unavailable is hide, and skills::diagnostics lists what each skill lacks",
+	return contract.Unavailablef("Skill %s is unavailable: what it requires is missing now (%s); unavailable is hide, and skills::diagnostics lists what each skill lacks",
 		ids.Unquoted(id), l.Hidden[j].Unavailable)
 }
 
 // Unavailable is the view's unavailable mode.
-func (v *View) Unavailable() UnavailableMode { return v.unavailable }
+func (v *View) Unavailable() requires.Mode { return v.unavailable }
+
+// Offered is the engine's function list the listings judge against now.
+func (v *View) Offered() offered.Snapshot { return v.functions.Snapshot() }
 
 // WithUnavailable is meta with u at contract.MetaKeyUnavailable: the one
 // place an MCP listing's entry is marked. meta is returned as it was

@@ -12,11 +12,12 @@ import (
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/offered"
+	"github.com/iii-hq/skills-go/internal/requires"
 )
 
 // availView is a view over a folder of skills and a stored one, judged
 // against fns in mode.
-func availView(t *testing.T, fns *offered.Functions, mode UnavailableMode) *View {
+func availView(t *testing.T, fns *offered.Functions, mode requires.Mode) *View {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, dir, "skills/status.md", "# Status\n\nRead [the status](iii://fn/acme/status).\n")
@@ -74,14 +75,14 @@ func TestViewMarksSkillsWhoseFunctionsAreNotOffered(t *testing.T) {
 func TestViewHidesUnavailableSkillsAndRefusesTheirReads(t *testing.T) {
 	fns := offered.New()
 	fns.Set(map[string]bool{"acme::refund": true})
-	v := availView(t, fns, UnavailableHide)
+	v := availView(t, fns, requires.Hide)
 	l, err := v.Skills(t.Context())
 	if err != nil || marks(l.Skills) != "plain stored" || marks(l.Hidden) != "report(skill status) status(function acme::status)" {
 		t.Fatalf("listed %q hidden %q (%v)", marks(l.Skills), marks(l.Hidden), err)
 	}
 	for id, want := range map[string]string{
-		"status": "Skill status is unavailable: it requires function acme::status, which the engine does not offer now; unavailable is hide",
-		"report": "Skill report is unavailable: it requires skill status, which",
+		"status": "Skill status is unavailable: what it requires is missing now (function acme::status); unavailable is hide",
+		"report": "Skill report is unavailable: what it requires is missing now (skill status); unavailable is hide",
 	} {
 		if _, _, err := v.Body(t.Context(), id); contract.CodeOf(err) != contract.CodeUnavailable || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("Body(%s) = %v, want unavailable %q", id, err, want)
@@ -151,7 +152,7 @@ func TestJudgeAvailabilityAgreesWithItsDefinition(t *testing.T) {
 		}
 		fns := offered.New()
 		fns.Set(offer)
-		judgeAvailability(skills, fns.Snapshot())
+		JudgeAvailability(skills, fns.Snapshot())
 
 		byID := map[string]Skill{}
 		for _, s := range skills {

@@ -21,6 +21,9 @@ const (
 const (
 	opRegister   = "register"
 	opUnregister = "unregister"
+	// A skill whose requirements became met or unmet (D85).
+	opAvailable   = "available"
+	opUnavailable = "unavailable"
 )
 
 // emptyInput is the payload of list-style functions: any object (unknown
@@ -89,6 +92,8 @@ type skillChange struct {
 	Op     string `json:"op"`
 	ID     string `json:"id"`
 	Source string `json:"source,omitempty"` // "fs" for file changes (D21); absent for state, as in 0.2
+	// Missing is what an unavailable skill lacks (D85); absent otherwise.
+	Missing *contract.Missing `json:"missing,omitempty"`
 }
 
 func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (registerSkillOutput, error) {
