@@ -28,14 +28,18 @@ type availability struct {
 	announce func(ctx context.Context, id string, missing *contract.Missing)
 	log      *zap.Logger
 	wake     chan struct{}
+	// settled is closed once the catalog serves its scopes as it will:
+	// before, a change is judged but not announced, as the load itself
+	// announces nothing, and no listing is read beside the load.
+	settled <-chan struct{}
 }
 
 // listRetry is how long after a failed list the functions are listed again.
 const listRetry = time.Second
 
-func newAvailability(client *iii.Client, fns *offered.Functions, view *catalog.View,
+func newAvailability(client *iii.Client, fns *offered.Functions, view *catalog.View, settled <-chan struct{},
 	announce func(context.Context, string, *contract.Missing), log *zap.Logger) *availability {
-	a := &availability{client: client, fns: fns, view: view, announce: announce, log: log, wake: make(chan struct{}, 1)}
+	a := &availability{client: client, fns: fns, view: view, announce: announce, log: log, wake: make(chan struct{}, 1), settled: settled}
 	client.OnEngineChange(a.poke)
 	return a
 }
@@ -81,6 +85,12 @@ func (a *availability) look(ctx context.Context) error {
 	}
 	if err != nil {
 		a.fns.Unknown() // an engine with no list: nothing is judged
+		return nil
+	}
+	select {
+	case <-a.settled:
+	default:
+		a.fns.Set(have)
 		return nil
 	}
 	if !a.fns.Snapshot().Known {

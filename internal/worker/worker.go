@@ -172,7 +172,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	// (D72, D73).
 	w.cat.SetReconcileInterval(cfg.Reconcile())
 	w.cat.OnChange(announceStored(w.reg, cfg.Scopes))
-	w.avail = newAvailability(w.client, fns, view, w.reg.AvailabilityChanged, log.Named("availability"))
+	w.avail = newAvailability(w.client, fns, view, w.cat.Settled(), w.reg.AvailabilityChanged, log.Named("availability"))
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	// Each replica's usage under its own key, so none overwrites another's (D84).
 	w.usage = newUsage(cfg, w.client, view, opts.Name+"-"+replica, log.Named("usage"))
