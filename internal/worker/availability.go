@@ -17,10 +17,11 @@ import (
 // became available or unavailable on skills::on-change. It lists the
 // functions once the client is ready and again at every change the
 // engine reports (engine::workers-available fires when a worker connects,
-// registers its metadata, which the SDKs send after their functions, and
-// disconnects, after the engine removed its functions;
+// announces its metadata, before or after its functions depending on the
+// SDK, and disconnects, after the engine removed its functions;
 // engine::functions-available, the engine's poll every 5 s, is the net
-// under both). A list that fails is tried again after listRetry.
+// under both), and a few times in the second after each (followUps). A
+// list that fails is tried again after listRetry.
 type availability struct {
 	client   *iii.Client
 	fns      *offered.Functions
@@ -36,6 +37,14 @@ type availability struct {
 
 // listRetry is how long after a failed list the functions are listed again.
 const listRetry = time.Second
+
+// followUps are the looks after each change the engine reports, counted
+// from the one before: a worker's registrations may reach the engine
+// after the event of its connection or of its metadata call (the Node SDK
+// and this module's client send that call first, and the engine runs it
+// beside the frames that follow), so a look at the event alone could miss
+// them. The last is a second after the event.
+var followUps = []time.Duration{100 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond}
 
 func newAvailability(client *iii.Client, fns *offered.Functions, view *catalog.View, settled <-chan struct{},
 	announce func(context.Context, string, *contract.Missing), log *zap.Logger) *availability {
@@ -59,19 +68,26 @@ func (a *availability) run(ctx context.Context) {
 		return
 	}
 	a.poke()
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
-	defer retry.Stop()
+	again := time.NewTimer(time.Hour)
+	again.Stop()
+	defer again.Stop()
+	next := len(followUps) // the follow-up look due next; none
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-a.wake:
-		case <-retry.C:
+			next = 0
+		case <-again.C:
 		}
-		if err := a.look(ctx); err != nil && ctx.Err() == nil {
+		err := a.look(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
 			a.log.Debug("could not list the engine's functions; trying again", zap.Duration("in", listRetry), zap.Error(err))
-			retry.Reset(listRetry)
+			again.Reset(listRetry)
+		case next < len(followUps):
+			again.Reset(followUps[next])
+			next++
 		}
 	}
 }
