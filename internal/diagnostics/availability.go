@@ -1,10 +1,13 @@
 package diagnostics
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"go.uber.org/zap"
 
 	"github.com/iii-hq/skills-go/internal/catalog"
 	"github.com/iii-hq/skills-go/internal/contract"
@@ -130,5 +133,24 @@ func (a *Availability) writeText(w io.Writer) {
 	}
 	for _, p := range a.Problems {
 		fmt.Fprintf(w, "  %s  warning: %s\n", p.ID, p.Problem)
+	}
+}
+
+// LogRequires logs, once the catalog has its scopes, each requirement
+// entry that could not be read (the first lintLogged of them): the
+// warning the boot log gives, naming the skill and the entry (D85).
+func (d *Diagnoser) LogRequires(ctx context.Context) {
+	l, err := d.view.Skills(ctx)
+	if err != nil {
+		return
+	}
+	a := availabilityOf(d.view.Unavailable(), d.view.Offered(), l)
+	for i, p := range a.Problems {
+		if i == lintLogged {
+			d.log.Warn("more requirement entries not read; skills::diagnostics lists them all", zap.Int("not_logged", len(a.Problems)-i))
+			break
+		}
+		d.log.Warn("a requirement of a skill is not read; the skill is served", zap.String("id", p.ID), zap.String("origin", p.Origin),
+			zap.String("path", p.Path), zap.String("problem", p.Problem))
 	}
 }

@@ -354,6 +354,7 @@ func (w *Worker) announceReady(ctx context.Context) {
 	select {
 	case <-w.cat.Settled():
 		w.surfaces.diag.LogLint(ctx)
+		w.surfaces.diag.LogRequires(ctx)
 	case <-ctx.Done():
 	}
 }
