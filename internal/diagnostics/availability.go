@@ -126,8 +126,12 @@ func (a *Availability) writeText(w io.Writer) {
 	if a.FunctionsKnown {
 		known = fmt.Sprintf("checked against the engine's %d functions", a.Functions)
 	}
-	fmt.Fprintf(w, "REQUIREMENTS: %d skills require functions or skills; %s; %d unavailable (unavailable: %s)\n",
-		a.Requiring, known, len(a.Unavailable), a.Mode)
+	who := fmt.Sprintf("%d skills require", a.Requiring)
+	if a.Requiring == 1 {
+		who = "1 skill requires"
+	}
+	fmt.Fprintf(w, "REQUIREMENTS: %s functions or skills; %s; %d unavailable (unavailable: %s)\n",
+		who, known, len(a.Unavailable), a.Mode)
 	for _, u := range a.Unavailable {
 		fmt.Fprintf(w, "  %s  unavailable: %s\n", u.ID, u.Missing)
 	}
