@@ -11,6 +11,8 @@ import (
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // File statuses.
@@ -58,6 +60,11 @@ type Report struct {
 	Search       *Search     `json:"search,omitempty"`      // absent offline and without an embedder
 	Live         *LiveConfig `json:"live_config,omitempty"` // absent offline and without the engine's configuration worker
 	Lint         *Lint       `json:"lint,omitempty"`        // the content checks (D65)
+	// FileChanges are the digest changes of the skill files served, newest
+	// first, the last catalog.KeptFileChanges; FileChangesOmitted counts
+	// the older ones (D86). Absent offline and until a file changes.
+	FileChanges        []catalog.FileChange `json:"file_changes,omitempty"`
+	FileChangesOmitted uint64               `json:"file_changes_omitted,omitempty"`
 }
 
 // Search is how skill::search ranks, when it has more than the lexical
