@@ -32,10 +32,12 @@ type FileChange struct {
 	At string `json:"at"`
 }
 
-// servedDigest is what the view last served of a file.
+// servedDigest is what the view last served of a file, and the scan it
+// was last served from (fileChanges.scans).
 type servedDigest struct {
 	sum  string
 	size int64
+	scan uint64
 }
 
 // fileChanges follows the digests of the skill files each listing
@@ -43,59 +45,76 @@ type servedDigest struct {
 // with the Metas the listing read (the view's one judgement of a file's
 // content), never by reading a file itself.
 type fileChanges struct {
-	mu       sync.Mutex
-	version  uint64                  // the file scan's version last compared
-	compared bool                    // whether any scan was
-	seen     map[string]servedDigest // by path: the files that scan served
-	ring     []FileChange            // oldest first, at most KeptFileChanges
-	total    uint64                  // every change seen, kept or not
+	mu      sync.Mutex
+	version uint64                   // the file scan's version last compared
+	scans   uint64                   // scans compared; 0: none yet
+	seen    map[string]*servedDigest // by path: the files served
+	ring    []FileChange             // oldest first, at most KeptFileChanges
+	total   uint64                   // every change seen, kept or not
 }
 
 func newFileChanges() *fileChanges {
-	return &fileChanges{seen: map[string]servedDigest{}}
+	return &fileChanges{seen: map[string]*servedDigest{}}
 }
 
 // note compares the files a listing serves from the scan at version,
 // with the Metas it read of them (in order), to those last compared. A
-// scan no newer than the last compared one is not
-// compared again: two listings built at once from an older and a newer
-// scan would otherwise record a change and its undoing. A file that
-// could not be read (no digest) keeps the digest last served; a file
-// no longer served is forgotten, so what is kept is bounded by the
-// files served.
+// scan no newer than the last compared one is not compared again: two
+// listings built at once from an older and a newer scan would otherwise
+// record a change and its undoing. A file that could not be read (no
+// digest) keeps the digest last served; a file no longer served is
+// forgotten, so what is kept is bounded by the files served. The
+// digests are updated in place: a rescan of thousands of unchanged files
+// costs a lookup each and no allocation (BENCHMARKS.md, D86).
 func (c *fileChanges) note(version uint64, served []fsource.Skill, metas []Meta) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.compared && version <= c.version {
+	if c.scans > 0 && version <= c.version {
 		return
 	}
-	c.version, c.compared = version, true
-	next := make(map[string]servedDigest, len(served))
+	c.version = version
+	c.scans++
+	live := 0
 	var at string
 	for i, f := range served {
 		m := metas[i]
-		prev, known := c.seen[f.Path]
-		if m.SHA256 == "" {
-			if known {
-				next[f.Path] = prev
-			}
+		d := c.seen[f.Path]
+		switch {
+		case d == nil && m.SHA256 == "":
+			continue
+		case d == nil:
+			c.seen[f.Path] = &servedDigest{sum: m.SHA256, size: m.Size, scan: c.scans}
+			live++
 			continue
 		}
-		next[f.Path] = servedDigest{sum: m.SHA256, size: m.Size}
-		if !known || prev.sum == m.SHA256 {
+		d.scan = c.scans
+		live++
+		if m.SHA256 == "" || m.SHA256 == d.sum {
 			continue
 		}
 		if at == "" {
 			at = Timestamp(time.Now())
 		}
-		c.total++
-		if len(c.ring) == KeptFileChanges {
-			c.ring = slices.Delete(c.ring, 0, 1)
-		}
-		c.ring = append(c.ring, FileChange{ID: f.ID, Path: f.Path, PreviousSHA256: prev.sum, PreviousBytes: prev.size,
+		c.record(FileChange{ID: f.ID, Path: f.Path, PreviousSHA256: d.sum, PreviousBytes: d.size,
 			SHA256: m.SHA256, Bytes: m.Size, At: at})
+		d.sum, d.size = m.SHA256, m.Size
 	}
-	c.seen = next
+	if live < len(c.seen) {
+		for path, d := range c.seen {
+			if d.scan != c.scans {
+				delete(c.seen, path)
+			}
+		}
+	}
+}
+
+// record keeps ch, dropping the oldest kept change when full.
+func (c *fileChanges) record(ch FileChange) {
+	c.total++
+	if len(c.ring) == KeptFileChanges {
+		c.ring = slices.Delete(c.ring, 0, 1)
+	}
+	c.ring = append(c.ring, ch)
 }
 
 // FileChanges returns the kept digest changes of the skill files the

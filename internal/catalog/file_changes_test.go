@@ -121,3 +121,38 @@ func TestFileChangesIgnoreAnOlderScan(t *testing.T) {
 		t.Errorf("changes = %+v, want none", got)
 	}
 }
+
+// A file no longer served is forgotten: served again with other bytes,
+// it is a new file, not a change; what is kept is the files served.
+func TestFileChangesForgetFilesNoLongerServed(t *testing.T) {
+	c := newFileChanges()
+	both := []fsource.Skill{{ID: "alpha", Path: "/skills/alpha.md"}, {ID: "beta", Path: "/skills/beta.md"}}
+	c.note(1, both, []Meta{{SHA256: "a1", Size: 2}, {SHA256: "b1", Size: 2}})
+	c.note(2, both[:1], []Meta{{SHA256: "a1", Size: 2}})
+	if len(c.seen) != 1 {
+		t.Errorf("after beta went: %d paths kept, want 1", len(c.seen))
+	}
+	c.note(3, both, []Meta{{SHA256: "a2", Size: 2}, {SHA256: "b2", Size: 2}})
+	if len(c.ring) != 1 || c.ring[0].ID != "alpha" || c.ring[0].PreviousSHA256 != "a1" || c.ring[0].SHA256 != "a2" {
+		t.Errorf("changes = %+v, want alpha's alone", c.ring)
+	}
+}
+
+// BenchmarkFileChangesNote is the record's cost on a listing built from
+// a new file scan of 5,000 served files, none changed: what a rescan
+// adds to merge (docs/decisions.md D86).
+func BenchmarkFileChangesNote(b *testing.B) {
+	const n = 5000
+	files, metas := make([]fsource.Skill, n), make([]Meta, n)
+	for i := range files {
+		files[i] = fsource.Skill{ID: "s" + strconv.Itoa(i), Path: "/skills/s" + strconv.Itoa(i) + ".md"}
+		metas[i] = Meta{SHA256: sha256Hex([]byte(files[i].Path)), Size: 100}
+	}
+	c := newFileChanges()
+	c.note(0, files, metas)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		c.note(uint64(i+1), files, metas)
+	}
+}
