@@ -178,6 +178,7 @@ type View struct {
 	promptSums            *byStamp[promptRead]
 	bodies                *fileBodies
 	fileDigests           *Generations[keptDigest] // FileDigest's, by path
+	fileChanges           *fileChanges             // the served files' digest changes (D86)
 	reads                 readCounts
 	usage                 *usage.Counter
 	flagged               lint.Mode
@@ -203,9 +204,9 @@ func NewView(cfg ViewConfig) *View {
 		promptLog:  newRevisionLog(cfg.Caller, cfg.PromptsScope, cfg, "prompt"),
 		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
-		fileDigests: NewGenerations[keptDigest](),
-		flagged:     cmp.Or(cfg.Flagged, lint.DefaultMode),
-		functions:   cfg.Functions, unavailable: cmp.Or(cfg.Unavailable, requires.DefaultMode),
+		fileDigests: NewGenerations[keptDigest](), fileChanges: newFileChanges(),
+		flagged:   cmp.Or(cfg.Flagged, lint.DefaultMode),
+		functions: cfg.Functions, unavailable: cmp.Or(cfg.Unavailable, requires.DefaultMode),
 		usage: cmp.Or(cfg.Usage, usage.NewCounter(nil)),
 	}
 }
@@ -291,6 +292,7 @@ func (v *View) merge(rows []StateSkill, files fsource.Snapshot, fns offered.Snap
 	served, l.Shadowed = shadow(files.Skills, func(f fsource.Skill) string { return f.ID },
 		rows, func(r StateSkill) string { return r.ID })
 	metas := v.skillMetas.values(listedOf(served, skillFile), func(i int) Meta { return fileMetaOf(served[i], v.src) })
+	v.fileChanges.note(files.Version, served, metas)
 	// Both lists are sorted by id and disjoint: merge them in order.
 	i, j := 0, 0
 	for i < len(rows) || j < len(served) {

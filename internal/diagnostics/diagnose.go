@@ -121,6 +121,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		rep.Watch.Mode = mode
 	}
 	rep.Reads, rep.ReadsOmitted = d.view.TopReads(ReportedReads)
+	rep.FileChanges, rep.FileChangesOmitted = d.view.FileChanges()
 	if d.add != nil {
 		d.add(&rep)
 	}

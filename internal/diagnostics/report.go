@@ -11,6 +11,8 @@ import (
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // File statuses.
@@ -61,6 +63,11 @@ type Report struct {
 	// Availability is what the skills require of the live engine and
 	// what it lacks (D85).
 	Availability *Availability `json:"availability,omitempty"`
+	// FileChanges are the digest changes of the skill files served, newest
+	// first, the last catalog.KeptFileChanges; FileChangesOmitted counts
+	// the older ones (D86). Absent offline and until a file changes.
+	FileChanges        []catalog.FileChange `json:"file_changes,omitempty"`
+	FileChangesOmitted uint64               `json:"file_changes_omitted,omitempty"`
 }
 
 // Search is how skill::search ranks, when it has more than the lexical
