@@ -173,6 +173,9 @@ func availabilityRounds(b *testing.B, r *processRig) {
 
 	pid := r.worker.cmd.Process.Pid
 	var gone, back []time.Duration
+	// With -process-profiles, a CPU profile of each process over the
+	// rounds (about 2 s at 20 rounds).
+	profiled := r.profileCPU(b, "availability-rounds", 2)
 	cpu0 := procCPU(b, pid)
 	for range *availRounds {
 		mark := rec.count("unavailable")
@@ -188,6 +191,7 @@ func availabilityRounds(b *testing.B, r *processRig) {
 	}
 	flipCPU := (procCPU(b, pid) - cpu0) / time.Duration(2**availRounds)
 	flip.Close()
+	profiled()
 
 	cpu0 = procCPU(b, pid)
 	mark := rec.count("unavailable")

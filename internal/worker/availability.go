@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -142,20 +144,30 @@ type turn struct {
 // (served or hidden); a skill that came or went is announced by its
 // registration or its file's change, not here.
 func turned(before, after catalog.Listing) []turn {
-	was := map[string]*contract.Missing{}
-	for _, list := range [][]catalog.Skill{before.Skills, before.Hidden} {
-		for _, s := range list {
-			was[s.ID] = s.Unavailable
-		}
-	}
 	var out []turn
 	for _, list := range [][]catalog.Skill{after.Skills, after.Hidden} {
 		for _, s := range list {
-			old, ok := was[s.ID]
+			if s.Requires == nil {
+				continue // requires nothing: never judged unavailable
+			}
+			old, ok := judged(before, s.ID)
 			if ok && !old.Equal(s.Unavailable) {
 				out = append(out, turn{id: s.ID, missing: s.Unavailable})
 			}
 		}
 	}
 	return out
+}
+
+// judged is l's judgement of id, served or hidden; ok is false when l
+// holds no such skill. Both lists are sorted by id.
+func judged(l catalog.Listing, id string) (missing *contract.Missing, ok bool) {
+	if s, ok := l.Skill(id); ok {
+		return s.Unavailable, true
+	}
+	i, ok := slices.BinarySearchFunc(l.Hidden, id, func(s catalog.Skill, id string) int { return strings.Compare(s.ID, id) })
+	if !ok {
+		return nil, false
+	}
+	return l.Hidden[i].Unavailable, true
 }
