@@ -80,9 +80,8 @@ func Of(text string) *Set {
 	if s.Empty() {
 		return nil
 	}
-	s.Functions = sortedOnce(s.Functions)
-	s.Skills = sortedOnce(s.Skills)
-	return &s
+	out := Set{Functions: sortedOnce(s.Functions), Skills: sortedOnce(s.Skills), Problems: s.Problems}
+	return &out // s itself stays on the stack for the skills that require nothing
 }
 
 func containsString(b []byte, sub string) bool {

@@ -131,3 +131,19 @@ func FuzzOf(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkOf is what reading a skill's requirements adds to every
+// MetaOf (a registration, a file's first listing): a 4 KiB body with no
+// link and no declaration, and one with both.
+func BenchmarkOf(b *testing.B) {
+	plain := ("# Email provider\n\n" + strings.Repeat("- step: call the function with the recipient, subject and body; check the result.\n", 50))[:4096]
+	linked := "---\nname: refunds\nrequires:\n  functions: [acme::refund]\n---\n" + plain[:4000] + "\niii://fn/acme/status\n"
+	for _, c := range []struct{ name, text string }{{"plain", plain}, {"declared-and-linked", linked}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Of(c.text)
+			}
+		})
+	}
+}
