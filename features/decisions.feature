@@ -340,7 +340,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
     The 13 functions of 0.2, the three skills::roots::* functions of the
     upstream v0.3 (docs/decisions.md D32), skill::search (D40), skills::diagnostics (D42),
     the MCP Skills extension's four skills::mcp-skills-* (D45), skills::history,
-    skills::rollback and prompts::history (D83), skills::usage (D84), the catalog's internal function
+    skills::rollback and prompts::history (D83), prompts::rollback (D86), skills::usage (D84), the catalog's internal function
     that receives state events (D18; hidden from engine::functions::list by
     its metadata) and the internal function that follows the worker's replicas
     (D72), then one state binding per scope, and the replica function's bindings
@@ -351,7 +351,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       | frame                                    | count |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 28    |
+      | registerfunction                         | 29    |
       | registertrigger                          | 6     |
     And frame 1 of connection 1 has:
       """
@@ -375,7 +375,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       skills::roots::index skills::roots::load skills::roots::rescan
       skill::search skills::diagnostics
       skills::mcp-skills-list skills::mcp-skills-get skills::mcp-skills-read skills::mcp-skills-dir
-      skills::history skills::rollback prompts::history skills::usage
+      skills::history skills::rollback prompts::history prompts::rollback skills::usage
       skills::catalog::state-* skills::replica::*
       """
     And connection 1 sends "registertrigger" for:
@@ -390,7 +390,7 @@ Feature: Decisions where the sources disagree (docs/decisions.md, D1–D16)
       | reattach                                 | 1     |
       | invokefunction engine::workers::register | 1     |
       | registertriggertype                      | 2     |
-      | registerfunction                         | 28    |
+      | registerfunction                         | 29    |
       | registertrigger                          | 6     |
     And connection 2 reattaches as the worker of connection 1
 

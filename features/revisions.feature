@@ -153,3 +153,71 @@ Feature: Revisions and rollback of stored skills
       """
     Then the call fails with code "not_found"
     And the error message contains "Prompt not found: ghost"
+
+  Scenario: a prompt rolled back to its first definition is a new revision, listed when asked, with one on-change
+    prompts::rollback restores a kept definition as skills::rollback restores
+    a body; prompts::list names each stored prompt's revision only when asked
+    (docs/decisions.md D86).
+    When I call "prompts::register" with:
+      """
+      {"name": "greet", "description": "Say hello", "function_id": "bdd::prompt-string",
+       "arguments": [{"name": "who", "description": "Who to greet", "required": true}]}
+      """
+    And I call "prompts::register" with:
+      """
+      {"name": "greet", "description": "Say hello warmly", "function_id": "bdd::prompt-string"}
+      """
+    Then 2 "prompts::on-change" events arrive within 3000 ms
+    When I call "prompts::rollback" with:
+      """
+      {"name": "greet", "revision": 1}
+      """
+    Then the result contains:
+      """
+      {"name": "greet", "revision": 3, "restored_from": 1}
+      """
+    And the result at "registered_at" matches "^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}\+00:00$"
+    And 3 "prompts::on-change" events arrive within 3000 ms
+    And the "prompts::on-change" events are:
+      """
+      [{"op": "register", "name": "greet"}, {"op": "register", "name": "greet"}, {"op": "register", "name": "greet"}]
+      """
+    When I call "prompts::list" with:
+      """
+      {"revision": true}
+      """
+    Then the result contains:
+      """
+      {"prompts": [{"name": "greet", "origin": "state", "arguments": 1, "revision": 3}]}
+      """
+    When I call "prompts::list"
+    Then the result has no "prompts.0.revision"
+    When I call "prompts::mcp-list"
+    Then the result contains:
+      """
+      {"prompts": [{"name": "greet", "description": "Say hello",
+                    "arguments": [{"name": "who", "description": "Who to greet", "required": true}]}]}
+      """
+    When I call "prompts::history" with:
+      """
+      {"name": "greet"}
+      """
+    Then the result at "revisions" has 3 items
+    When I call "prompts::rollback" with:
+      """
+      {"name": "greet", "revision": 7}
+      """
+    Then the call fails with code "not_found"
+    And the error message contains "prompt greet has no revision 7 (its revisions are 1 to 3)"
+    When I call "prompts::rollback" with:
+      """
+      {"name": "ghost", "revision": 1}
+      """
+    Then the call fails with code "not_found"
+    And the error message contains "Prompt not found: ghost"
+    When I call "prompts::rollback" with:
+      """
+      {"name": "greet", "revision": 0}
+      """
+    Then the call fails with code "invalid_argument"
+    And the error message contains "as prompts::history lists them, got 0"

@@ -45,6 +45,7 @@ type world struct {
 
 	engineUsed bool // state scopes may hold rows to clean up
 	procs      procState
+	providers  providers // other workers serving functions skills require (D85)
 
 	// own is the scenario's own local engine, when it runs one (closed at
 	// its end); otherwise the scenario uses the run's shared engine.
@@ -99,6 +100,7 @@ func (r *run) initScenario(sc *godog.ScenarioContext) {
 	w.toolSteps(sc)
 	w.deploymentSteps(sc)
 	w.configTrapSteps(sc)
+	w.availabilitySteps(sc)
 }
 
 func (w *world) begin() error {
@@ -147,6 +149,7 @@ func (w *world) end() error {
 		}
 	}
 	w.procs.close()
+	w.providers.close()
 	if w.own != nil {
 		w.own.close() // its state goes with it
 		return errors.Join(errs...)

@@ -13,10 +13,12 @@ import (
 	"github.com/iii-hq/skills-go/internal/config"
 	"github.com/iii-hq/skills-go/internal/diagnostics"
 	"github.com/iii-hq/skills-go/internal/lint"
+	"github.com/iii-hq/skills-go/internal/offered"
+	"github.com/iii-hq/skills-go/internal/requires"
 	"github.com/iii-hq/skills-go/internal/toolset"
 )
 
-const doctorUsage = `Usage: skills doctor [--config ./config.yaml] [--dev] [--json] [--lint-all]
+const doctorUsage = `Usage: skills doctor [--config ./config.yaml] [--dev] [--json] [--lint-all] [--url ws://…]
 
 Reads the config and every file its globs and roots find, without an engine,
 and reports what the worker would make of them: the config's unknown
@@ -25,8 +27,10 @@ and reports what the worker would make of them: the config's unknown
 skill and its approval; and what the content checks flag in each file
 (hidden Unicode, instructions aimed at the agent, credential paths,
 download-and-run lines, an oversized frontmatter), counted per rule with
-the first few of each (--lint-all lists every one). Findings are no
-problem for the exit status. Every config problem is reported: a key whose
+the first few of each (--lint-all lists every one); and what each skill
+requires (its iii://fn links, its frontmatter's requires) with every
+requirement that cannot be read, and, given --url, which skills the engine
+there cannot serve now. Findings are no problem for the exit status. Every config problem is reported: a key whose
 value cannot be used (it keeps its default, as in the worker) or a file that
 is not YAML keys (the defaults apply), and the files are checked all the
 same. Exits 1 when something is skipped or broken, a config value is
@@ -48,12 +52,14 @@ Flags:
 // doctorCommand is "skills doctor": the diagnostics report offline (D42).
 type doctorCommand struct{ io stdio }
 
-func (c doctorCommand) Run(_ context.Context, args []string) error {
+func (c doctorCommand) Run(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("skills doctor", pflag.ContinueOnError)
 	configPath := fs.String("config", "config.yaml", "config file the worker uses")
 	dev := fs.Bool("dev", false, "diagnose as skills dev serves: the usual Agent Skills folders when the config has no roots")
 	asJSON := fs.Bool("json", false, "print the report as JSON (the shape of skills::diagnostics)")
 	lintAll := fs.Bool("lint-all", false, "list every file the content checks flag, not the first few per rule")
+	url := fs.String("url", "", "check the skills' requirements against the functions of the iii engine at this URL (default: no engine is asked)")
+	namespace := registerNamespace(fs)
 	if help, err := parseFlags(fs, args, doctorUsage, c.io); help || err != nil {
 		return err
 	}
@@ -81,6 +87,17 @@ func (c doctorCommand) Run(_ context.Context, args []string) error {
 	rep.Config = &file
 	rep.ConfigProblems = diagnostics.ConfigProblems(loaded.Problems)
 	rep.Lint = diagnostics.LintFiles(src, scan, lint.Mode(cfg.Lint.Flagged))
+	var fns offered.Snapshot
+	if fs.Changed("url") {
+		ns, err := namespaceOf(fs, *namespace)
+		if err != nil {
+			return err
+		}
+		if fns, err = engineFunctions(ctx, *url, ns); err != nil {
+			return err
+		}
+	}
+	rep.Availability = diagnostics.AvailabilityFiles(src, scan, requires.Mode(cfg.Unavailable), fns)
 	found, err := findToolSkills(cfg)
 	if err != nil {
 		return err

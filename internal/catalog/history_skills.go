@@ -2,14 +2,17 @@ package catalog
 
 import "context"
 
-// SkillWrite is a body to store as a revision: the row (its Revision is
-// assigned here), the writer, and whether it is a new revision even when
-// its body equals the stored one (a rollback).
-type SkillWrite struct {
-	Row    SkillRow
+// RevisionWrite is a row to store as a revision: the row (its Revision
+// is assigned here), the writer, and whether it is a new revision even
+// when its body equals the stored one (a rollback).
+type RevisionWrite[R SkillRow | PromptRow] struct {
+	Row    R
 	Worker string
 	Force  bool
 }
+
+// SkillWrite is a skill's body to store as a revision.
+type SkillWrite = RevisionWrite[SkillRow]
 
 // PutSkillRevision is PutSkillVersion numbering the body (D83): a body
 // equal to the stored one keeps its revision and writes nothing but the

@@ -14,6 +14,8 @@ import (
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/lint"
+	"github.com/iii-hq/skills-go/internal/offered"
+	"github.com/iii-hq/skills-go/internal/requires"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 	"github.com/iii-hq/skills-go/internal/usage"
 )
@@ -48,6 +50,10 @@ type Meta struct {
 	// docs/decisions.md D65); nil when nothing. It follows from the bytes,
 	// so two Metas with one SHA256 have the same findings (sameSkills).
 	Lint *lint.Report
+	// Requires is what the content needs of the live engine
+	// (requires.Of, docs/decisions.md D85); nil when nothing. It too
+	// follows from the bytes.
+	Requires *requires.Set
 }
 
 // MetaOf is the Meta of the skill id whose stored body is text. Its
@@ -60,7 +66,8 @@ func MetaOf(id, text string) Meta {
 	sum := skillmd.Summarize(id, d)
 	sum.Title, sum.Desc = strings.Clone(sum.Title), strings.Clone(sum.Desc)
 	return Meta{Name: d.Name, Description: d.Description, Summary: sum,
-		Size: int64(len(text)), SHA256: sha256Hex(readOnlyBytes(text)), Lint: lint.Check(text)}
+		Size: int64(len(text)), SHA256: sha256Hex(readOnlyBytes(text)), Lint: lint.Check(text),
+		Requires: requires.Of(text)}
 }
 
 // Skill is one entry of the view.
@@ -74,6 +81,9 @@ type Skill struct {
 	// for a file or a row written before D83.
 	Revision int64
 	Meta
+	// Unavailable is what the skill requires that the engine does not
+	// offer now (D85); nil when it is available.
+	Unavailable *contract.Missing
 	// File is the listed file of an fs entry (its path, root and Stamp).
 	File fsource.Skill
 }
@@ -82,6 +92,7 @@ type Skill struct {
 type Listing struct {
 	Skills   []Skill          // sorted by id; one entry per id
 	Withheld []Skill          // flagged entries lint.flagged withholds, sorted by id (D65)
+	Hidden   []Skill          // unavailable entries unavailable: hide leaves out, sorted by id (D85)
 	Shadowed []fsource.Skill  // files whose id a stored row serves
 	Skips    []fsource.Skip   // files not served, and files served with a warning
 	Files    fsource.Snapshot // the file scan the listing was built from
@@ -116,8 +127,9 @@ func (l Listing) Skill(id string) (Skill, bool) {
 	return Skill{}, false
 }
 
-// viewKey is the pair of versions a listing was built from.
-type viewKey struct{ state, fs uint64 }
+// viewKey is the versions a listing was built from: the stored rows, the
+// file scan and the engine's function list (D85).
+type viewKey struct{ state, fs, fns uint64 }
 
 // ViewConfig is what a View reads.
 type ViewConfig struct {
@@ -145,6 +157,12 @@ type ViewConfig struct {
 	// RevisionsKept is how many bodies per stored skill its history keeps
 	// (revisions_kept, docs/decisions.md D83); 0 keeps no history.
 	RevisionsKept int
+	// Functions is the engine's function list, against which each
+	// skill's requirements are judged (D85); nil judges none unavailable.
+	Functions *offered.Functions
+	// Unavailable is what the view does with a skill whose requirements
+	// are not met (the config key unavailable); "" is requires.Mark.
+	Unavailable requires.Mode
 }
 
 // View merges the stored skills with the files. It is safe for
@@ -160,9 +178,12 @@ type View struct {
 	promptSums            *byStamp[promptRead]
 	bodies                *fileBodies
 	fileDigests           *Generations[keptDigest] // FileDigest's, by path
+	fileChanges           *fileChanges             // the served files' digest changes (D86)
 	reads                 readCounts
 	usage                 *usage.Counter
 	flagged               lint.Mode
+	functions             *offered.Functions
+	unavailable           requires.Mode
 
 	mu      sync.Mutex
 	last    Listing // the last keyed listing, reused while its key holds
@@ -183,9 +204,10 @@ func NewView(cfg ViewConfig) *View {
 		promptLog:  newRevisionLog(cfg.Caller, cfg.PromptsScope, cfg, "prompt"),
 		src:        cfg.Source, watch: cfg.Watch, readThrough: newRowCache(), scanChanged: make(chan struct{}), reads: readCounts{n: map[string]uint64{}},
 		skillMetas: newByStamp[Meta](), promptSums: newByStamp[promptRead](), bodies: newFileBodies(cfg.BodyCacheBytes),
-		fileDigests: NewGenerations[keptDigest](),
-		flagged:     cmp.Or(cfg.Flagged, lint.DefaultMode),
-		usage:       cmp.Or(cfg.Usage, usage.NewCounter(nil)),
+		fileDigests: NewGenerations[keptDigest](), fileChanges: newFileChanges(),
+		flagged:   cmp.Or(cfg.Flagged, lint.DefaultMode),
+		functions: cfg.Functions, unavailable: cmp.Or(cfg.Unavailable, requires.DefaultMode),
+		usage: cmp.Or(cfg.Usage, usage.NewCounter(nil)),
 	}
 }
 
@@ -199,28 +221,29 @@ func (v *View) Watch() *fsource.Watch { return v.watch }
 // error says why and the listing holds the files alone (none shadowed).
 func (v *View) Skills(ctx context.Context) (Listing, error) {
 	files := v.Files(ctx)
+	fns := v.functions.Snapshot()
 	if s := v.skills; s != nil && s.Valid() {
-		// An unchanged scope and file scan give the last listing without
-		// copying or sorting a row.
-		if l, ok := v.lastListing(viewKey{state: s.Version(), fs: files.Version}); ok {
+		// An unchanged scope, file scan and function list give the last
+		// listing without copying or sorting a row.
+		if l, ok := v.lastListing(viewKey{state: s.Version(), fs: files.Version, fns: fns.Version}); ok {
 			return l, nil
 		}
 	}
 	rows, stateVersion, stateKeyed, err := v.stateSkills(ctx)
-	key := viewKey{state: stateVersion, fs: files.Version}
+	key := viewKey{state: stateVersion, fs: files.Version, fns: fns.Version}
 	if err == nil && stateKeyed {
 		if l, ok := v.lastListing(key); ok {
 			return l, nil
 		}
 	}
-	l := v.merge(rows, files)
+	l := v.merge(rows, files, fns)
 	if err != nil {
 		return l, err
 	}
 	changed := false
 	if stateKeyed {
 		v.mu.Lock()
-		if v.hasLast && v.last.key.fs == key.fs && sameSkills(v.last.Skills, l.Skills) && sameSkills(v.last.Withheld, l.Withheld) {
+		if v.hasLast && v.last.key.fs == key.fs && sameSkills(v.last.Skills, l.Skills) && sameSkills(v.last.Withheld, l.Withheld) && sameSkills(v.last.Hidden, l.Hidden) {
 			// The same files and the same entries under a newer scope
 			// version: the content, and so its generation, is the last one.
 			l = v.last
@@ -242,13 +265,15 @@ func (v *View) Skills(ctx context.Context) (Listing, error) {
 // sameSkills reports whether two listings' entries are equal: every field
 // a surface reads, and for a file, the same file unchanged (by its Stamp).
 // With the same file scan, equal entries mean equal listings: the shadowed
-// files and the skips follow from them. The lint's findings follow from
-// the digest, so they are not compared.
+// files and the skips follow from them. The lint's findings and the
+// requirements follow from the digest, so they are not compared; whether
+// the requirements are met is (D85).
 func sameSkills(a, b []Skill) bool {
 	return slices.EqualFunc(a, b, func(x, y Skill) bool {
 		mx, my := x.Meta, y.Meta
-		mx.Lint, my.Lint = nil, nil
-		return x.ID == y.ID && x.Origin == y.Origin && x.RegisteredAt == y.RegisteredAt && x.Revision == y.Revision && mx == my && x.File.Same(y.File)
+		mx.Lint, my.Lint, mx.Requires, my.Requires = nil, nil, nil, nil
+		return x.ID == y.ID && x.Origin == y.Origin && x.RegisteredAt == y.RegisteredAt && x.Revision == y.Revision && mx == my && x.File.Same(y.File) &&
+			x.Unavailable.Equal(y.Unavailable)
 	})
 }
 
@@ -261,12 +286,13 @@ func (v *View) lastListing(key viewKey) (Listing, bool) {
 
 // merge is the precedence rule for skills: a stored row wins its id
 // (shadow); the file scan has already ordered globs before roots.
-func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
+func (v *View) merge(rows []StateSkill, files fsource.Snapshot, fns offered.Snapshot) Listing {
 	l := Listing{Skills: make([]Skill, 0, len(rows)+len(files.Skills)), Skips: files.SkillSkips, Files: files}
 	var served []fsource.Skill
 	served, l.Shadowed = shadow(files.Skills, func(f fsource.Skill) string { return f.ID },
 		rows, func(r StateSkill) string { return r.ID })
 	metas := v.skillMetas.values(listedOf(served, skillFile), func(i int) Meta { return fileMetaOf(served[i], v.src) })
+	v.fileChanges.note(files.Version, served, metas)
 	// Both lists are sorted by id and disjoint: merge them in order.
 	i, j := 0, 0
 	for i < len(rows) || j < len(served) {
@@ -282,6 +308,10 @@ func (v *View) merge(rows []StateSkill, files fsource.Snapshot) Listing {
 	}
 	if v.flagged == lint.Withhold {
 		l.Skills, l.Withheld = withhold(l.Skills, func(s Skill) bool { return s.Lint != nil })
+	}
+	JudgeAvailability(l.Skills, fns)
+	if v.unavailable == requires.Hide {
+		l.Skills, l.Hidden = withhold(l.Skills, func(s Skill) bool { return s.Unavailable != nil })
 	}
 	return l
 }

@@ -67,7 +67,8 @@ type Found struct {
 //
 // Only an id that could be registered is looked for in state: a root
 // file's id that is not one (ids.FileID, docs/decisions.md D69) never
-// reaches the engine.
+// reaches the engine. Under unavailable: hide, a skill the listing hides
+// is refused too (D85).
 func (v *View) Lookup(ctx context.Context, id string) (Found, bool, error) {
 	var (
 		text  string
@@ -84,10 +85,16 @@ func (v *View) Lookup(ctx context.Context, id string) (Found, bool, error) {
 		if err := v.refuseSkill(id, func() *lint.Report { return lint.Check(text) }); err != nil {
 			return Found{}, false, err
 		}
+		if err := v.refuseHidden(ctx, id); err != nil {
+			return Found{}, false, err
+		}
 		return Found{Origin: OriginState, Text: text}, true, nil
 	}
 	if f, ok := v.FileSkill(ctx, id); ok {
 		if err := v.refuseSkill(id, func() *lint.Report { return v.fileLint(f) }); err != nil {
+			return Found{}, false, err
+		}
+		if err := v.refuseHidden(ctx, id); err != nil {
 			return Found{}, false, err
 		}
 		return Found{Origin: OriginFS, File: f}, true, nil

@@ -9,13 +9,15 @@ import "context"
 // owns the one that waits.
 
 // Version identifies the content of the view: the catalog's versions of
-// the stored skills and prompts and the version of the file scan. Two
+// the stored skills and prompts, the version of the file scan, and that
+// of the engine's function list, which decides which skills are
+// available (D85). Two
 // equal Versions saw the same content, as far as the view can tell
 // without reading: a scope read through (no state trigger) changes
 // without a new Version, and without a watch the files change only when
 // a listing scans them.
 type Version struct {
-	skills, prompts, files uint64
+	skills, prompts, files, functions uint64
 }
 
 // Version is the view's Version now.
@@ -27,6 +29,7 @@ func (v *View) Version() Version {
 	if v.prompts != nil {
 		ver.prompts = v.prompts.Version()
 	}
+	ver.functions = v.functions.Snapshot().Version
 	if v.watch != nil {
 		ver.files = v.watch.Snapshot().Version
 	} else {
@@ -44,6 +47,7 @@ func (v *View) Next(ctx context.Context, since Version) (Version, error) {
 		// The channels are taken before the version is read: a change in
 		// between closes a channel already held, so none is missed.
 		skills, prompts, files := v.changes()
+		functions := v.functions.Changed()
 		if now := v.Version(); now != since {
 			return now, nil
 		}
@@ -51,6 +55,7 @@ func (v *View) Next(ctx context.Context, since Version) (Version, error) {
 		case <-skills:
 		case <-prompts:
 		case <-files:
+		case <-functions:
 		case <-ctx.Done():
 			return since, ctx.Err()
 		}

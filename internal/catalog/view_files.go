@@ -6,6 +6,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/lint"
+	"github.com/iii-hq/skills-go/internal/requires"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -89,6 +90,7 @@ func fileMetaOf(f fsource.Skill, src *fsource.Source) Meta {
 		d := skillmd.Parse(text)
 		m.Name, m.Description = d.Name, d.Description
 		m.Lint = lint.Check(text)
+		m.Requires = requires.Of(text)
 	}
 	if err != nil {
 		body = ""

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/iii-hq/skills-go/internal/lint"
+	"github.com/iii-hq/skills-go/internal/requires"
 )
 
 // Defaults, as in the reference worker's config.rs and --manifest.
@@ -168,6 +169,10 @@ type Config struct {
 	MCP MCP `yaml:"mcp"`
 	// Lint configures the content checks (docs/decisions.md D65).
 	Lint Lint `yaml:"lint"`
+	// Unavailable is what the worker does with a skill whose requirements
+	// (its iii://fn links, its frontmatter's requires) the live engine
+	// does not meet: mark or hide (docs/decisions.md D85).
+	Unavailable string `yaml:"unavailable"`
 	// Dir is the absolute directory of the config file Load read; "" when
 	// no file was loaded. It is never read from YAML.
 	Dir string `yaml:"-"`
@@ -263,6 +268,7 @@ func Default() Config {
 		Search:         Search{EmbedTimeoutMS: DefaultEmbedTimeoutMS},
 		MCP:            MCP{SectionsAllow: []string{}},
 		Lint:           Lint{Flagged: string(lint.DefaultMode)},
+		Unavailable:    string(requires.DefaultMode),
 		MaxFiles:       DefaultMaxFiles,
 
 		MaxResponseBytes: DefaultMaxResponseBytes,

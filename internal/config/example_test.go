@@ -27,7 +27,7 @@ func ExampleUnknownKey() {
 		fmt.Println(strings.Join(u.Known, " "))
 	}
 	// Output:
-	// scopes state_timeout_ms skills prompts base_dir allow_paths max_files max_response_bytes max_bytes_in_flight max_frame_bytes cache_bytes roots index_max_tokens page_size revisions_kept tools fs_poll_ms reconcile_ms search mcp lint
+	// scopes state_timeout_ms skills prompts base_dir allow_paths max_files max_response_bytes max_bytes_in_flight max_frame_bytes cache_bytes roots index_max_tokens page_size revisions_kept tools fs_poll_ms reconcile_ms search mcp lint unavailable
 	// scopes.skills scopes.prompts
 	// tools.enabled tools.workdir tools.env_allow tools.max_concurrent
 	// search.embedder search.embed_timeout_ms

@@ -65,7 +65,7 @@ func parse(data []byte, p *parser) (cfg Config, problems []Problem, err error) {
 		return cfg, nil, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), nil, fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, revisions_kept, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, reconcile_ms, search, mcp, lint), got %s", p.at(root), yamlnode.Describe(root))
+		return Default(), nil, fmt.Errorf("%sthe config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, revisions_kept, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, reconcile_ms, search, mcp, lint, unavailable), got %s", p.at(root), yamlnode.Describe(root))
 	}
 	p.mapping(root, "", topKeys, func(key string, v *yaml.Node) {
 		switch key {
@@ -112,6 +112,8 @@ func parse(data []byte, p *parser) (cfg Config, problems []Problem, err error) {
 			p.mcp(v, &cfg.MCP)
 		case "lint":
 			p.lint(v, &cfg.Lint)
+		case "unavailable":
+			p.str(v, key, "mark or hide", &cfg.Unavailable)
 		}
 	})
 	for _, pr := range p.problems {

@@ -28,6 +28,7 @@ func TestDefault(t *testing.T) {
 		Search:           Search{EmbedTimeoutMS: 2000},
 		MCP:              MCP{SectionsAllow: []string{}},
 		Lint:             Lint{Flagged: "note"},
+		Unavailable:      "mark",
 	}
 	if diff := cmp.Diff(want, Default()); diff != "" {
 		t.Errorf("Default() (-want +got):\n%s", diff)
@@ -82,6 +83,7 @@ reconcile_ms: 0
 search: {embedder: embeddings::embed, embed_timeout_ms: 500}
 mcp: {sections_allow: ["docs::status", "ops::*"]}
 lint: {flagged: withhold}
+unavailable: hide
 `,
 			want: Config{
 				Scopes:         Scopes{Skills: "my-skills", Prompts: "my-prompts"},
@@ -107,6 +109,7 @@ lint: {flagged: withhold}
 				Search:           Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 500},
 				MCP:              MCP{SectionsAllow: []string{"docs::status", "ops::*"}},
 				Lint:             Lint{Flagged: "withhold"},
+				Unavailable:      "hide",
 			},
 		},
 		{
@@ -223,7 +226,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- skills\n- prompts\n",
-			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, revisions_kept, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, reconcile_ms, search, mcp, lint), got a list",
+			want: "line 1: the config must be a mapping of keys (scopes, state_timeout_ms, skills, prompts, base_dir, allow_paths, roots, tools, page_size, revisions_kept, index_max_tokens, max_files, max_response_bytes, max_bytes_in_flight, max_frame_bytes, cache_bytes, fs_poll_ms, reconcile_ms, search, mcp, lint, unavailable), got a list",
 		},
 		{
 			name: "mcp of the wrong types",
@@ -244,6 +247,11 @@ func TestParseErrors(t *testing.T) {
 			name: "lint.flagged not a string",
 			yaml: "lint:\n  flagged: [note]\n",
 			want: "line 2: `lint.flagged` must be a string (serve, note or withhold), got a list (quote the value)",
+		},
+		{
+			name: "unavailable not a string",
+			yaml: "unavailable: [hide]\n",
+			want: "line 1: `unavailable` must be a string (mark or hide), got a list (quote the value)",
 		},
 		{
 			name: "search of the wrong types",
@@ -503,6 +511,12 @@ func TestValidate(t *testing.T) {
 			name: "lint.flagged unknown",
 			cfg:  with(func(c *Config) { c.Lint.Flagged = "block" }),
 			want: "`lint.flagged` must be one of serve, note, withhold (default note), got \"block\"",
+		},
+		{name: "unavailable hide", cfg: with(func(c *Config) { c.Unavailable = "hide" })},
+		{
+			name: "unavailable unknown",
+			cfg:  with(func(c *Config) { c.Unavailable = "drop" }),
+			want: "`unavailable` must be mark or hide (default mark), got \"drop\"",
 		},
 		{name: "an embedder", cfg: with(func(c *Config) { c.Search = Search{Embedder: "embeddings::embed", EmbedTimeoutMS: 10} })},
 		{

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/lint"
+	"github.com/iii-hq/skills-go/internal/requires"
 )
 
 // The config as a JSON value: what the worker registers with the engine's
@@ -71,6 +72,8 @@ var settings = []setting{
 		"description": "Functions whose iii://fn sections MCP clients may read although not exposed to MCP: function ids, or prefixes ending in *."}, func(c *Config) any { return c.MCP.SectionsAllow }},
 	{"lint.flagged", map[string]any{"type": "string", "enum": lintModes(),
 		"description": "What the worker does with content the checks flag: serve it, note the findings in the listings (skills::list and prompts::list, and the MCP lists in _meta), or withhold it."}, func(c *Config) any { return c.Lint.Flagged }},
+	{"unavailable", map[string]any{"type": "string", "enum": []string{string(requires.Mark), string(requires.Hide)},
+		"description": "What the worker does with a skill whose requirements (iii://fn links, frontmatter requires) the live engine does not meet: mark it in the index, listings and search results, or hide it."}, func(c *Config) any { return c.Unavailable }},
 }
 
 // groups describe the keys that hold a mapping.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/lint"
+	"github.com/iii-hq/skills-go/internal/requires"
 )
 
 // What the whole-number keys accept, for Parse and Validate.
@@ -137,6 +138,9 @@ func (c Config) validate() []Problem {
 	}
 	if p := lint.CheckMode(c.Lint.Flagged); p != "" {
 		add("lint.flagged", p)
+	}
+	if p := requires.CheckMode(c.Unavailable); p != "" {
+		add("unavailable", p)
 	}
 	for i, p := range c.MCP.SectionsAllow {
 		if problem := checkSectionPattern(p); problem != "" {

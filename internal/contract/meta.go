@@ -14,3 +14,10 @@ const MetaKeyLint = "dev.iii.skills/lint"
 // skills::history numbers them (docs/decisions.md D83); absent for files
 // and for rows written with no history.
 const MetaKeyRevision = "dev.iii.skills/revision"
+
+// MetaKeyUnavailable is the _meta key under which the MCP listings
+// (resources-list, the MCP Skills extension's skills/list and skills/get)
+// name what a skill requires that the engine does not offer now, under
+// unavailable: mark (docs/decisions.md D85): {"functions": […],
+// "skills": […]}, the shape of skills::list's unavailable field.
+const MetaKeyUnavailable = "dev.iii.skills/unavailable"

@@ -15,6 +15,9 @@ type SearchResult struct {
 	// Revision is a stored skill's revision (docs/decisions.md D83);
 	// absent for files and rows written with no history.
 	Revision int64 `json:"revision,omitempty"`
+	// Unavailable is what the skill requires that is missing now, under
+	// unavailable: mark (docs/decisions.md D85); absent when available.
+	Unavailable *Missing `json:"unavailable,omitempty"`
 }
 
 // SearchMatch is a document nested under a search result (a reference

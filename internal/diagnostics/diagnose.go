@@ -104,6 +104,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		rep.MarkShadowedByState(catalog.KindPrompt, func(name string) bool { return names[name] })
 	}
 	rep.Lint = lintOf(d.view.Flagged(), l, pl)
+	rep.Availability = availabilityOf(d.view.Unavailable(), d.view.Offered(), l)
 	if m := d.view.SkillsScope(); m != nil {
 		used, budget, hits, misses := m.Stats()
 		c := &Catalog{Skills: m.Len(), Bytes: used, CacheBytes: budget, CacheHits: hits, CacheMisses: misses}
@@ -120,6 +121,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context) Report {
 		rep.Watch.Mode = mode
 	}
 	rep.Reads, rep.ReadsOmitted = d.view.TopReads(ReportedReads)
+	rep.FileChanges, rep.FileChangesOmitted = d.view.FileChanges()
 	if d.add != nil {
 		d.add(&rep)
 	}

@@ -60,7 +60,7 @@ func lintOf(mode lint.Mode, sl catalog.Listing, pl catalog.PromptListing) *Lint 
 	for _, group := range []struct {
 		skills   []catalog.Skill
 		withheld bool
-	}{{sl.Skills, false}, {sl.Withheld, true}} {
+	}{{sl.Skills, false}, {sl.Withheld, true}, {sl.Hidden, false}} {
 		for _, s := range group.skills {
 			l.Add(catalog.KindSkill, s.ID, s.Origin, s.File.Path, group.withheld, s.Lint)
 		}

@@ -11,6 +11,8 @@ import (
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/iii-hq/skills-go/internal/catalog"
 )
 
 // File statuses.
@@ -58,6 +60,14 @@ type Report struct {
 	Search       *Search     `json:"search,omitempty"`      // absent offline and without an embedder
 	Live         *LiveConfig `json:"live_config,omitempty"` // absent offline and without the engine's configuration worker
 	Lint         *Lint       `json:"lint,omitempty"`        // the content checks (D65)
+	// Availability is what the skills require of the live engine and
+	// what it lacks (D85).
+	Availability *Availability `json:"availability,omitempty"`
+	// FileChanges are the digest changes of the skill files served, newest
+	// first, the last catalog.KeptFileChanges; FileChangesOmitted counts
+	// the older ones (D86). Absent offline and until a file changes.
+	FileChanges        []catalog.FileChange `json:"file_changes,omitempty"`
+	FileChangesOmitted uint64               `json:"file_changes_omitted,omitempty"`
 }
 
 // Search is how skill::search ranks, when it has more than the lexical
@@ -279,6 +289,7 @@ func (r Report) WriteTextLint(w io.Writer, all bool) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	r.Availability.writeText(w)
 	if n := r.Problems(); n > 0 {
 		_, err := fmt.Fprintf(w, "\n%d problem%s: see the reasons above.\n", n, plural(n))
 		return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/requires"
 )
 
 // knownFrontKeys are the SKILL.md frontmatter keys a root loads without a
@@ -23,6 +24,8 @@ var knownFrontKeys = []string{
 	"disallowed-tools", "model", "effort", "context", "agent", "hooks", "paths", "shell",
 	// Tool skills (D34).
 	"version", "read_only", "always_ask", "network", "timeout",
+	// What a skill requires of the live engine (D85).
+	requires.KeyRequires,
 }
 
 // unknownKeysWarning is the warning for the keys of fields that are not

@@ -241,24 +241,37 @@ func (c *Client) serving() bool {
 	return c.ready && c.conn != nil && !c.shuttingDown
 }
 
+// listedRow is what listed reads of an engine::*::list row.
+type listedRow struct {
+	ID         string `json:"id"`
+	FunctionID string `json:"function_id"`
+	Namespace  string `json:"namespace"`
+}
+
 // listed calls an engine::*::list function (internal rows included) and
-// returns the ids (field idField of each row of the array field) that
-// are in this client's namespace.
+// returns the ids (field idField of each row of the array field: "id" or
+// "function_id") that are in this client's namespace.
 func (c *Client) listed(ctx context.Context, fn, field, idField string) (map[string]bool, error) {
 	raw, err := c.Call(ctx, fn, map[string]bool{"include_internal": true})
 	if err != nil {
 		return nil, err
 	}
-	var out map[string][]map[string]any
+	// Only each row's id and namespace are read: the rows' other fields
+	// (descriptions, schemas) are skipped, not decoded into maps, which
+	// cost the availability follower most of its CPU per list at 1,000
+	// functions (docs/decisions.md D85).
+	var out map[string][]listedRow
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, err
 	}
 	have := make(map[string]bool, len(out[field]))
 	mine := c.Namespace()
 	for _, row := range out[field] {
-		id, _ := row[idField].(string)
-		ns, _ := row["namespace"].(string)
-		if cmp.Or(ns, DefaultNamespace) == mine {
+		id := row.ID
+		if idField == "function_id" {
+			id = row.FunctionID
+		}
+		if cmp.Or(row.Namespace, DefaultNamespace) == mine {
 			have[id] = true
 		}
 	}

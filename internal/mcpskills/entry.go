@@ -24,13 +24,14 @@ import (
 // mcpSkillEntry builds a skill's entry: its frontmatter, every file with
 // its digest and, in _meta, on a flagged skill under lint.flagged: note,
 // the content checks' notes (docs/decisions.md D65), and on a stored
-// skill with a revision, that revision (D83).
+// skill with a revision, that revision (D83); on an unavailable skill,
+// what it lacks (D85).
 func (x *Extension) mcpSkillEntry(ctx context.Context, src skillSource) (mcpSkill, error) {
 	entry, err := x.filesEntry(ctx, src)
 	if err != nil {
 		return mcpSkill{}, err
 	}
-	entry.Meta = x.view.LintMeta(src.lint)
+	entry.Meta = catalog.WithUnavailable(x.view.LintMeta(src.lint), src.unavailable)
 	if src.revision > 0 {
 		if entry.Meta == nil {
 			entry.Meta = map[string]any{}

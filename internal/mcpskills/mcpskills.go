@@ -161,6 +161,9 @@ type skillSource struct {
 	unserved    string // why the skill is not an MCP skill; "" when it is
 
 	lint *lint.Report // what the content checks found in the view's bytes of it
+	// unavailable is what it requires that the engine does not offer now
+	// (D85); nil when available.
+	unavailable *contract.Missing
 }
 
 func skillURI(id string) string { return SkillScheme + id + "/" + skillFile }

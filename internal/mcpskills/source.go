@@ -51,6 +51,12 @@ func (x *Extension) skillSourceOf(ctx context.Context, id string) (skillSource, 
 		return skillSource{}, err
 	case found && at.Origin == catalog.OriginState:
 		src, _ := x.viewSkillSource(catalog.Skill{ID: id, Origin: catalog.OriginState, Meta: catalog.MetaOf(id, at.Text)})
+		if l, err := x.view.Skills(ctx); err == nil {
+			// Whether it is available is the listing's judgement (D85).
+			if sk, ok := l.Skill(id); ok {
+				src.unavailable = sk.Unavailable
+			}
+		}
 		return src, nil
 	case found:
 		s := at.File
@@ -76,7 +82,7 @@ func (x *Extension) viewSkillSource(sk catalog.Skill) (skillSource, bool) {
 	f := sk.File
 	switch {
 	case sk.Origin == catalog.OriginFS && f.Root != "" && f.SkillFile:
-		src := skillSource{id: sk.ID, folder: filepath.Dir(f.Path), path: f.Path, lint: sk.Lint}
+		src := skillSource{id: sk.ID, folder: filepath.Dir(f.Path), path: f.Path, lint: sk.Lint, unavailable: sk.Unavailable}
 		if last := path.Base(sk.ID); sk.Name != last {
 			src.unserved = fmt.Sprintf("its frontmatter name %s is not its folder name %s", ids.Quote(sk.Name), ids.Quote(last))
 		}
@@ -84,7 +90,7 @@ func (x *Extension) viewSkillSource(sk catalog.Skill) (skillSource, bool) {
 	case sk.Origin == catalog.OriginFS && f.Root != "":
 		return skillSource{}, false
 	}
-	src := skillSource{id: sk.ID, origin: sk.Origin, path: f.Path, description: synthDescription(sk.Summary), lint: sk.Lint}
+	src := skillSource{id: sk.ID, origin: sk.Origin, path: f.Path, description: synthDescription(sk.Summary), lint: sk.Lint, unavailable: sk.Unavailable}
 	if sk.Origin == catalog.OriginState {
 		src.textSHA = sk.SHA256
 		src.revision = sk.Revision

@@ -30,6 +30,9 @@ const (
 	indexErrorStart = "# Skills\n\n_Error reading skills index: "
 	indexErrorEnd   = "_\n"
 	bulletDash      = " — " // U+2014 with a space either side
+	// unavailableMark starts what an unavailable skill lacks (D85):
+	// " — unavailable: function acme::status".
+	unavailableMark = "unavailable: "
 )
 
 // indexEntry is one skill to list: its id and markdown body ("" when an fs
@@ -50,6 +53,9 @@ type bullet struct {
 	hasDesc, cut    bool
 	root            bool  // served from a roots: folder (or, for a fold, one of its entries is)
 	fold            *fold // set on a line that stands for folded entries (D44)
+	// missing, on a skill whose requirements are not met (D85), is what
+	// it lacks, written after the line's text.
+	missing string
 }
 
 // customSection is the heading of the file skills' section: 0.2's, or
@@ -87,9 +93,9 @@ func (r *Registry) indexOf(l catalog.Listing, err error) string {
 	var state, fs []bullet
 	for _, s := range l.Skills {
 		if s.Origin == originState {
-			state = append(state, bulletOf(s.ID, s.Summary))
+			state = append(state, markedBullet(s))
 		} else {
-			bl := bulletOf(s.ID, s.Summary)
+			bl := markedBullet(s)
 			bl.root = s.File.Root != ""
 			fs = append(fs, bl)
 		}
@@ -247,6 +253,16 @@ func bulletOf(id string, sum skillmd.Summary) bullet {
 	return bullet{id: id, depth: strings.Count(id, "/"), title: sum.Title, desc: sum.Desc, hasDesc: sum.HasDesc, cut: sum.Cut}
 }
 
+// markedBullet is the index line of a listing's entry, marked with what
+// it lacks when it is unavailable (D85).
+func markedBullet(s catalog.Skill) bullet {
+	bl := bulletOf(s.ID, s.Summary)
+	if s.Unavailable != nil {
+		bl.missing = s.Unavailable.String()
+	}
+	return bl
+}
+
 // size is the length of the rendered line.
 func (bl bullet) size() int {
 	if bl.fold != nil {
@@ -259,10 +275,13 @@ func (bl bullet) size() int {
 	if bl.cut {
 		n += len(skillmd.Ellipsis)
 	}
+	if bl.missing != "" {
+		n += len(bulletDash) + len(unavailableMark) + len(bl.missing)
+	}
 	return n
 }
 
-// write renders `<indent>- [`id`](iii://id) — title[ — desc]`.
+// write renders `<indent>- [`id`](iii://id) — title[ — desc][ — unavailable: …]`.
 func (bl bullet) write(b *strings.Builder) {
 	if bl.fold != nil {
 		bl.writeFold(b)
@@ -285,6 +304,11 @@ func (bl bullet) write(b *strings.Builder) {
 	}
 	if bl.cut {
 		b.WriteString(skillmd.Ellipsis)
+	}
+	if bl.missing != "" {
+		b.WriteString(bulletDash)
+		b.WriteString(unavailableMark)
+		b.WriteString(bl.missing)
 	}
 	b.WriteByte('\n')
 }

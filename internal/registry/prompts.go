@@ -72,6 +72,8 @@ type promptEntry struct {
 	Tokens *int64             `json:"tokens,omitempty" jsonschema_description:"fs entries: bytes/4 rounded up, what the file costs an agent to read."`
 	SHA256 string             `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the file (fs) or of the registration's name, description, arguments and function_id (state); changes exactly when the prompt does."`
 	Lint   []catalog.LintNote `json:"lint,omitempty" jsonschema_description:"Only on prompts the content checks flagged, under lint.flagged: note: each rule and the line it flagged. skills::diagnostics has the details."`
+	// Revision is opt-in, as on skills::list (D86).
+	Revision int64 `json:"revision,omitempty" jsonschema_description:"Only when the request asked for it (revision: true), and only on stored entries with one: the definition's revision (docs/decisions.md D86)."`
 }
 
 type mcpListOutput struct {
@@ -113,7 +115,7 @@ func (r *Registry) registerPrompt(ctx context.Context, in registerPromptInput) (
 	// description and function_id are stored as given, as the Rust worker
 	// stores them; only their validation trims.
 	row := catalog.PromptRow{Name: in.Name, Description: in.Description, Arguments: args, FunctionID: in.FunctionID, RegisteredAt: catalog.Timestamp(r.now())}
-	_, ver, err := r.view.PutPromptRevision(ctx, row, in.CallerWorker)
+	_, ver, err := r.view.PutPromptRevision(ctx, catalog.PromptWrite{Row: row, Worker: in.CallerWorker})
 	if err != nil {
 		return registerPromptOutput{}, err
 	}
@@ -179,16 +181,31 @@ func (r *Registry) unregisterPrompt(ctx context.Context, in unregisterPromptInpu
 	return unregisterPromptOutput{Name: in.Name, Removed: removed, Version: versionIf(in.Version, ver)}, nil
 }
 
+// listPromptsInput is prompts::list's payload: readInput's, and whether
+// to name each stored entry's revision.
+type listPromptsInput struct {
+	readInput
+	// Revision is opt-in so that a 0.2 caller gets 0.2's bytes (D86).
+	Revision bool `json:"revision,omitempty" jsonschema_description:"Additive (docs/decisions.md D86): true to have each stored prompt's entry name its revision (as prompts::history numbers them)."`
+}
+
 // listPromptsAfter is the prompts::list handler: listPrompts once the
-// versions in after are served (docs/decisions.md D78).
-func (r *Registry) listPromptsAfter(ctx context.Context, in readInput) (listPromptsOutput, error) {
+// versions in after are served (docs/decisions.md D78), with each stored
+// entry's revision when asked (D86).
+func (r *Registry) listPromptsAfter(ctx context.Context, in listPromptsInput) (listPromptsOutput, error) {
 	if err := r.view.ReadAfter(ctx, in.After); err != nil {
 		return listPromptsOutput{}, err
 	}
-	return r.listPrompts(ctx, emptyInput{})
+	return r.listPromptsOf(ctx, in.Revision)
 }
 
 func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOutput, error) {
+	return r.listPromptsOf(ctx, false)
+}
+
+// listPromptsOf renders prompts::list, naming each stored entry's
+// revision when withRevision.
+func (r *Registry) listPromptsOf(ctx context.Context, withRevision bool) (listPromptsOutput, error) {
 	l, err := r.view.Prompts(ctx)
 	if err != nil {
 		return listPromptsOutput{}, err
@@ -198,6 +215,9 @@ func (r *Registry) listPrompts(ctx context.Context, _ emptyInput) (listPromptsOu
 		if p.Origin == originState {
 			out.Prompts[i] = promptEntry{Name: p.Name, FunctionID: p.Row.FunctionID, Arguments: len(p.Row.Arguments), RegisteredAt: p.Row.RegisteredAt, Origin: originState,
 				SHA256: p.SHA256, Lint: r.lintNotes(p.Lint)}
+			if withRevision {
+				out.Prompts[i].Revision = p.Row.Revision
+			}
 			continue
 		}
 		size, tokens := p.File.Size, tokensOf(p.File.Size)

@@ -148,7 +148,7 @@ func (r *Registry) allResources(ctx context.Context) (resourcesListOutput, error
 	for _, origin := range []string{originState, originFS} {
 		for _, s := range l.Skills {
 			if s.Origin == origin {
-				out.Resources = append(out.Resources, skillResource(s.ID, s.Summary, s.Size, s.RegisteredAt, r.view.LintMeta(s.Lint)))
+				out.Resources = append(out.Resources, skillResource(s.ID, s.Summary, s.Size, s.RegisteredAt, catalog.WithUnavailable(r.view.LintMeta(s.Lint), s.Unavailable)))
 			}
 		}
 	}

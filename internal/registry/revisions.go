@@ -53,6 +53,20 @@ type rollbackInput struct {
 	CallerWorker string `json:"_caller_worker_id,omitempty" jsonschema:"-"`
 }
 
+type promptRollbackInput struct {
+	Name     string `json:"name" jsonschema_description:"Name of the stored prompt."`
+	Revision int64  `json:"revision" jsonschema:"minimum=1" jsonschema_description:"The revision to restore, as prompts::history lists it."`
+	// CallerWorker is the engine's _caller_worker_id, the new revision's writer.
+	CallerWorker string `json:"_caller_worker_id,omitempty" jsonschema:"-"`
+}
+
+type promptRollbackOutput struct {
+	Name         string `json:"name"`
+	Revision     int64  `json:"revision" jsonschema_description:"The new revision, holding the restored definition."`
+	RestoredFrom int64  `json:"restored_from"`
+	RegisteredAt string `json:"registered_at"`
+}
+
 type rollbackOutput struct {
 	ID           string `json:"id"`
 	Revision     int64  `json:"revision" jsonschema_description:"The new revision, holding the restored body."`
@@ -60,13 +74,15 @@ type rollbackOutput struct {
 	RegisteredAt string `json:"registered_at"`
 }
 
-// RevisionFunctions are skills::history, skills::rollback and
-// prompts::history, registered after the other surfaces' functions.
+// RevisionFunctions are skills::history, skills::rollback,
+// prompts::history and prompts::rollback (D86), registered after the
+// other surfaces' functions.
 func (r *Registry) RevisionFunctions() []iii.Function {
 	return []iii.Function{
 		iii.NewFunction(contract.FnSkillsHistory, contract.SkillsHistoryDescription, r.skillHistory),
 		iii.NewFunction(contract.FnSkillsRollback, contract.SkillsRollbackDescription, r.rollbackSkill),
 		iii.NewFunction(contract.FnPromptsHistory, contract.PromptsHistoryDescription, r.promptHistory),
+		iii.NewFunction(contract.FnPromptsRollback, contract.PromptsRollbackDescription, r.rollbackPrompt),
 	}
 }
 
@@ -105,11 +121,8 @@ func (r *Registry) skillHistory(ctx context.Context, in historyInput) (historyOu
 // rollbackSkill writes a kept body again as a new revision: a register of
 // that body in every respect but that it is always a new revision.
 func (r *Registry) rollbackSkill(ctx context.Context, in rollbackInput) (rollbackOutput, error) {
-	if err := ids.ValidateSkillID(in.ID); err != nil {
-		return rollbackOutput{}, contract.Invalid(err)
-	}
-	if in.Revision < 1 {
-		return rollbackOutput{}, contract.Invalidf("revision must be a revision number from 1, as skills::history lists them, got %d", in.Revision)
+	if err := rollbackRequest(ids.ValidateSkillID(in.ID), in.Revision, contract.FnSkillsHistory); err != nil {
+		return rollbackOutput{}, err
 	}
 	body, err := r.view.SkillRevisionBody(ctx, in.ID, in.Revision)
 	if err != nil {
@@ -124,4 +137,39 @@ func (r *Registry) rollbackSkill(ctx context.Context, in rollbackInput) (rollbac
 		zap.Int64("restored_from", in.Revision), zap.Int64("revision", rev))
 	r.notify(ctx, r.skillsChanged, skillChange{Op: opRegister, ID: in.ID})
 	return rollbackOutput{ID: in.ID, Revision: rev, RestoredFrom: in.Revision, RegisteredAt: row.RegisteredAt}, nil
+}
+
+// rollbackRequest checks a rollback's request: its id or name (keyErr is
+// that check's error) and its revision, a number from 1 as the history
+// function named lists them; either is invalid_argument.
+func rollbackRequest(keyErr error, n int64, history string) error {
+	if keyErr != nil {
+		return contract.Invalid(keyErr)
+	}
+	if n < 1 {
+		return contract.Invalidf("revision must be a revision number from 1, as %s lists them, got %d", history, n)
+	}
+	return nil
+}
+
+// rollbackPrompt writes a kept definition again as a new revision, as
+// rollbackSkill writes a body (docs/decisions.md D86): a register of that
+// definition in every respect but that it is always a new revision.
+func (r *Registry) rollbackPrompt(ctx context.Context, in promptRollbackInput) (promptRollbackOutput, error) {
+	if err := rollbackRequest(ids.ValidatePromptName(in.Name), in.Revision, contract.FnPromptsHistory); err != nil {
+		return promptRollbackOutput{}, err
+	}
+	row, err := r.view.PromptRevisionRow(ctx, in.Name, in.Revision)
+	if err != nil {
+		return promptRollbackOutput{}, err
+	}
+	row.RegisteredAt = catalog.Timestamp(r.now())
+	rev, _, err := r.view.PutPromptRevision(ctx, catalog.PromptWrite{Row: row, Worker: in.CallerWorker, Force: true})
+	if err != nil {
+		return promptRollbackOutput{}, err
+	}
+	r.log.Info("prompt rolled back", zap.String("prompt", in.Name),
+		zap.Int64("restored_from", in.Revision), zap.Int64("revision", rev))
+	r.notify(ctx, r.promptsChanged, promptChange{Op: opRegister, Name: in.Name})
+	return promptRollbackOutput{Name: in.Name, Revision: rev, RestoredFrom: in.Revision, RegisteredAt: row.RegisteredAt}, nil
 }

@@ -21,6 +21,9 @@ const (
 const (
 	opRegister   = "register"
 	opUnregister = "unregister"
+	// A skill whose requirements became met or unmet (D85).
+	opAvailable   = "available"
+	opUnavailable = "unavailable"
 )
 
 // emptyInput is the payload of list-style functions: any object (unknown
@@ -81,6 +84,7 @@ type skillEntry struct {
 	SHA256       string             `json:"sha256,omitempty" jsonschema_description:"Hex SHA-256 of the bytes counted by bytes (the body; for fs entries the whole file). Absent for a file that cannot be read."`
 	Lint         []catalog.LintNote `json:"lint,omitempty" jsonschema_description:"Only on entries the content checks flagged, under lint.flagged: note: each rule and the line it flagged. skills::diagnostics has the details."`
 	Revision     int64              `json:"revision,omitempty" jsonschema_description:"Only when the request asked for it (revision: true), and only on stored entries with one: the body's revision (docs/decisions.md D83)."`
+	Unavailable  *contract.Missing  `json:"unavailable,omitempty" jsonschema_description:"Only on skills whose requirements are not met now (their iii://fn links and frontmatter requires; docs/decisions.md D85): the functions the engine does not offer and the required skills not served."`
 }
 
 // skillChange is the skills::on-change payload.
@@ -88,6 +92,8 @@ type skillChange struct {
 	Op     string `json:"op"`
 	ID     string `json:"id"`
 	Source string `json:"source,omitempty"` // "fs" for file changes (D21); absent for state, as in 0.2
+	// Missing is what an unavailable skill lacks (D85); absent otherwise.
+	Missing *contract.Missing `json:"missing,omitempty"`
 }
 
 func (r *Registry) registerSkill(ctx context.Context, in registerSkillInput) (registerSkillOutput, error) {
@@ -152,7 +158,7 @@ func (r *Registry) listOf(l catalog.Listing, b Budgets, withRevision bool) listS
 	out := listSkillsOutput{Skills: make([]skillEntry, len(l.Skills))}
 	for i, s := range l.Skills {
 		out.Skills[i] = skillEntry{ID: s.ID, Bytes: s.Size, RegisteredAt: s.RegisteredAt, Origin: s.Origin,
-			Tokens: tokensOf(s.Size), SHA256: s.SHA256, Lint: r.lintNotes(s.Lint)}
+			Tokens: tokensOf(s.Size), SHA256: s.SHA256, Lint: r.lintNotes(s.Lint), Unavailable: s.Unavailable}
 		if withRevision {
 			out.Skills[i].Revision = s.Revision
 		}
@@ -174,10 +180,24 @@ func listBytes(rows []skillEntry) int {
 	n := len(`{"skills":[]}`)
 	for _, e := range rows {
 		n += len(`{"id":"","bytes":,"registered_at":"","origin":"","tokens":,"sha256":"","revision":},`) +
-			2*len(e.ID) + len(e.RegisteredAt) + len(e.Origin) + len(e.SHA256) + 60 + lintNotesBytes(e.Lint)
+			2*len(e.ID) + len(e.RegisteredAt) + len(e.Origin) + len(e.SHA256) + 60 + lintNotesBytes(e.Lint) + unavailableBytes(e.Unavailable)
 	}
 	return n
 }
 
 // tokensOf is what n bytes cost an agent to read: n/4, rounded up (D41).
 func tokensOf(n int64) int64 { return (n + 3) / 4 }
+
+// unavailableBytes bounds an entry's unavailable field from above.
+func unavailableBytes(u *contract.Missing) int {
+	if u == nil {
+		return 0
+	}
+	n := len(`,"unavailable":{"functions":[],"skills":[]}`)
+	for _, list := range [][]string{u.Functions, u.Skills} {
+		for _, s := range list {
+			n += 2*len(s) + 3
+		}
+	}
+	return n
+}

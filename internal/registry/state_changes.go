@@ -1,6 +1,10 @@
 package registry
 
-import "context"
+import (
+	"context"
+
+	"github.com/iii-hq/skills-go/internal/contract"
+)
 
 // StoredSkillChanged announces on skills::on-change a change of a stored
 // skill row that this worker did not write: one the catalog found by a
@@ -24,4 +28,16 @@ func storedOp(removed bool) string {
 		return opUnregister
 	}
 	return opRegister
+}
+
+// AvailabilityChanged announces on skills::on-change that skill id became
+// available (missing is nil) or unavailable, with what it lacks
+// (docs/decisions.md D85): {"op":"available","id"} or
+// {"op":"unavailable","id","missing":{"functions":[…],"skills":[…]}}.
+func (r *Registry) AvailabilityChanged(ctx context.Context, id string, missing *contract.Missing) {
+	op := opAvailable
+	if missing != nil {
+		op = opUnavailable
+	}
+	r.notify(ctx, r.skillsChanged, skillChange{Op: op, ID: id, Missing: missing})
 }

@@ -185,7 +185,7 @@ func (s *Searcher) Search(ctx context.Context, in Request) (contract.SearchResul
 	for _, h := range hits {
 		e, _ := s.entry(h.ID)
 		out.Results = append(out.Results, contract.SearchResult{ID: h.ID, URI: contract.Scheme + h.ID, Title: e.title,
-			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4, Revision: e.fingerprint.revision})
+			Description: e.description, Score: roundScore(h.Score), Tokens: (e.bytes + 3) / 4, Revision: e.fingerprint.revision, Unavailable: e.unavailable})
 	}
 	budget := resultTokens * len(out.Results)
 	if in.MaxTokens > 0 {
@@ -358,6 +358,10 @@ type indexed struct {
 	fingerprint        fingerprint // changes when the skill does
 	title, description string
 	bytes              int
+	// unavailable is the listing's judgement (D85), taken at every
+	// refresh: it is not part of the fingerprint, so a function that
+	// comes or goes never has a skill read again.
+	unavailable *contract.Missing
 }
 
 func (s *Searcher) entry(id string) (indexed, bool) {
@@ -427,7 +431,9 @@ func (s *Searcher) refresh(ctx context.Context) error {
 			k++
 		}
 		if old != nil && old.fingerprint == fp {
-			next = append(next, *old)
+			e := *old
+			e.unavailable = sk.Unavailable
+			next = append(next, e)
 			continue
 		}
 		text, err := s.text(ctx, sk)
@@ -455,7 +461,7 @@ func (s *Searcher) refresh(ctx context.Context) error {
 		if sk.Origin == catalog.OriginState {
 			served = len(text) // a stored skill is read as registered
 		}
-		next = append(next, indexed{id: sk.ID, fingerprint: fp, title: sk.Summary.Title, description: shortDescription(indexDescription(sk.Meta)), bytes: served})
+		next = append(next, indexed{id: sk.ID, fingerprint: fp, title: sk.Summary.Title, description: shortDescription(indexDescription(sk.Meta)), bytes: served, unavailable: sk.Unavailable})
 	}
 	for ; k < len(known); k++ {
 		drop = append(drop, known[k].id)

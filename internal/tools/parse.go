@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/iii-hq/skills-go/internal/ids"
+	"github.com/iii-hq/skills-go/internal/requires"
 	"github.com/iii-hq/skills-go/internal/skillmd"
 )
 
@@ -64,6 +65,7 @@ var knownKeys = map[string]bool{
 	"name": true, "version": true, "description": true, "author": true, "modes": true,
 	"read_only": true, "always_ask": true, "timeout": true, "network": true,
 	"license": true, "compatibility": true, "metadata": true, "allowed-tools": true,
+	requires.KeyRequires: true, // what the skill requires of the live engine (D85)
 }
 
 // frontmatter is the YAML block of a SKILL.md, as far as tools need it.

@@ -44,19 +44,20 @@ func ExampleNew_functions() {
 	// skills::history
 	// skills::rollback
 	// prompts::history
+	// prompts::rollback
 	// skills::usage
 }
 
 // The boot log line, derived from the function table: the reference
 // worker's (v0.3.0, with its three skills::roots::* functions) plus
 // skill::search, diagnostics, the MCP Skills extension and the
-// revisions (D83).
+// revisions (D83, D86).
 func ExampleNew_bootLine() {
 	w := unstarted()
 	defer w.Close()
 	fmt.Println("skills registered " + describeFunctions(w.functions))
 	// Output:
-	// skills registered 18 skills::*, 2 skill::* and 6 prompts::* functions
+	// skills registered 18 skills::*, 2 skill::* and 7 prompts::* functions
 }
 
 // unstarted is a worker with the default config that never runs.

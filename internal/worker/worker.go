@@ -29,7 +29,9 @@ import (
 	"github.com/iii-hq/skills-go/internal/fsource"
 	"github.com/iii-hq/skills-go/internal/iii"
 	"github.com/iii-hq/skills-go/internal/lint"
+	"github.com/iii-hq/skills-go/internal/offered"
 	"github.com/iii-hq/skills-go/internal/registry"
+	"github.com/iii-hq/skills-go/internal/requires"
 	"github.com/iii-hq/skills-go/internal/tools"
 	"github.com/iii-hq/skills-go/internal/toolset"
 )
@@ -78,6 +80,7 @@ type Worker struct {
 	tools        *toolset.Set   // nil unless tools.enabled (D34)
 	live         *liveConfig    // follows the engine's configuration entry, where there is one
 	usage        usageParts     // usage by stage, flushed to state (D84)
+	avail        *availability  // the engine's function list skills are judged against (D85)
 	changes      *changeQueue
 	functions    []iii.Function
 	triggerTypes int
@@ -139,11 +142,13 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 		})
 	}
 	// The one content view every surface reads (docs/data-path.md#the-content-view).
+	fns := offered.New()
 	view := catalog.NewView(catalog.ViewConfig{
 		Skills: skillsScope, Prompts: promptsScope, Caller: w.client,
 		SkillsScope: cfg.Scopes.Skills, PromptsScope: cfg.Scopes.Prompts, Timeout: cfg.StateTimeout(),
 		Source: src, Watch: w.watch, BodyCacheBytes: int64(cfg.CacheBytes),
 		Flagged: lint.Mode(cfg.Lint.Flagged), RevisionsKept: cfg.RevisionsKept,
+		Functions: fns, Unavailable: requires.Mode(cfg.Unavailable),
 	})
 	w.reg = registry.New(registry.Config{
 		SkillsScope:    cfg.Scopes.Skills,
@@ -167,6 +172,7 @@ func New(cfg config.Config, opts Options) (*Worker, error) {
 	// (D72, D73).
 	w.cat.SetReconcileInterval(cfg.Reconcile())
 	w.cat.OnChange(announceStored(w.reg, cfg.Scopes))
+	w.avail = newAvailability(w.client, fns, view, w.cat.Settled(), w.reg.AvailabilityChanged, log.Named("availability"))
 	w.surfaces = newSurfaces(w.reg, cfg, w.client, log, w.diagnose)
 	// Each replica's usage under its own key, so none overwrites another's (D84).
 	w.usage = newUsage(cfg, w.client, view, opts.Name+"-"+replica, log.Named("usage"), func() int { return w.reg.Budgets().PageSize })
@@ -243,6 +249,13 @@ func (w *Worker) Run(ctx context.Context) error {
 			f.run(fanCtx, synced)
 		}()
 	}
+	// Skills are judged against the engine's functions as they come and
+	// go (D85).
+	fan.Add(1)
+	go func() {
+		defer fan.Done()
+		w.avail.run(fanCtx)
+	}()
 	// The search index follows the view's change feed (internal/search).
 	fan.Add(1)
 	go func() {
@@ -341,6 +354,7 @@ func (w *Worker) announceReady(ctx context.Context) {
 	select {
 	case <-w.cat.Settled():
 		w.surfaces.diag.LogLint(ctx)
+		w.surfaces.diag.LogRequires(ctx)
 	case <-ctx.Done():
 	}
 }
