@@ -111,20 +111,19 @@ type Listing struct {
 func (l Listing) Version() (key any, ok bool) { return l.gen, l.keyed }
 
 // Skill returns the entry with that id.
-func (l Listing) Skill(id string) (Skill, bool) {
-	lo, hi := 0, len(l.Skills)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if l.Skills[m].ID < id {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+func (l Listing) Skill(id string) (Skill, bool) { return skillByID(l.Skills, id) }
+
+// HiddenSkill returns the entry with that id that unavailable: hide
+// leaves out (D85).
+func (l Listing) HiddenSkill(id string) (Skill, bool) { return skillByID(l.Hidden, id) }
+
+// skillByID finds id in entries sorted by id.
+func skillByID(entries []Skill, id string) (Skill, bool) {
+	i, ok := slices.BinarySearchFunc(entries, id, func(s Skill, id string) int { return strings.Compare(s.ID, id) })
+	if !ok {
+		return Skill{}, false
 	}
-	if lo < len(l.Skills) && l.Skills[lo].ID == id {
-		return l.Skills[lo], true
-	}
-	return Skill{}, false
+	return entries[i], true
 }
 
 // viewKey is the versions a listing was built from: the stored rows, the

@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/iii-hq/skills-go/internal/contract"
 	"github.com/iii-hq/skills-go/internal/ids"
@@ -49,8 +48,7 @@ func JudgeAvailability(skills []Skill, fns offered.Snapshot) {
 		changed = false
 		for _, i := range chained {
 			for _, req := range skills[i].Requires.Skills {
-				j, ok := slices.BinarySearchFunc(skills, req, func(s Skill, id string) int { return strings.Compare(s.ID, id) })
-				if ok && skills[j].Unavailable == nil {
+				if served, ok := skillByID(skills, req); ok && served.Unavailable == nil {
 					continue
 				}
 				u := skills[i].Unavailable
@@ -82,12 +80,12 @@ func (v *View) refuseHidden(ctx context.Context, id string) error {
 	if err != nil {
 		return nil
 	}
-	j, ok := slices.BinarySearchFunc(l.Hidden, id, func(s Skill, id string) int { return strings.Compare(s.ID, id) })
+	hidden, ok := l.HiddenSkill(id)
 	if !ok {
 		return nil
 	}
 	return contract.Unavailablef("Skill %s is unavailable: what it requires is missing now (%s); unavailable is hide, and skills::diagnostics lists what each skill lacks",
-		ids.Unquoted(id), l.Hidden[j].Unavailable)
+		ids.Unquoted(id), hidden.Unavailable)
 }
 
 // Unavailable is the view's unavailable mode.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
@@ -229,10 +228,7 @@ func (c *Client) reassert(ctx context.Context) (fns, types int) {
 // cannotList reports whether err is nil or the engine's answer that it
 // has no such list function (an engine before engine::*::list): the two
 // cases in which reassert may act on what it listed, or on nothing.
-func cannotList(err error) bool {
-	var e *Error
-	return err == nil || (errors.As(err, &e) && e.Code == CodeFunctionNotFound)
-}
+func cannotList(err error) bool { return err == nil || CannotList(err) }
 
 // serving reports whether a connection is up and not shutting down.
 func (c *Client) serving() bool {

@@ -2,8 +2,6 @@ package worker
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -165,9 +163,8 @@ func judged(l catalog.Listing, id string) (missing *contract.Missing, ok bool) {
 	if s, ok := l.Skill(id); ok {
 		return s.Unavailable, true
 	}
-	i, ok := slices.BinarySearchFunc(l.Hidden, id, func(s catalog.Skill, id string) int { return strings.Compare(s.ID, id) })
-	if !ok {
-		return nil, false
+	if s, ok := l.HiddenSkill(id); ok {
+		return s.Unavailable, true
 	}
-	return l.Hidden[i].Unavailable, true
+	return nil, false
 }
